@@ -1,0 +1,1217 @@
+//! Dense maximum-weight perfect assignment (linear sum assignment).
+//!
+//! [`Assigner`] solves `max_π Σ_r w[r][π(r)]` over permutations `π` of an
+//! `n × n` `f32` weight matrix, where `f32::NEG_INFINITY` marks a forbidden
+//! pair. It is a Jonker–Volgenant style shortest-augmenting-path solver:
+//!
+//! * internally the problem is the min-cost problem with cost `c = -w`
+//!   (forbidden pairs become `+inf` costs, which are never turned into large
+//!   finite numbers), with column potentials `v` kept in `f64`; a row's
+//!   potential is implicit: `u[i] = c[i][x[i]] - v[x[i]]`, and the solver
+//!   maintains the invariant that an assigned row's column minimises
+//!   `c[i][j] - v[j]` over `j` (dual feasibility);
+//! * cold start: column reduction + reduction transfer, then two passes of
+//!   augmenting row reduction (auction-like, with an iteration cap so float
+//!   near-ties can never make it spin), then one Dijkstra-like shortest
+//!   augmenting path per remaining free row;
+//! * warm start ([`Assigner::solve_warm`]): keeps `v` from the previous call;
+//!   a row keeps its previous column if that column still minimises
+//!   `c[i][j] - v[j]` for the new weights, other rows take a minimising column
+//!   if it is unclaimed, and the remaining free rows go through the same
+//!   row reduction + augmentation as a cold start. The result is exactly
+//!   optimal for the new matrix whatever the previous one was; the work is
+//!   proportional to how many rows lost their column (one O(n²) scan plus
+//!   O(n) per displacement / O(n·scanned) per augmenting path).
+//!
+//! Every phase does a bounded amount of work, so ties, near-ties and
+//! infeasible inputs terminate: infeasibility (a row or column with no allowed
+//! pair, or Hall's condition violated) is reported as
+//! [`AssignError::Infeasible`] as soon as a shortest-path search runs out of
+//! reachable columns. On integer-valued weights (|w| < 2^24 so they are exact
+//! in `f32`, and totals exact in `f64`) all arithmetic is exact and the
+//! optimum is found exactly.
+
+use thiserror::Error;
+
+/// Marker in [`Assigner::row_to_col`] / [`Assigner::col_to_row`] for an
+/// unassigned row / column (only ever visible after a failed solve).
+pub const UNASSIGNED: u32 = u32::MAX;
+
+/// Errors from [`Assigner::solve`] / [`Assigner::solve_warm`].
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum AssignError {
+    /// The allowed (non `-inf`) pairs admit no perfect matching.
+    #[error(
+        "no perfect assignment exists: the allowed (finite-weight) pairs admit no perfect matching"
+    )]
+    Infeasible,
+    /// `weights.len() != n * n`.
+    #[error("weights has length {got}, expected n*n = {expected} (n = {n})")]
+    BadShape {
+        n: usize,
+        expected: usize,
+        got: usize,
+    },
+    /// A weight is NaN or `+inf` (only finite values and `-inf` are allowed).
+    #[error("weight at row {row}, column {col} is {value}; weights must be finite or -inf")]
+    InvalidWeight { row: usize, col: usize, value: f32 },
+}
+
+const INF: f64 = f64::INFINITY;
+
+/// Min-cost view of a weight: `-w` (forbidden `-inf` becomes `+inf`).
+#[inline(always)]
+fn cost(w: f32) -> f64 {
+    -(w as f64)
+}
+
+/// Reusable dense assignment solver for a fixed size `n`.
+///
+/// Owns the column potentials, the current assignment and all scratch space:
+/// `solve`/`solve_warm` never allocate.
+#[derive(Debug, Clone)]
+pub struct Assigner {
+    n: usize,
+    /// Column potentials (min-cost convention).
+    v: Vec<f64>,
+    /// Shortest-path distances (scratch; column minima during cold init).
+    d: Vec<f64>,
+    /// Scratch (arg-row of the column minima during cold init).
+    h: Vec<f64>,
+    /// Row -> column.
+    x: Vec<u32>,
+    /// Column -> row.
+    y: Vec<u32>,
+    /// Shortest-path predecessor row of each column (scratch).
+    pred: Vec<u32>,
+    /// Column list partitioned into ready / scan / todo (scratch).
+    cols: Vec<u32>,
+    /// Free rows.
+    free: Vec<u32>,
+    /// `v` and `x`/`y` describe a completed optimal solve (warm start usable).
+    has_duals: bool,
+    total: f64,
+}
+
+impl Assigner {
+    /// A solver for `n × n` matrices.
+    pub fn new(n: usize) -> Self {
+        Self {
+            n,
+            v: vec![0.0; n],
+            d: vec![0.0; n],
+            h: vec![0.0; n],
+            x: vec![UNASSIGNED; n],
+            y: vec![UNASSIGNED; n],
+            pred: vec![0; n],
+            cols: vec![0; n],
+            free: Vec::with_capacity(n),
+            has_duals: false,
+            total: 0.0,
+        }
+    }
+
+    /// Matrix size this solver was created for.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Column assigned to each row (after a successful solve).
+    pub fn row_to_col(&self) -> &[u32] {
+        &self.x
+    }
+
+    /// Row assigned to each column (after a successful solve).
+    pub fn col_to_row(&self) -> &[u32] {
+        &self.y
+    }
+
+    /// Total weight of the last successful solve, accumulated in `f64`.
+    pub fn total_f64(&self) -> f64 {
+        self.total
+    }
+
+    /// Column potentials of the last solve (min-cost convention on `-w`:
+    /// with `u[r] = max_c (w[r][c] + v[c])`, `u[r] - v[c] >= w[r][c]` holds
+    /// up to rounding, with equality on assigned pairs).
+    pub fn col_potentials(&self) -> &[f64] {
+        &self.v
+    }
+
+    /// Solve from scratch (discards previous potentials).
+    ///
+    /// `weights` is row-major `n*n`: `weights[r*n + c]` is the value of
+    /// assigning row `r` to column `c`; `f32::NEG_INFINITY` forbids the pair.
+    /// Returns the maximum total weight. `n == 0` gives `Ok(0.0)`.
+    pub fn solve(&mut self, weights: &[f32]) -> Result<f32, AssignError> {
+        self.run(weights, false)
+    }
+
+    /// Solve reusing the column potentials and (where still consistent) the
+    /// assignment of the previous successful call on this solver. Exactly as
+    /// optimal as [`Assigner::solve`]; falls back to a cold start when there
+    /// is no previous successful solve.
+    pub fn solve_warm(&mut self, weights: &[f32]) -> Result<f32, AssignError> {
+        self.run(weights, self.has_duals)
+    }
+
+    fn run(&mut self, w: &[f32], warm: bool) -> Result<f32, AssignError> {
+        let n = self.n;
+        if w.len() != n * n {
+            return Err(AssignError::BadShape {
+                n,
+                expected: n * n,
+                got: w.len(),
+            });
+        }
+        self.has_duals = false;
+        if n == 0 {
+            self.total = 0.0;
+            self.has_duals = true;
+            return Ok(0.0);
+        }
+        // The init phase reads every weight and rejects NaN / +inf before
+        // anything else looks at them.
+        let res = if warm {
+            // When the new weights moved so far that the old potentials leave
+            // about as many rows free as a cold start would (~n/e on random
+            // data), they are a worse starting point than column reduction.
+            self.init_warm(w).and_then(|()| {
+                if self.free.len() * 3 > n {
+                    self.init_cold(w)
+                } else {
+                    Ok(())
+                }
+            })
+        } else {
+            self.init_cold(w)
+        }
+        .and_then(|()| self.augmenting_row_reduction(w))
+        .and_then(|()| self.augmenting_row_reduction(w))
+        .and_then(|()| self.augment_free_rows(w));
+        if let Err(e) = res {
+            self.total = f64::NAN;
+            // An early `Infeasible` may precede the scan of a bad weight.
+            validate(n, w)?;
+            return Err(e);
+        }
+        let total: f64 = (0..n).map(|i| w[i * n + self.x[i] as usize] as f64).sum();
+        self.total = total;
+        self.has_duals = true;
+        Ok(total as f32)
+    }
+
+    /// Column reduction + reduction transfer (cold start).
+    fn init_cold(&mut self, w: &[f32]) -> Result<(), AssignError> {
+        let n = self.n;
+        let colmin = &mut self.d[..n];
+        let argrow = &mut self.h[..n];
+        if column_minima(n, w, colmin, argrow) {
+            validate(n, w)?;
+        }
+        if colmin.contains(&INF) {
+            // A column with no allowed pair.
+            return Err(AssignError::Infeasible);
+        }
+        self.v.copy_from_slice(colmin);
+        self.x.fill(UNASSIGNED);
+        self.y.fill(UNASSIGNED);
+        // `cols` doubles as the per-row count of columns whose minimum it holds.
+        let matches = &mut self.cols[..n];
+        matches.fill(0);
+        for j in (0..n).rev() {
+            let i = argrow[j] as usize; // exact small integer stored in f64
+            matches[i] += 1;
+            if matches[i] == 1 {
+                self.x[i] = j as u32;
+                self.y[j] = i as u32;
+            }
+        }
+        self.free.clear();
+        for i in 0..n {
+            match matches[i] {
+                0 => self.free.push(i as u32),
+                1 => {
+                    // Reduction transfer: lower v[j1] so that row i's second
+                    // best column becomes as attractive as j1.
+                    let j1 = self.x[i] as usize;
+                    let row = &w[i * n..(i + 1) * n];
+                    let mu = fmin(
+                        min_reduced(&row[..j1], &self.v[..j1]),
+                        min_reduced(&row[j1 + 1..], &self.v[j1 + 1..]),
+                    );
+                    if mu < INF {
+                        self.v[j1] -= mu;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Warm start: keep `v`; rows whose previous column still minimises
+    /// `c - v` keep it, the others take a minimising column if unclaimed.
+    fn init_warm(&mut self, w: &[f32]) -> Result<(), AssignError> {
+        let n = self.n;
+        self.y.fill(UNASSIGNED);
+        self.free.clear();
+        // `pred` holds each pending row's minimising column.
+        for (i, row) in w.chunks_exact(n).enumerate() {
+            if row_invalid(row) {
+                validate(n, w)?;
+            }
+            let m = min_reduced(row, &self.v);
+            if m == INF {
+                // A row with no allowed pair.
+                return Err(AssignError::Infeasible);
+            }
+            let prev = self.x[i];
+            if prev != UNASSIGNED {
+                let p = prev as usize;
+                if cost(row[p]) - self.v[p] <= m {
+                    // Previous columns are distinct: no conflict possible.
+                    self.y[p] = i as u32;
+                    continue;
+                }
+            }
+            let jm = find_reduced(row, &self.v, 0, m);
+            self.x[i] = UNASSIGNED;
+            self.pred[i] = jm as u32;
+        }
+        for i in 0..n {
+            if self.x[i] == UNASSIGNED {
+                let j = self.pred[i] as usize;
+                if self.y[j] == UNASSIGNED {
+                    self.y[j] = i as u32;
+                    self.x[i] = j as u32;
+                } else {
+                    self.free.push(i as u32);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass of JV's augmenting row reduction over the free rows, with an
+    /// iteration cap (float near-ties could otherwise cause long price wars).
+    fn augmenting_row_reduction(&mut self, w: &[f32]) -> Result<(), AssignError> {
+        let n = self.n;
+        let prv = self.free.len();
+        if prv == 0 {
+            return Ok(());
+        }
+        let cap = 2 * n + 16;
+        let mut steps = 0usize;
+        let mut k = 0usize; // next entry of free[..prv] to process
+        let mut nf = 0usize; // rows kept free for the next pass (nf <= k)
+        while k < prv {
+            if steps >= cap {
+                self.free.copy_within(k..prv, nf);
+                nf += prv - k;
+                break;
+            }
+            steps += 1;
+            let i = self.free[k] as usize;
+            k += 1;
+            let row = &w[i * n..(i + 1) * n];
+            let (umin, usub) = top2_reduced(row, &self.v);
+            if umin == INF {
+                // Row with no allowed pair.
+                return Err(AssignError::Infeasible);
+            }
+            let mut j1 = find_reduced(row, &self.v, 0, umin);
+            let mut i0 = self.y[j1];
+            // `reprocess`: the displaced row is handled right away (price
+            // strictly dropped); otherwise it waits for the next pass.
+            let reprocess = umin < usub && usub < INF;
+            if reprocess {
+                self.v[j1] -= usub - umin;
+            } else if i0 != UNASSIGNED && usub == umin {
+                // Tie: take the equally good second column instead.
+                let j2 = find_reduced(row, &self.v, j1 + 1, umin);
+                j1 = j2;
+                i0 = self.y[j2];
+            }
+            self.x[i] = j1 as u32;
+            self.y[j1] = i as u32;
+            if i0 != UNASSIGNED {
+                self.x[i0 as usize] = UNASSIGNED;
+                if reprocess {
+                    k -= 1;
+                    self.free[k] = i0;
+                } else {
+                    self.free[nf] = i0;
+                    nf += 1;
+                }
+            }
+        }
+        self.free.truncate(nf);
+        Ok(())
+    }
+
+    fn augment_free_rows(&mut self, w: &[f32]) -> Result<(), AssignError> {
+        for k in 0..self.free.len() {
+            let f = self.free[k] as usize;
+            self.augment_row(f, w)?;
+        }
+        self.free.clear();
+        Ok(())
+    }
+
+    /// Dijkstra-like shortest augmenting path from free row `f`, then
+    /// potential update and augmentation.
+    fn augment_row(&mut self, f: usize, w: &[f32]) -> Result<(), AssignError> {
+        let n = self.n;
+        let v = &mut self.v[..n];
+        let d = &mut self.d[..n];
+        let pred = &mut self.pred[..n];
+        let cols = &mut self.cols[..n];
+        let x = &mut self.x[..n];
+        let y = &self.y[..n];
+
+        let frow = &w[f * n..(f + 1) * n];
+        for j in 0..n {
+            d[j] = cost(frow[j]) - v[j];
+            pred[j] = f as u32;
+            cols[j] = j as u32;
+        }
+        // cols[..lo]: scanned (distance final), cols[lo..hi]: distance ==
+        // current minimum, not yet scanned; cols[hi..]: still to do.
+        let mut lo = 0usize;
+        let mut hi = 0usize;
+        let mut min = 0.0f64;
+        let endcol: usize;
+        'search: loop {
+            if lo == hi {
+                let mut m = INF;
+                hi = lo;
+                for k in lo..n {
+                    let j = cols[k] as usize;
+                    let dj = d[j];
+                    if dj <= m {
+                        if dj < m {
+                            hi = lo;
+                            m = dj;
+                        }
+                        cols.swap(k, hi);
+                        hi += 1;
+                    }
+                }
+                if m == INF {
+                    // No further column reachable through allowed pairs.
+                    return Err(AssignError::Infeasible);
+                }
+                min = m;
+                for &j in &cols[lo..hi] {
+                    if y[j as usize] == UNASSIGNED {
+                        endcol = j as usize;
+                        break 'search;
+                    }
+                }
+            }
+            let j1 = cols[lo] as usize;
+            lo += 1;
+            let i = y[j1] as usize;
+            let row = &w[i * n..(i + 1) * n];
+            let h = cost(row[j1]) - v[j1] - min;
+            let mut k = hi;
+            while k < n {
+                let j = cols[k] as usize;
+                let cred = cost(row[j]) - v[j] - h;
+                if cred < d[j] {
+                    d[j] = cred;
+                    pred[j] = i as u32;
+                    if cred <= min {
+                        if y[j] == UNASSIGNED {
+                            endcol = j;
+                            break 'search;
+                        }
+                        cols.swap(k, hi);
+                        hi += 1;
+                    }
+                }
+                k += 1;
+            }
+        }
+        // Potential update for the scanned columns.
+        for &j in &cols[..lo] {
+            let j = j as usize;
+            v[j] += d[j] - min;
+        }
+        // Augment along the predecessor chain.
+        let y = &mut self.y[..n];
+        let mut j = endcol;
+        loop {
+            let i = pred[j] as usize;
+            y[j] = i as u32;
+            let prev = x[i];
+            x[i] = j as u32;
+            if i == f {
+                break;
+            }
+            j = prev as usize;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Row kernels. They work on `h_j = cost(row[j]) - v[j]` and are written as
+// independent lanes over fixed-size chunks so that LLVM vectorises them
+// (the scalar argmin loop is ~3x slower). Every kernel computes `h_j` with
+// the same expression, so values are bitwise reproducible across kernels and
+// `find_reduced` can locate a minimum by exact comparison.
+
+const LANES: usize = 8;
+
+#[inline(always)]
+fn fmin(a: f64, b: f64) -> f64 {
+    if b < a { b } else { a }
+}
+
+/// `min_j cost(row[j]) - v[j]` (`+inf` for an empty or all-forbidden row).
+#[inline]
+fn min_reduced(row: &[f32], v: &[f64]) -> f64 {
+    let v = &v[..row.len()];
+    let mut acc = [INF; LANES];
+    let rc = row.chunks_exact(LANES);
+    let vc = v.chunks_exact(LANES);
+    let (rr, vr) = (rc.remainder(), vc.remainder());
+    for (r8, v8) in rc.zip(vc) {
+        for k in 0..LANES {
+            acc[k] = fmin(acc[k], cost(r8[k]) - v8[k]);
+        }
+    }
+    let mut m = acc.iter().fold(INF, |a, &b| fmin(a, b));
+    for (&r, &vj) in rr.iter().zip(vr) {
+        m = fmin(m, cost(r) - vj);
+    }
+    m
+}
+
+/// Whether a row holds a NaN or `+inf` weight (branch-free so that it
+/// vectorises; run on a row just before it is scanned, while it is hot).
+#[inline]
+fn row_invalid(row: &[f32]) -> bool {
+    let mut bad = 0u32;
+    for &x in row {
+        bad |= (x.is_nan() | (x == f32::INFINITY)) as u32;
+    }
+    bad != 0
+}
+
+/// The two smallest values (as a multiset) of `cost(row[j]) - v[j]`.
+#[inline]
+fn top2_reduced(row: &[f32], v: &[f64]) -> (f64, f64) {
+    let v = &v[..row.len()];
+    let mut m1 = [INF; LANES];
+    let mut m2 = [INF; LANES];
+    let rc = row.chunks_exact(LANES);
+    let vc = v.chunks_exact(LANES);
+    let (rr, vr) = (rc.remainder(), vc.remainder());
+    for (r8, v8) in rc.zip(vc) {
+        for k in 0..LANES {
+            let h = cost(r8[k]) - v8[k];
+            let lt = h < m1[k];
+            let hi = if lt { m1[k] } else { h };
+            m1[k] = if lt { h } else { m1[k] };
+            m2[k] = fmin(m2[k], hi);
+        }
+    }
+    let mut a = INF;
+    let mut b = INF;
+    let mut push = |h: f64| {
+        if h < a {
+            b = a;
+            a = h;
+        } else if h < b {
+            b = h;
+        }
+    };
+    for k in 0..LANES {
+        push(m1[k]);
+        push(m2[k]);
+    }
+    for (&r, &vj) in rr.iter().zip(vr) {
+        push(cost(r) - vj);
+    }
+    (a, b)
+}
+
+/// First `j >= start` with `cost(row[j]) - v[j] == target`, else `row.len()`.
+/// Tests a chunk at a time (vectorised) before locating the hit.
+#[inline]
+fn find_reduced(row: &[f32], v: &[f64], start: usize, target: f64) -> usize {
+    let v = &v[..row.len()];
+    let (r, vv) = (&row[start..], &v[start..]);
+    let rc = r.chunks_exact(LANES);
+    let vc = vv.chunks_exact(LANES);
+    for (c, (r8, v8)) in rc.zip(vc).enumerate() {
+        let mut hit = false;
+        for k in 0..LANES {
+            hit |= cost(r8[k]) - v8[k] == target;
+        }
+        if hit {
+            for k in 0..LANES {
+                if cost(r8[k]) - v8[k] == target {
+                    return start + c * LANES + k;
+                }
+            }
+        }
+    }
+    let tail = start + (r.len() / LANES) * LANES;
+    (tail..row.len())
+        .find(|&j| cost(row[j]) - v[j] == target)
+        .unwrap_or(row.len())
+}
+
+/// Column minima of the cost matrix with (lowest) arg-row, as `f64` row
+/// indices so that the update vectorises. Returns whether a NaN or `+inf`
+/// weight was seen.
+#[inline]
+fn column_minima(n: usize, w: &[f32], colmin: &mut [f64], argrow: &mut [f64]) -> bool {
+    let colmin = &mut colmin[..n];
+    let argrow = &mut argrow[..n];
+    colmin.fill(INF);
+    argrow.fill(0.0);
+    let mut bad = false;
+    for (i, row) in w.chunks_exact(n).enumerate() {
+        let fi = i as f64;
+        bad |= row_invalid(row);
+        for ((m, a), &wij) in colmin.iter_mut().zip(argrow.iter_mut()).zip(row) {
+            let c = cost(wij);
+            let lt = c < *m;
+            *m = if lt { c } else { *m };
+            *a = if lt { fi } else { *a };
+        }
+    }
+    bad
+}
+
+/// Reject NaN and `+inf` weights.
+fn validate(n: usize, w: &[f32]) -> Result<(), AssignError> {
+    if !w.chunks(256).any(row_invalid) {
+        return Ok(());
+    }
+    let p = w
+        .iter()
+        .position(|&x| x.is_nan() || x == f32::INFINITY)
+        .unwrap_or(0);
+    Err(AssignError::InvalidWeight {
+        row: p / n.max(1),
+        col: p % n.max(1),
+        value: w[p],
+    })
+}
+
+/// Exhaustive oracle (intended for `n <= 9`): the best total weight and a
+/// permutation (`perm[r]` = column of row `r`) achieving it; `None` if every
+/// permutation uses a forbidden (`-inf`) pair. Totals are summed in `f64`.
+pub fn brute_force(n: usize, weights: &[f32]) -> Option<(f32, Vec<usize>)> {
+    assert_eq!(weights.len(), n * n, "weights must be n*n");
+    assert!(n <= 12, "brute_force is exponential; n = {n} is too large");
+    struct S<'a> {
+        n: usize,
+        w: &'a [f32],
+        perm: Vec<usize>,
+        best: Option<(f64, Vec<usize>)>,
+    }
+    fn rec(s: &mut S, r: usize, used: u32, acc: f64) {
+        if r == s.n {
+            if s.best.as_ref().is_none_or(|(b, _)| acc > *b) {
+                s.best = Some((acc, s.perm.clone()));
+            }
+            return;
+        }
+        for c in 0..s.n {
+            if used & (1 << c) != 0 {
+                continue;
+            }
+            let wv = s.w[r * s.n + c];
+            if wv == f32::NEG_INFINITY {
+                continue;
+            }
+            s.perm[r] = c;
+            rec(s, r + 1, used | (1 << c), acc + wv as f64);
+        }
+    }
+    let mut s = S {
+        n,
+        w: weights,
+        perm: vec![0; n],
+        best: None,
+    };
+    rec(&mut s, 0, 0, 0.0);
+    s.best.map(|(t, p)| (t as f32, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus as Rng;
+
+    const NEG: f32 = f32::NEG_INFINITY;
+
+    fn rng(seed: u64) -> Rng {
+        Rng::seed_from_u64(seed)
+    }
+
+    fn uniform(r: &mut Rng, n: usize) -> Vec<f32> {
+        (0..n * n).map(|_| r.random::<f32>()).collect()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-4 * b.abs().max(1.0)
+    }
+
+    /// Check that the solver's state is a valid perfect assignment on allowed
+    /// pairs whose recomputed total equals the returned total; returns it.
+    fn check_solution(a: &Assigner, w: &[f32], total: f32) -> f64 {
+        let n = a.n();
+        let x = a.row_to_col();
+        let y = a.col_to_row();
+        assert_eq!(x.len(), n);
+        assert_eq!(y.len(), n);
+        let mut seen = vec![false; n];
+        let mut sum = 0.0f64;
+        for r in 0..n {
+            let c = x[r] as usize;
+            assert!(c < n, "row {r} unassigned");
+            assert!(!seen[c], "column {c} used twice");
+            seen[c] = true;
+            assert_eq!(y[c] as usize, r, "col_to_row not inverse of row_to_col");
+            let wv = w[r * n + c];
+            assert!(wv != NEG, "forbidden pair ({r},{c}) used");
+            sum += wv as f64;
+        }
+        assert_eq!(sum as f32, total, "returned total differs from recomputed");
+        assert_eq!(sum, a.total_f64());
+        sum
+    }
+
+    /// Solve cold and against brute force; returns whether feasible.
+    fn vs_brute(n: usize, w: &[f32], ctx: &str) -> bool {
+        let mut a = Assigner::new(n);
+        let got = a.solve(w);
+        match brute_force(n, w) {
+            None => {
+                assert_eq!(
+                    got,
+                    Err(AssignError::Infeasible),
+                    "{ctx}: expected infeasible"
+                );
+                false
+            }
+            Some((bt, perm)) => {
+                let t = got.unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                let s = check_solution(&a, w, t);
+                let bs: f64 = (0..n).map(|r| w[r * n + perm[r]] as f64).sum();
+                assert_eq!(bs as f32, bt);
+                assert!(close(s, bs), "{ctx}: got {s}, brute {bs}");
+                // The same solver warm-started on the same matrix.
+                let t2 = a.solve_warm(w).unwrap();
+                let s2 = check_solution(&a, w, t2);
+                assert!(close(s2, bs), "{ctx}: warm {s2}, brute {bs}");
+                true
+            }
+        }
+    }
+
+    #[test]
+    fn brute_force_sanity() {
+        // Known small instance: best is anti-diagonal 3 + 3 = 6.
+        let w = [1.0, 3.0, 3.0, 1.0];
+        assert_eq!(brute_force(2, &w), Some((6.0, vec![1, 0])));
+        assert_eq!(brute_force(2, &[NEG, 1.0, NEG, 2.0]), None);
+        assert_eq!(brute_force(0, &[]), Some((0.0, vec![])));
+    }
+
+    #[test]
+    fn uniform_vs_brute() {
+        for n in 1..=8 {
+            let reps = if n <= 6 { 150 } else { 60 };
+            for s in 0..reps {
+                let mut r = rng(1000 * n as u64 + s);
+                let w = uniform(&mut r, n);
+                assert!(vs_brute(n, &w, &format!("uniform n={n} s={s}")));
+            }
+        }
+    }
+
+    #[test]
+    fn ties_vs_brute() {
+        for n in 1..=8 {
+            let reps = if n <= 6 { 150 } else { 60 };
+            for s in 0..reps {
+                let mut r = rng(2000 * n as u64 + s);
+                let hi = if s % 2 == 0 { 2 } else { 4 };
+                let w: Vec<f32> = (0..n * n).map(|_| r.random_range(0..hi) as f32).collect();
+                let mut a = Assigner::new(n);
+                let t = a.solve(&w).unwrap();
+                check_solution(&a, &w, t);
+                // Integer weights: must be exact.
+                assert_eq!(Some(t), brute_force(n, &w).map(|b| b.0), "ties n={n} s={s}");
+            }
+        }
+    }
+
+    #[test]
+    fn structured_vs_brute() {
+        for n in 1..=8 {
+            for s in 0..40u64 {
+                let mut r = rng(3000 * n as u64 + s);
+                // Separable: every permutation is optimal.
+                let f: Vec<f32> = (0..n).map(|_| r.random_range(-5.0f32..5.0)).collect();
+                let g: Vec<f32> = (0..n).map(|_| r.random_range(-5.0f32..5.0)).collect();
+                let w: Vec<f32> = (0..n * n).map(|k| f[k / n] + g[k % n]).collect();
+                assert!(vs_brute(n, &w, &format!("separable n={n} s={s}")));
+                // Planted permutation with a clear margin.
+                let mut perm: Vec<usize> = (0..n).collect();
+                for i in (1..n).rev() {
+                    perm.swap(i, r.random_range(0..=i));
+                }
+                let mut w = uniform(&mut r, n);
+                for (i, &p) in perm.iter().enumerate() {
+                    w[i * n + p] += 2.0;
+                }
+                let mut a = Assigner::new(n);
+                let t = a.solve(&w).unwrap();
+                check_solution(&a, &w, t);
+                let planted: Vec<u32> = perm.iter().map(|&p| p as u32).collect();
+                assert_eq!(a.row_to_col(), &planted[..], "planted n={n} s={s}");
+                assert!(vs_brute(n, &w, &format!("planted n={n} s={s}")));
+                // Monge-like (banded) costs, and negative weights.
+                let w: Vec<f32> = (0..n * n)
+                    .map(|k| -(((k / n) as f32 - (k % n) as f32).powi(2)) + r.random::<f32>() * 0.5)
+                    .collect();
+                assert!(vs_brute(n, &w, &format!("banded n={n} s={s}")));
+                // Large magnitudes mixed with small ones.
+                let w: Vec<f32> = (0..n * n)
+                    .map(|_| {
+                        if r.random_bool(0.2) {
+                            r.random_range(-1e6f32..1e6)
+                        } else {
+                            r.random()
+                        }
+                    })
+                    .collect();
+                assert!(vs_brute(n, &w, &format!("mixed-scale n={n} s={s}")));
+            }
+        }
+    }
+
+    #[test]
+    fn forbidden_vs_brute() {
+        let mut feasible = 0;
+        let mut infeasible = 0;
+        for n in 1..=8 {
+            for s in 0..150u64 {
+                let mut r = rng(4000 * n as u64 + s);
+                let p = [0.2, 0.4, 0.6, 0.75][s as usize % 4];
+                let ints = s % 3 == 0;
+                let w: Vec<f32> = (0..n * n)
+                    .map(|_| {
+                        if r.random_bool(p) {
+                            NEG
+                        } else if ints {
+                            r.random_range(0..3) as f32
+                        } else {
+                            r.random_range(-1.0f32..1.0)
+                        }
+                    })
+                    .collect();
+                if vs_brute(n, &w, &format!("forbidden n={n} s={s}")) {
+                    feasible += 1;
+                } else {
+                    infeasible += 1;
+                }
+            }
+        }
+        // Make sure both branches were really exercised.
+        assert!(
+            feasible > 200 && infeasible > 200,
+            "{feasible} / {infeasible}"
+        );
+    }
+
+    fn km_total(n: usize, wi: &[i64]) -> i64 {
+        let m = pathfinding::matrix::Matrix::from_vec(n, n, wi.to_vec()).unwrap();
+        pathfinding::kuhn_munkres::kuhn_munkres(&m).0
+    }
+
+    #[test]
+    fn integer_vs_kuhn_munkres() {
+        let mut seed = 0;
+        for n in (1..=40).chain([64, 100]) {
+            let reps = if n <= 40 { 6 } else { 2 };
+            for rep in 0..reps {
+                seed += 1;
+                let mut r = rng(5000 + seed);
+                let (lo, hi) = [(0, 3), (0, 1000), (-50, 50), (-1_000_000, 1_000_000)][rep % 4];
+                let wi: Vec<i64> = (0..n * n).map(|_| r.random_range(lo..=hi)).collect();
+                let w: Vec<f32> = wi.iter().map(|&v| v as f32).collect();
+                let expect = km_total(n, &wi);
+                let mut a = Assigner::new(n);
+                let t = a.solve(&w).unwrap();
+                check_solution(&a, &w, t);
+                let mine: i64 = (0..n).map(|i| wi[i * n + a.row_to_col()[i] as usize]).sum();
+                assert_eq!(mine, expect, "n={n} rep={rep}");
+                assert_eq!(a.total_f64(), expect as f64);
+                // Integer perturbation sequence, warm vs exact.
+                let mut wi = wi;
+                for step in 0..3 {
+                    for v in wi.iter_mut() {
+                        if r.random_bool(0.1) {
+                            *v += r.random_range(-2..=2);
+                        }
+                    }
+                    let w: Vec<f32> = wi.iter().map(|&v| v as f32).collect();
+                    let t = a.solve_warm(&w).unwrap();
+                    check_solution(&a, &w, t);
+                    assert_eq!(
+                        a.total_f64(),
+                        km_total(n, &wi) as f64,
+                        "warm n={n} step={step}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn warm_sequences_match_cold() {
+        for (n, seeds, steps) in [
+            (3, 30, 20),
+            (7, 30, 20),
+            (16, 20, 20),
+            (50, 8, 15),
+            (128, 3, 10),
+        ] {
+            for s in 0..seeds {
+                let mut r = rng(6000 + 100 * n as u64 + s);
+                let eps = [0.001f32, 0.01, 0.1][s as usize % 3];
+                let mut w = uniform(&mut r, n);
+                let mut warm = Assigner::new(n);
+                let mut cold = Assigner::new(n);
+                warm.solve_warm(&w).unwrap(); // first call: cold fallback
+                for step in 0..steps {
+                    for v in w.iter_mut() {
+                        *v += r.random_range(-eps..eps);
+                    }
+                    let tw = warm.solve_warm(&w).unwrap();
+                    let sw = check_solution(&warm, &w, tw);
+                    let tc = cold.solve(&w).unwrap();
+                    let sc = check_solution(&cold, &w, tc);
+                    assert!(
+                        close(sw, sc),
+                        "n={n} s={s} step={step}: warm {sw} cold {sc}"
+                    );
+                    if n <= 8 {
+                        let b = brute_force(n, &w).unwrap().0 as f64;
+                        assert!(close(sw, b), "n={n} s={s} step={step}: warm {sw} brute {b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn warm_after_unrelated_matrices() {
+        for n in [2usize, 5, 8, 30] {
+            let mut a = Assigner::new(n);
+            for s in 0..30u64 {
+                let mut r = rng(7000 + 50 * n as u64 + s);
+                let scale = [1.0f32, 1000.0, 1e-3, -7.0][s as usize % 4];
+                // Random forbidden pattern, but a random permutation kept allowed.
+                let mut w: Vec<f32> = (0..n * n)
+                    .map(|_| {
+                        if r.random_bool(0.3) {
+                            NEG
+                        } else {
+                            r.random::<f32>() * scale
+                        }
+                    })
+                    .collect();
+                let shift = r.random_range(0..n);
+                for i in 0..n {
+                    w[i * n + (i + shift) % n] = r.random::<f32>() * scale;
+                }
+                let tw = a.solve_warm(&w).unwrap();
+                let sw = check_solution(&a, &w, tw);
+                let mut c = Assigner::new(n);
+                let tc = c.solve(&w).unwrap();
+                let sc = check_solution(&c, &w, tc);
+                assert!(close(sw, sc), "n={n} s={s}: warm {sw} cold {sc}");
+                if n <= 8 {
+                    let b = brute_force(n, &w).unwrap().0 as f64;
+                    assert!(close(sw, b));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn warm_infeasible_then_recovers() {
+        let n = 6;
+        let mut r = rng(8000);
+        let mut a = Assigner::new(n);
+        for _ in 0..5 {
+            let w = uniform(&mut r, n);
+            a.solve_warm(&w).unwrap();
+            // Row 2 all forbidden.
+            let mut bad = w.clone();
+            bad[2 * n..3 * n].fill(NEG);
+            assert_eq!(a.solve_warm(&bad), Err(AssignError::Infeasible));
+            // Column 4 all forbidden.
+            let mut bad = w.clone();
+            for i in 0..n {
+                bad[i * n + 4] = NEG;
+            }
+            assert_eq!(a.solve_warm(&bad), Err(AssignError::Infeasible));
+            // Forbid exactly the previous optimum's pair for row 0 plus a Hall
+            // violation: rows 0..3 may only use columns 0..2.
+            let mut bad = w.clone();
+            for i in 0..3 {
+                for j in 2..n {
+                    bad[i * n + j] = NEG;
+                }
+            }
+            assert_eq!(a.solve_warm(&bad), Err(AssignError::Infeasible));
+            assert_eq!(a.solve(&bad), Err(AssignError::Infeasible));
+            let t = a.solve_warm(&w).unwrap();
+            let s = check_solution(&a, &w, t);
+            assert!(close(s, brute_force(n, &w).unwrap().0 as f64));
+        }
+    }
+
+    #[test]
+    fn infeasible_cases() {
+        let n = 5;
+        let base: Vec<f32> = (0..n * n).map(|k| (k % 7) as f32).collect();
+        let mut a = Assigner::new(n);
+        let mut row = base.clone();
+        row[3 * n..4 * n].fill(NEG);
+        assert_eq!(a.solve(&row), Err(AssignError::Infeasible));
+        let mut col = base.clone();
+        for i in 0..n {
+            col[i * n + 1] = NEG;
+        }
+        assert_eq!(a.solve(&col), Err(AssignError::Infeasible));
+        // Hall: rows 0..3 can only use columns {0, 1}.
+        let mut hall = base.clone();
+        for i in 0..3 {
+            for j in 2..n {
+                hall[i * n + j] = NEG;
+            }
+        }
+        assert_eq!(a.solve(&hall), Err(AssignError::Infeasible));
+        // 2x2 block structure: rows {0,1} x cols {0,1} allowed, rows {2,3,4}
+        // may use columns {0,1} only too -> infeasible; with one link fixed it
+        // becomes feasible.
+        let mut blk = vec![NEG; n * n];
+        for i in 0..n {
+            for j in 0..2 {
+                blk[i * n + j] = 1.0;
+            }
+        }
+        assert_eq!(a.solve(&blk), Err(AssignError::Infeasible));
+        let all = vec![NEG; n * n];
+        assert_eq!(a.solve(&all), Err(AssignError::Infeasible));
+        assert_eq!(a.solve_warm(&all), Err(AssignError::Infeasible));
+        // Solver usable afterwards.
+        let t = a.solve(&base).unwrap();
+        check_solution(&a, &base, t);
+        assert_eq!(Some(t), brute_force(n, &base).map(|b| b.0));
+        // Only a single feasible permutation (the anti-diagonal).
+        let mut one = vec![NEG; n * n];
+        for i in 0..n {
+            one[i * n + (n - 1 - i)] = i as f32 - 10.0;
+        }
+        let t = a.solve_warm(&one).unwrap();
+        check_solution(&a, &one, t);
+        assert_eq!(t, (0..n).map(|i| i as f32 - 10.0).sum::<f32>());
+        // Large infeasible instance terminates: half the rows share 10 columns.
+        let n = 200;
+        let mut r = rng(9);
+        let mut w = uniform(&mut r, n);
+        for i in 0..100 {
+            for j in 10..n {
+                w[i * n + j] = NEG;
+            }
+        }
+        let mut a = Assigner::new(n);
+        assert_eq!(a.solve(&w), Err(AssignError::Infeasible));
+        assert_eq!(a.solve_warm(&w), Err(AssignError::Infeasible));
+    }
+
+    #[test]
+    fn edge_cases_and_errors() {
+        let mut a = Assigner::new(0);
+        assert_eq!(a.solve(&[]), Ok(0.0));
+        assert_eq!(a.solve_warm(&[]), Ok(0.0));
+        assert!(a.row_to_col().is_empty());
+        assert!(matches!(
+            a.solve(&[1.0]),
+            Err(AssignError::BadShape {
+                n: 0,
+                expected: 0,
+                got: 1
+            })
+        ));
+
+        let mut a = Assigner::new(1);
+        assert_eq!(a.n(), 1);
+        assert_eq!(a.solve(&[-2.5]), Ok(-2.5));
+        assert_eq!(a.row_to_col(), &[0]);
+        assert_eq!(a.solve(&[NEG]), Err(AssignError::Infeasible));
+        assert_eq!(a.solve_warm(&[3.0]), Ok(3.0));
+
+        let mut a = Assigner::new(3);
+        assert_eq!(
+            a.solve(&[0.0; 8]),
+            Err(AssignError::BadShape {
+                n: 3,
+                expected: 9,
+                got: 8
+            })
+        );
+        let mut w = [0.5f32; 9];
+        w[5] = f32::NAN;
+        assert!(matches!(
+            a.solve(&w),
+            Err(AssignError::InvalidWeight { row: 1, col: 2, .. })
+        ));
+        w[5] = f32::INFINITY;
+        assert_eq!(
+            a.solve_warm(&w),
+            Err(AssignError::InvalidWeight {
+                row: 1,
+                col: 2,
+                value: f32::INFINITY
+            })
+        );
+        w[5] = f32::MAX;
+        let t = a.solve(&w).unwrap();
+        check_solution(&a, &w, t);
+        assert_eq!(t, f32::MAX);
+        assert!(
+            AssignError::Infeasible
+                .to_string()
+                .contains("no perfect assignment")
+        );
+    }
+
+    #[test]
+    fn larger_float_consistency() {
+        // Transposing the matrix leaves the optimum unchanged; cold, warm and
+        // transposed solves must agree, and duals must certify optimality.
+        for (n, seed) in [(64usize, 1u64), (100, 2), (256, 3)] {
+            let mut r = rng(10_000 + seed);
+            let w = uniform(&mut r, n);
+            let wt: Vec<f32> = (0..n * n).map(|k| w[(k % n) * n + k / n]).collect();
+            let mut a = Assigner::new(n);
+            let t = a.solve(&w).unwrap();
+            let s = check_solution(&a, &w, t);
+            // Dual certificate: u[r] = max_c (w + v); sum u - sum v == total.
+            let v = a.col_potentials();
+            let mut bound = 0.0f64;
+            for i in 0..n {
+                let u = (0..n)
+                    .map(|j| w[i * n + j] as f64 + v[j])
+                    .fold(f64::NEG_INFINITY, f64::max);
+                bound += u;
+            }
+            bound -= v.iter().sum::<f64>();
+            assert!(
+                (bound - s).abs() < 1e-6 * n as f64,
+                "n={n}: dual bound {bound} vs primal {s}"
+            );
+            let mut b = Assigner::new(n);
+            let tt = b.solve(&wt).unwrap();
+            let st = check_solution(&b, &wt, tt);
+            assert!(close(s, st), "n={n}: {s} vs transposed {st}");
+        }
+    }
+
+    #[test]
+    fn degenerate_and_near_ties() {
+        // Completely tied large matrices (every permutation optimal), with and
+        // without forbidden pairs: must terminate and be exact.
+        for n in [50usize, 200] {
+            let mut a = Assigner::new(n);
+            let w = vec![0.25f32; n * n];
+            let t = a.solve(&w).unwrap();
+            assert_eq!(check_solution(&a, &w, t), 0.25 * n as f64);
+            let t = a.solve_warm(&w).unwrap();
+            assert_eq!(check_solution(&a, &w, t), 0.25 * n as f64);
+            // Banded: only |r - c| <= 1 allowed, all equal.
+            let w: Vec<f32> = (0..n * n)
+                .map(|k| {
+                    if (k / n).abs_diff(k % n) <= 1 {
+                        1.0
+                    } else {
+                        NEG
+                    }
+                })
+                .collect();
+            let t = a.solve_warm(&w).unwrap();
+            assert_eq!(check_solution(&a, &w, t), n as f64);
+        }
+        // Integers plus noise far below the integer spacing: near-ties that
+        // rounding could mishandle.
+        for n in 2..=8 {
+            for s in 0..60u64 {
+                let mut r = rng(11_000 + 100 * n as u64 + s);
+                let w: Vec<f32> = (0..n * n)
+                    .map(|_| r.random_range(0..3) as f32 + r.random_range(-1e-6f32..1e-6))
+                    .collect();
+                assert!(vs_brute(n, &w, &format!("near-ties n={n} s={s}")));
+            }
+        }
+        // Near-tie warm sequence on a bigger matrix.
+        let n = 120;
+        let mut r = rng(12_000);
+        let mut w: Vec<f32> = (0..n * n).map(|_| r.random_range(0..4) as f32).collect();
+        let mut warm = Assigner::new(n);
+        let mut cold = Assigner::new(n);
+        for step in 0..10 {
+            for v in w.iter_mut() {
+                *v += r.random_range(-1e-5f32..1e-5);
+            }
+            let tw = warm.solve_warm(&w).unwrap();
+            let sw = check_solution(&warm, &w, tw);
+            let tc = cold.solve(&w).unwrap();
+            let sc = check_solution(&cold, &w, tc);
+            assert!(close(sw, sc), "step {step}: warm {sw} cold {sc}");
+        }
+    }
+
+    mod prop {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(200))]
+            #[test]
+            fn matches_brute(n in 1usize..=6, cells in proptest::collection::vec(-1i32..6, 36)) {
+                // -1 encodes a forbidden pair, others are small integer weights.
+                let w: Vec<f32> = cells[..n * n]
+                    .iter()
+                    .map(|&c| if c < 0 { NEG } else { c as f32 })
+                    .collect();
+                let mut a = Assigner::new(n);
+                let got = a.solve(&w);
+                match brute_force(n, &w) {
+                    None => prop_assert_eq!(got, Err(AssignError::Infeasible)),
+                    Some((bt, _)) => {
+                        let t = got.unwrap();
+                        check_solution(&a, &w, t);
+                        prop_assert_eq!(t, bt);
+                    }
+                }
+            }
+        }
+    }
+}

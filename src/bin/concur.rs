@@ -1,0 +1,278 @@
+//! The `concur` command line: argument parsing and printing only.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use concur::puzzle::format;
+use concur::puzzle::generate::{generate, GenerateOptions};
+use concur::puzzle::{Board, Puzzle};
+use concur::map::{self, MapConfig, MapKind, MapResult};
+use concur::project::EdgeProjection;
+use indicatif::{ProgressBar, ProgressStyle};
+use concur::report::{draw_board, Method, SolveReport};
+use concur::search::backtrack::{self, BacktrackConfig, CellOrder};
+use concur::verify::{self, Consistency};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "concur", version, about = "Iterated maps (RRR, divide and concur) for edge-matching puzzles")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Solve a puzzle; exit 0 when a verified solution is found, 1 when not.
+    Solve(SolveArgs),
+    /// Check a solution exactly; exit 0 when valid, 1 when not. Prints the score either way.
+    Verify {
+        puzzle: PathBuf,
+        solution: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a puzzle with a planted solution, as in Brendan Owen's benchmark sets.
+    Generate {
+        #[arg(long)]
+        width: usize,
+        #[arg(long)]
+        height: usize,
+        /// Colours for joins along the rim (default: Brendan Owen's table).
+        #[arg(long)]
+        frame_colors: Option<usize>,
+        /// Colours for all other joins (default: Brendan Owen's table).
+        #[arg(long)]
+        inner_colors: Option<usize>,
+        #[arg(long)]
+        seed: u64,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Also write the planted solution here.
+        #[arg(long)]
+        solution: Option<PathBuf>,
+    },
+    /// Generate a 5x5 puzzle, solve it, draw the board and print the statistics.
+    Demo {
+        #[arg(long, default_value_t = 5)]
+        size: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+#[derive(Args)]
+struct SolveArgs {
+    puzzle: PathBuf,
+    #[arg(long, value_enum, default_value_t = Method::Rrr)]
+    method: Method,
+    /// Independent trials of the map, run as one batch.
+    #[arg(long, default_value_t = 8)]
+    trials: usize,
+    /// Step size of RRR / the difference map.
+    #[arg(long, default_value_t = 0.5)]
+    beta: f32,
+    /// Iterations per trial.
+    #[arg(long, default_value_t = 100_000)]
+    max_iters: u64,
+    /// Edge projection of the map.
+    #[arg(long, value_enum, default_value_t = EdgeProjection::Average)]
+    edge: EdgeProjection,
+    /// Do not restart trials caught in exact limit cycles.
+    #[arg(long)]
+    no_cycle_restart: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Propagation of the backtracker.
+    #[arg(long, value_enum, default_value_t = Consistency::Ac3)]
+    ac: Consistency,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Wall-clock limit in seconds.
+    #[arg(long)]
+    time_limit: Option<f64>,
+    /// Node limit of the backtracker.
+    #[arg(long)]
+    max_nodes: Option<u64>,
+    /// Cell ordering of the backtracker.
+    #[arg(long, value_enum, default_value_t = CellOrder::MrvDegree)]
+    order: CellOrder,
+    /// Nodes per Luby restart unit.
+    #[arg(long, default_value_t = 256)]
+    restart_base: u64,
+    /// Disable Luby restarts (complete search).
+    #[arg(long)]
+    no_restarts: bool,
+    /// Write the solution (Brendan Owen's format) here.
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    /// Print one JSON object instead of the board and text statistics.
+    #[arg(long)]
+    json: bool,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn load_puzzle(path: &Path) -> Result<Puzzle> {
+    format::read_puzzle(&read(path)?).with_context(|| format!("{}", path.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
+    secs.map(|s| Duration::try_from_secs_f64(s).map_err(|_| anyhow::anyhow!("--time-limit must be a non-negative number of seconds, got {s}")))
+        .transpose()
+}
+
+fn solve(a: SolveArgs) -> Result<ExitCode> {
+    let puzzle = load_puzzle(&a.puzzle)?;
+    let time_limit = time_limit(a.time_limit)?;
+    let report = match a.method {
+        Method::Backtrack => {
+            let cfg = BacktrackConfig {
+                consistency: a.ac,
+                seed: a.seed,
+                time_limit,
+                max_nodes: a.max_nodes,
+                restarts: !a.no_restarts,
+                restart_base: a.restart_base,
+                order: a.order,
+                ..Default::default()
+            };
+            let (board, ending, stats) = backtrack::solve(&puzzle, cfg);
+            SolveReport::from_backtrack(&puzzle, board, ending, &stats, a.ac, a.seed)
+        }
+        Method::Rrr | Method::Dm => {
+            if !(a.beta > 0.0 && a.beta <= 2.0) {
+                anyhow::bail!("--beta must be in (0, 2], got {}", a.beta);
+            }
+            if a.trials == 0 {
+                anyhow::bail!("--trials must be at least 1");
+            }
+            let cfg = MapConfig {
+                kind: if a.method == Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
+                beta: a.beta,
+                trials: a.trials,
+                max_iters: a.max_iters,
+                time_limit,
+                seed: a.seed,
+                edge: a.edge,
+                cycle_restart: !a.no_cycle_restart,
+                stop_at_first: true,
+            };
+            let result = with_threads(a.threads, || run_map(&puzzle, &cfg))??;
+            SolveReport::from_map(&puzzle, a.method, &result, &cfg)
+        }
+    };
+    finish(&puzzle, report, a.output.as_deref(), a.json)
+}
+
+fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
+    match threads {
+        None => Ok(f()),
+        Some(0) => anyhow::bail!("--threads must be at least 1"),
+        Some(n) => Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?.install(f)),
+    }
+}
+
+/// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one).
+fn run_map(puzzle: &Puzzle, cfg: &MapConfig) -> Result<MapResult> {
+    let bar = ProgressBar::new(cfg.max_iters);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}")
+            .expect("static template"),
+    );
+    let max = puzzle.max_score();
+    let result = map::solve(puzzle, cfg.clone(), |p| {
+        bar.set_position(p.iterations);
+        bar.set_message(format!(
+            "{:.0} it/s, best {}/{}, solved {}/{}",
+            p.trial_iterations as f64 / p.elapsed_s.max(1e-9),
+            p.best_score,
+            max,
+            p.solved_trials,
+            cfg.trials
+        ));
+    })
+    .context("the puzzle has no board that fits its rim")?;
+    bar.finish_and_clear();
+    Ok(result)
+}
+
+fn finish(puzzle: &Puzzle, report: SolveReport, output: Option<&Path>, json: bool) -> Result<ExitCode> {
+    if let (Some(path), Some(board)) = (output, report.board.as_ref()) {
+        write(path, &format::write_solution(board)?)?;
+    }
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        if let Some(board) = &report.board {
+            print!("{}", draw_board(puzzle, board));
+        }
+        println!("{}", report.summary());
+    }
+    Ok(if report.solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
+    let p = load_puzzle(puzzle)?;
+    let b = format::read_solution(&read(solution)?, &p).with_context(|| format!("{}", solution.display()))?;
+    let v = verify::check(&p, &b);
+    if json {
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        println!("{}: score {}/{}", if v.valid { "valid" } else { "invalid" }, v.score, v.max_score);
+        for problem in &v.problems {
+            eprintln!("  {problem}");
+        }
+    }
+    Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn demo(size: usize, seed: u64) -> Result<ExitCode> {
+    let opts = GenerateOptions { width: size, height: size, frame_colors: None, inner_colors: None, seed };
+    let (puzzle, _) = generate(&opts)?;
+    println!("generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta 0.5, 8 trials)...", puzzle.num_colors() - 1);
+    let cfg = MapConfig { seed, trials: 8, max_iters: 200_000, ..Default::default() };
+    let result = run_map(&puzzle, &cfg)?;
+    let report = SolveReport::from_map(&puzzle, Method::Rrr, &result, &cfg);
+    finish(&puzzle, report, None, false)
+}
+
+fn generate_cmd(opts: GenerateOptions, output: &Path, solution: Option<&Path>) -> Result<ExitCode> {
+    let (puzzle, board): (Puzzle, Board) = generate(&opts)?;
+    write(output, &format::write_puzzle(&puzzle))?;
+    if let Some(path) = solution {
+        write(path, &format::write_solution(&board)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Solve(a) => solve(a),
+        Cmd::Verify { puzzle, solution, json } => verify_cmd(&puzzle, &solution, json),
+        Cmd::Generate { width, height, frame_colors, inner_colors, seed, output, solution } => {
+            let opts = GenerateOptions { width, height, frame_colors, inner_colors, seed };
+            generate_cmd(opts, &output, solution.as_deref())
+        }
+        Cmd::Demo { size, seed } => demo(size, seed),
+    }
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("concur: error: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::from(2)
+        }
+    }
+}

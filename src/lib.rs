@@ -1,0 +1,15 @@
+//! concur: Elser's iterated maps (difference map / RRR, divide and concur) for edge-matching
+//! puzzles of the Eternity II family, with exact verification and search controls.
+//!
+//! See `DESIGN.md` in the project's shared folder for the maths and conventions; module
+//! layout follows its §5.
+pub mod assign;
+pub mod error;
+pub mod map;
+pub mod project;
+pub mod puzzle;
+pub mod report;
+pub mod search;
+pub mod verify;
+
+pub use error::{Error, Result};

@@ -1,0 +1,447 @@
+//! The iterated maps of F1 (DESIGN.md §4): RRR and the general-beta difference map, run as a
+//! batch of independent trials with rayon.
+//!
+//! - RRR (Elser): `x' = x + beta (P_P(2 P_E x - x) - P_E x)`.
+//! - Difference map (Elser, Rankenburg & Thibault 2007), with `a = P_P`, `b = P_E`:
+//!   `y' = y + beta [P_a(f_b(y)) - P_b(f_a(y))]`, `f_i(y) = (1 + g_i) P_i(y) - g_i y`,
+//!   `g_a = -1/beta`, `g_b = 1/beta`. At beta = 1 both are Douglas-Rachford.
+//!
+//! Every iteration the board chosen by `P_P` is a real permutation: it is scored exactly,
+//! the best board is kept, and a trial stops when it matches every join (then the full
+//! exact verifier confirms it). Exact limit cycles are detected by hashing `x` every 64
+//! iterations against the last 16 hashes; a trial caught in one restarts from a fresh
+//! random point (DESIGN.md §10).
+//!
+//! Batch state is flat and trial-major; scratch belongs to one worker and is reused, so the
+//! iteration loop never allocates.
+
+use crate::assign::AssignError;
+use crate::project::{Assigners, EdgeProjection, PieceScratch, F1};
+use crate::puzzle::{Board, Puzzle};
+use crate::verify;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// Which F1 map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MapKind {
+    Rrr,
+    Dm,
+}
+
+/// Parameters of a batched run.
+#[derive(Clone, Debug)]
+pub struct MapConfig {
+    pub kind: MapKind,
+    pub beta: f32,
+    pub trials: usize,
+    /// Iterations per trial.
+    pub max_iters: u64,
+    pub time_limit: Option<Duration>,
+    pub seed: u64,
+    pub edge: EdgeProjection,
+    /// Restart trials caught in an exact limit cycle.
+    pub cycle_restart: bool,
+    /// Stop the whole batch at the first verified solution (else run every trial out).
+    pub stop_at_first: bool,
+}
+
+impl Default for MapConfig {
+    fn default() -> Self {
+        MapConfig {
+            kind: MapKind::Rrr,
+            beta: 0.5,
+            trials: 8,
+            max_iters: 100_000,
+            time_limit: None,
+            seed: 0,
+            edge: EdgeProjection::Average,
+            cycle_restart: true,
+            stop_at_first: true,
+        }
+    }
+}
+
+/// Iterations between cycle checks and progress reports.
+pub const ROUND: u64 = 64;
+const CYCLE_MEMORY: usize = 16;
+
+/// Per-trial bookkeeping (not the float state).
+#[derive(Clone, Debug)]
+pub struct TrialStatus {
+    pub iterations: u64,
+    pub best_score: usize,
+    /// Iteration at which the trial solved.
+    pub solved_at: Option<u64>,
+    pub restarts: u64,
+    hashes: [u64; CYCLE_MEMORY],
+    hash_pos: usize,
+    rng: Xoshiro256PlusPlus,
+    warm: bool,
+}
+
+/// A snapshot for progress displays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub iterations: u64,
+    pub trial_iterations: u64,
+    pub best_score: usize,
+    pub solved_trials: usize,
+    pub elapsed_s: f64,
+}
+
+/// Outcome of a batched run.
+#[derive(Clone, Debug)]
+pub struct MapResult {
+    /// The first verified solution: (trial, iterations, board).
+    pub solution: Option<(usize, u64, Board)>,
+    /// Best board over all trials and its score.
+    pub best: Board,
+    pub best_score: usize,
+    pub max_score: usize,
+    /// Iterations run, summed over trials.
+    pub trial_iterations: u64,
+    pub wall_s: f64,
+    pub trials: Vec<TrialStatus>,
+}
+
+/// Derives the seed of trial `t` from the run seed (splitmix64 of both), so any trial can be
+/// replayed alone.
+pub fn trial_seed(seed: u64, t: u64) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    mix(seed ^ mix(t.wrapping_add(1)))
+}
+
+/// Scratch of one worker: projection buffers and assignment matrices.
+struct Worker {
+    pe: Vec<f32>,
+    r: Vec<f32>,
+    pp: Vec<f32>,
+    pieces: PieceScratch,
+    board: Vec<u32>,
+    board2: Vec<u32>,
+}
+
+/// The F1 engine for one puzzle: tables plus the batch.
+pub struct F1Map<'a> {
+    puzzle: &'a Puzzle,
+    f1: F1,
+    cfg: MapConfig,
+    x: Vec<f32>,
+    status: Vec<TrialStatus>,
+    asg: Vec<Assigners>,
+    /// Best board per trial (candidate ids), trial-major.
+    best_boards: Vec<u32>,
+}
+
+fn fnv(x: &[f32]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for v in x {
+        h = (h ^ v.to_bits() as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+impl<'a> F1Map<'a> {
+    pub fn new(puzzle: &'a Puzzle, cfg: MapConfig) -> Result<Self, AssignError> {
+        let f1 = F1::new(puzzle)?;
+        let dim = f1.dim();
+        let trials = cfg.trials.max(1);
+        let mut map = F1Map {
+            puzzle,
+            x: vec![0.0; trials * dim],
+            status: (0..trials)
+                .map(|t| TrialStatus {
+                    iterations: 0,
+                    best_score: 0,
+                    solved_at: None,
+                    restarts: 0,
+                    hashes: [0; CYCLE_MEMORY],
+                    hash_pos: 0,
+                    rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
+                    warm: false,
+                })
+                .collect(),
+            asg: (0..trials).map(|_| f1.assigners()).collect(),
+            best_boards: vec![0; trials * puzzle.cells()],
+            f1,
+            cfg,
+        };
+        for (x, st) in map.x.chunks_mut(dim).zip(&mut map.status) {
+            randomize(x, &mut st.rng);
+        }
+        Ok(map)
+    }
+
+    pub fn f1(&self) -> &F1 {
+        &self.f1
+    }
+
+    /// The state of trial `t`.
+    pub fn state(&self, t: usize) -> &[f32] {
+        let dim = self.f1.dim();
+        &self.x[t * dim..(t + 1) * dim]
+    }
+
+    /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
+    /// iteration budget, or the time limit; `progress` is called after every round.
+    pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
+        let start = Instant::now();
+        let dim = self.f1.dim();
+        let cells = self.puzzle.cells();
+        let max_score = self.puzzle.max_score();
+        let threads = rayon::current_num_threads().max(1);
+        let trials = self.status.len();
+        let per = trials.div_ceil(threads);
+        let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
+            .map(|_| Worker {
+                pe: vec![0.0; dim],
+                r: vec![0.0; dim],
+                pp: vec![0.0; dim],
+                pieces: self.f1.piece_scratch(),
+                board: vec![0; cells],
+                board2: vec![0; cells],
+            })
+            .collect();
+        let (f1, cfg) = (&self.f1, &self.cfg);
+        loop {
+            self.x
+                .par_chunks_mut(per * dim)
+                .zip(self.status.par_chunks_mut(per))
+                .zip(self.asg.par_chunks_mut(per))
+                .zip(self.best_boards.par_chunks_mut(per * cells))
+                .zip(workers.par_iter_mut())
+                .for_each(|((((xs, sts), asgs), bests), wk)| {
+                    for (((x, st), asg), best) in xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)) {
+                        run_trial_round(f1, cfg, x, st, asg, best, wk, max_score);
+                    }
+                });
+            let solved: Vec<usize> = (0..trials).filter(|&t| self.status[t].solved_at.is_some()).collect();
+            let total: u64 = self.status.iter().map(|s| s.iterations).sum();
+            let snapshot = Progress {
+                iterations: self.status.iter().map(|s| s.iterations).max().unwrap_or(0),
+                trial_iterations: total,
+                best_score: self.status.iter().map(|s| s.best_score).max().unwrap_or(0),
+                solved_trials: solved.len(),
+                elapsed_s: start.elapsed().as_secs_f64(),
+            };
+            progress(&snapshot);
+            let budget_done = self.status.iter().all(|s| s.solved_at.is_some() || s.iterations >= cfg.max_iters);
+            let timed_out = cfg.time_limit.is_some_and(|t| start.elapsed() >= t);
+            if (cfg.stop_at_first && !solved.is_empty()) || budget_done || timed_out {
+                break;
+            }
+        }
+        let wall_s = start.elapsed().as_secs_f64();
+        // The first solution: fewest iterations, then lowest trial: independent of threads.
+        let solution = (0..trials)
+            .filter_map(|t| self.status[t].solved_at.map(|it| (it, t)))
+            .min()
+            .map(|(it, t)| (t, it, self.board_of(t)));
+        let best_t = (0..trials).max_by_key(|&t| (self.status[t].best_score, std::cmp::Reverse(t))).expect("at least one trial");
+        MapResult {
+            best: self.board_of(best_t),
+            best_score: self.status[best_t].best_score,
+            max_score,
+            solution,
+            trial_iterations: self.status.iter().map(|s| s.iterations).sum(),
+            wall_s,
+            trials: self.status.clone(),
+        }
+    }
+
+    fn board_of(&self, t: usize) -> Board {
+        let cells = self.puzzle.cells();
+        Board {
+            width: self.puzzle.width(),
+            height: self.puzzle.height(),
+            cells: self.f1.placements(&self.best_boards[t * cells..(t + 1) * cells]),
+        }
+    }
+}
+
+fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
+    x.iter_mut().for_each(|v| *v = rng.random::<f32>());
+}
+
+/// One round (up to [`ROUND`] iterations) of one trial.
+#[allow(clippy::too_many_arguments, reason = "the per-trial slices of the batch, passed apart to keep borrows disjoint")]
+fn run_trial_round(
+    f1: &F1,
+    cfg: &MapConfig,
+    x: &mut [f32],
+    st: &mut TrialStatus,
+    asg: &mut Assigners,
+    best: &mut [u32],
+    wk: &mut Worker,
+    max_score: usize,
+) {
+    if st.solved_at.is_some() || st.iterations >= cfg.max_iters {
+        return;
+    }
+    let steps = ROUND.min(cfg.max_iters - st.iterations);
+    for _ in 0..steps {
+        let ok = match cfg.kind {
+            MapKind::Rrr => rrr_step(f1, cfg, x, asg, wk, st.warm),
+            MapKind::Dm => dm_step(f1, cfg, x, asg, wk, st.warm),
+        };
+        st.iterations += 1;
+        if ok.is_err() {
+            // Non-finite weights cannot come from finite states; restart defensively.
+            randomize(x, &mut st.rng);
+            st.warm = false;
+            st.restarts += 1;
+            continue;
+        }
+        st.warm = true;
+        let score = f1.score(&wk.board);
+        if score > st.best_score || st.iterations == 1 {
+            st.best_score = score;
+            best.copy_from_slice(&wk.board);
+        }
+        if score == max_score {
+            st.solved_at = Some(st.iterations);
+            return;
+        }
+    }
+    if cfg.cycle_restart && st.iterations % ROUND == 0 {
+        let h = fnv(x);
+        if st.hashes.contains(&h) {
+            randomize(x, &mut st.rng);
+            st.warm = false;
+            st.restarts += 1;
+            st.hashes = [0; CYCLE_MEMORY];
+        } else {
+            st.hashes[st.hash_pos] = h;
+            st.hash_pos = (st.hash_pos + 1) % CYCLE_MEMORY;
+        }
+    }
+}
+
+/// One RRR step; the board chosen by P_P is left in `wk.board`.
+fn rrr_step(f1: &F1, cfg: &MapConfig, x: &mut [f32], asg: &mut Assigners, wk: &mut Worker, warm: bool) -> Result<(), AssignError> {
+    let beta = cfg.beta;
+    f1.project_edges_with(cfg.edge, x, &mut wk.pe);
+    for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
+        *r = 2.0 * p - xi;
+    }
+    f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
+    // x += beta (P_P(r) - P_E(x)), with P_P(r) one-hot: subtract densely, add sparsely.
+    for (xi, &p) in x.iter_mut().zip(&wk.pe) {
+        *xi -= beta * p;
+    }
+    for &j in &wk.board {
+        for &i in f1.candidate_slots(j) {
+            x[i as usize] += beta;
+        }
+    }
+    Ok(())
+}
+
+/// One general-beta difference-map step (two assignments); the board of `P_a(f_b(y))` is
+/// left in `wk.board`.
+fn dm_step(f1: &F1, cfg: &MapConfig, x: &mut [f32], asg: &mut Assigners, wk: &mut Worker, warm: bool) -> Result<(), AssignError> {
+    let beta = cfg.beta;
+    let inv = 1.0 / beta;
+    // f_b(y) = (1 + 1/beta) P_E(y) - (1/beta) y
+    f1.project_edges_with(cfg.edge, x, &mut wk.pe);
+    for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
+        *r = (1.0 + inv) * p - inv * xi;
+    }
+    // P_a(y) first (its board lands in board2), for f_a(y) = (1 - 1/beta) P_P(y) + (1/beta) y.
+    f1.project_pieces(x, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
+    for (q, &xi) in wk.pp.iter_mut().zip(x.iter()) {
+        *q = (1.0 - inv) * *q + inv * xi;
+    }
+    // P_a(f_b(y)): the board that is scored. Then P_b(f_a(y)) into pe (r is no longer needed).
+    f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
+    f1.project_edges_with(cfg.edge, &wk.pp, &mut wk.pe);
+    // y += beta (P_a(f_b(y)) - P_b(f_a(y)))
+    for (xi, &p) in x.iter_mut().zip(&wk.pe) {
+        *xi -= beta * p;
+    }
+    for &j in &wk.board {
+        for &i in f1.candidate_slots(j) {
+            x[i as usize] += beta;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a batch and checks the claimed solution with the exact verifier.
+pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, AssignError> {
+    let mut map = F1Map::new(puzzle, cfg)?;
+    let result = map.run(progress);
+    if let Some((_, _, board)) = &result.solution {
+        let v = verify::check(puzzle, board);
+        assert!(v.valid, "the map claimed a solution the exact verifier rejects: {:?}", v.problems);
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{generate, GenerateOptions};
+
+    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
+        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
+    }
+
+    #[test]
+    fn dm_at_beta_one_is_rrr_at_beta_one() {
+        let p = puzzle(4, 4, 5);
+        let run = |kind| {
+            let cfg = MapConfig { kind, beta: 1.0, trials: 2, max_iters: 50, cycle_restart: false, stop_at_first: false, ..Default::default() };
+            let mut m = F1Map::new(&p, cfg).unwrap();
+            m.run(|_| {});
+            m.x.clone()
+        };
+        let (a, b) = (run(MapKind::Rrr), run(MapKind::Dm));
+        let diff = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+        assert!(diff < 1e-3, "max difference {diff}");
+    }
+
+    #[test]
+    fn rrr_solves_small_generated_puzzles_and_is_reproducible() {
+        for seed in 0..3 {
+            let p = puzzle(4, 4, seed);
+            let cfg = MapConfig { trials: 4, max_iters: 20_000, seed, ..Default::default() };
+            let r = solve(&p, cfg.clone(), |_| {}).unwrap();
+            let (t, it, board) = r.solution.clone().expect("4x4 solves");
+            assert!(verify::check(&p, &board).valid);
+            let again = solve(&p, cfg, |_| {}).unwrap();
+            assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
+        }
+    }
+
+    #[test]
+    fn a_fixed_point_stays_put() {
+        // x = the picture of the planted solution is a fixed point of RRR.
+        let (p, sol) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 }).unwrap();
+        let cfg = MapConfig { trials: 1, max_iters: 1, ..Default::default() };
+        let mut m = F1Map::new(&p, cfg.clone()).unwrap();
+        let f1 = m.f1.clone();
+        let cands = p.candidates();
+        let ids: Vec<u32> = (0..p.cells())
+            .map(|c| {
+                let off: usize = (0..c).map(|d| cands.len(d)).sum();
+                (off + cands.of(c).iter().position(|pl| *pl == sol.cells[c]).unwrap()) as u32
+            })
+            .collect();
+        let mut x = vec![0.0; f1.dim()];
+        f1.embed(&ids, &mut x);
+        m.x.copy_from_slice(&x);
+        let r = m.run(|_| {});
+        assert_eq!(r.solution.map(|s| s.1), Some(1));
+        assert_eq!(m.x, x);
+    }
+}

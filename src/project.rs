@@ -1,0 +1,421 @@
+//! The projections, as plain-slice CPU code: the reference every other backend is checked
+//! against (DESIGN.md §4).
+//!
+//! F1 state `x[c][s][k]`, flat at `(c * 4 + s) * K + k`: for each side of each cell a vector
+//! over the K colours (grey included).
+//! - [`F1::project_edges`], P_E: the two sides of every interior join become their average;
+//!   rim sides become `e_0`.
+//! - [`F1::project_edges_one_color`], P_E1: both sides of a join become the one-hot of the
+//!   argmax of their sum (non-convex variant); rim sides `e_0`.
+//! - [`F1::project_pieces`], P_P: `W[c][p] = max over allowed r of sum_s x[c][s][colour(p,r,s)]`,
+//!   then a maximum-weight assignment of pieces to cells, then embed the board. Corner, edge
+//!   and inner cells never share pieces, so this is three independent assignments.
+
+use crate::assign::{AssignError, Assigner};
+use crate::puzzle::{cell_class, opposite, piece_class, Class, Placement, Puzzle, DOWN, RIGHT};
+
+/// Which edge projection the map uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EdgeProjection {
+    /// P_E: average the two sides of each join (convex).
+    #[default]
+    Average,
+    /// P_E1: one colour per join, the argmax of the two sides' sum (non-convex).
+    OneColor,
+}
+
+/// One class of cells (corner, edge or inner) with its pieces: an independent assignment.
+#[derive(Clone, Debug)]
+struct ClassTable {
+    /// Cells of the class: row `i` of the assignment is cell `cells[i]`.
+    cells: Vec<u32>,
+}
+
+/// Static F1 tables for one puzzle, shared by every trial.
+#[derive(Clone, Debug)]
+pub struct F1 {
+    cells: usize,
+    colors: usize,
+    /// Interior joins as pairs of side slots `(c * 4 + s, m * 4 + opposite(s))`.
+    joins: Vec<(u32, u32)>,
+    /// Rim side slots `c * 4 + s`.
+    rim: Vec<u32>,
+    classes: Vec<ClassTable>,
+    /// Candidates of cell `c`: `cand_off[c]..cand_off[c + 1]` of the arrays below.
+    cand_off: Vec<u32>,
+    /// Assignment column of the candidate: its piece's index within the class.
+    cand_col: Vec<u32>,
+    /// Offsets into x of the four colours the candidate shows, `(c * 4 + s) * K + colour`.
+    cand_idx: Vec<[u32; 4]>,
+    cand_colors: Vec<[u8; 4]>,
+    cand_place: Vec<Placement>,
+}
+
+/// Per-worker scratch for [`F1::project_pieces`]: weight matrices and argmax tables.
+#[derive(Clone, Debug)]
+pub struct PieceScratch {
+    weights: Vec<Vec<f32>>,
+    best: Vec<Vec<u32>>,
+}
+
+/// Per-trial assignment state: one warm-startable solver per class.
+#[derive(Clone, Debug)]
+pub struct Assigners(Vec<Assigner>);
+
+impl F1 {
+    /// Builds the tables. Fails when some class has no perfect assignment at all (no
+    /// board fits the rim), which no iteration could repair.
+    pub fn new(puzzle: &Puzzle) -> Result<Self, AssignError> {
+        let (w, h, n, k) = (puzzle.width(), puzzle.height(), puzzle.cells(), puzzle.num_colors());
+        let cands = puzzle.candidates();
+        let mut joins = Vec::new();
+        let mut rim = Vec::new();
+        for c in 0..n {
+            for s in 0..4 {
+                match puzzle.neighbour(c, s) {
+                    Some(m) if s == RIGHT || s == DOWN => joins.push(((c * 4 + s) as u32, (m * 4 + opposite(s)) as u32)),
+                    Some(_) => {}
+                    None => rim.push((c * 4 + s) as u32),
+                }
+            }
+        }
+        let class_of = |cl: Class| match cl {
+            Class::Corner => 0usize,
+            Class::Edge => 1,
+            Class::Inner => 2,
+        };
+        let mut classes = vec![ClassTable { cells: Vec::new() }; 3];
+        let mut col_of_piece = vec![0u32; n];
+        let mut piece_count = [0u32; 3];
+        for (p, &q) in puzzle.pieces().iter().enumerate() {
+            let cl = class_of(piece_class(q).expect("validated puzzle"));
+            col_of_piece[p] = piece_count[cl];
+            piece_count[cl] += 1;
+        }
+        for c in 0..n {
+            classes[class_of(cell_class(w, h, c))].cells.push(c as u32);
+        }
+        let mut cand_off = vec![0u32];
+        let (mut cand_col, mut cand_idx, mut cand_colors, mut cand_place) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for c in 0..n {
+            for (pl, q) in cands.of(c).iter().zip(cands.colors_of(c)) {
+                cand_col.push(col_of_piece[pl.piece as usize]);
+                cand_idx.push(core::array::from_fn(|s| ((c * 4 + s) * k + q[s] as usize) as u32));
+                cand_colors.push(*q);
+                cand_place.push(*pl);
+            }
+            cand_off.push(cand_col.len() as u32);
+        }
+        let classes: Vec<ClassTable> = classes.into_iter().filter(|t| !t.cells.is_empty()).collect();
+        let f1 = F1 { cells: n, colors: k, joins, rim, classes, cand_off, cand_col, cand_idx, cand_colors, cand_place };
+        // Feasibility: a zero state must have a perfect assignment in every class.
+        let zero = vec![0.0f32; f1.dim()];
+        let mut scratch = f1.piece_scratch();
+        let mut asg = f1.assigners();
+        let mut board = vec![0u32; n];
+        f1.decode_pieces(&zero, &mut scratch, &mut asg, &mut board, false)?;
+        Ok(f1)
+    }
+
+    /// Floats per trial: cells x 4 sides x K colours.
+    pub fn dim(&self) -> usize {
+        self.cells * 4 * self.colors
+    }
+    pub fn colors(&self) -> usize {
+        self.colors
+    }
+    pub fn cells(&self) -> usize {
+        self.cells
+    }
+
+    pub fn piece_scratch(&self) -> PieceScratch {
+        PieceScratch {
+            weights: self.classes.iter().map(|t| vec![0.0; t.cells.len() * t.cells.len()]).collect(),
+            best: self.classes.iter().map(|t| vec![0; t.cells.len() * t.cells.len()]).collect(),
+        }
+    }
+
+    pub fn assigners(&self) -> Assigners {
+        Assigners(self.classes.iter().map(|t| Assigner::new(t.cells.len())).collect())
+    }
+
+    /// P_E: average each interior join, rim sides to `e_0`.
+    pub fn project_edges(&self, x: &[f32], out: &mut [f32]) {
+        let k = self.colors;
+        for &(a, b) in &self.joins {
+            let (a, b) = (a as usize * k, b as usize * k);
+            for i in 0..k {
+                let m = 0.5 * (x[a + i] + x[b + i]);
+                out[a + i] = m;
+                out[b + i] = m;
+            }
+        }
+        self.rim_to_grey(out);
+    }
+
+    /// P_E1: each join takes the one colour that maximises the sum of its two sides.
+    pub fn project_edges_one_color(&self, x: &[f32], out: &mut [f32]) {
+        let k = self.colors;
+        for &(a, b) in &self.joins {
+            let (a, b) = (a as usize * k, b as usize * k);
+            let mut best = 0;
+            let mut best_v = f32::NEG_INFINITY;
+            for i in 0..k {
+                let v = x[a + i] + x[b + i];
+                if v > best_v {
+                    best_v = v;
+                    best = i;
+                }
+            }
+            for i in 0..k {
+                let v = if i == best { 1.0 } else { 0.0 };
+                out[a + i] = v;
+                out[b + i] = v;
+            }
+        }
+        self.rim_to_grey(out);
+    }
+
+    /// Applies the chosen edge projection.
+    pub fn project_edges_with(&self, kind: EdgeProjection, x: &[f32], out: &mut [f32]) {
+        match kind {
+            EdgeProjection::Average => self.project_edges(x, out),
+            EdgeProjection::OneColor => self.project_edges_one_color(x, out),
+        }
+    }
+
+    fn rim_to_grey(&self, out: &mut [f32]) {
+        let k = self.colors;
+        for &r in &self.rim {
+            let o = r as usize * k;
+            out[o..o + k].iter_mut().for_each(|v| *v = 0.0);
+            out[o] = 1.0;
+        }
+    }
+
+    /// The board part of P_P: weights, then one assignment per class. Writes the chosen
+    /// candidate (a global candidate id) of every cell into `board`.
+    pub fn decode_pieces(
+        &self,
+        x: &[f32],
+        scratch: &mut PieceScratch,
+        asg: &mut Assigners,
+        board: &mut [u32],
+        warm: bool,
+    ) -> Result<(), AssignError> {
+        for (t, table) in self.classes.iter().enumerate() {
+            let n = table.cells.len();
+            let wts = &mut scratch.weights[t];
+            let best = &mut scratch.best[t];
+            wts.iter_mut().for_each(|w| *w = f32::NEG_INFINITY);
+            for (i, &c) in table.cells.iter().enumerate() {
+                let c = c as usize;
+                let row = &mut wts[i * n..(i + 1) * n];
+                let brow = &mut best[i * n..(i + 1) * n];
+                for j in self.cand_off[c] as usize..self.cand_off[c + 1] as usize {
+                    let [a, b, cc, d] = self.cand_idx[j];
+                    let v = x[a as usize] + x[b as usize] + x[cc as usize] + x[d as usize];
+                    let col = self.cand_col[j] as usize;
+                    if v > row[col] {
+                        row[col] = v;
+                        brow[col] = j as u32;
+                    }
+                }
+            }
+            let solver = &mut asg.0[t];
+            if warm { solver.solve_warm(wts)? } else { solver.solve(wts)? };
+            for (i, &col) in solver.row_to_col().iter().enumerate() {
+                board[table.cells[i] as usize] = best[i * n + col as usize];
+            }
+        }
+        Ok(())
+    }
+
+    /// Embeds a board (candidate ids per cell) as its one-hot colour picture.
+    pub fn embed(&self, board: &[u32], out: &mut [f32]) {
+        out.iter_mut().for_each(|v| *v = 0.0);
+        for &j in board {
+            for &i in &self.cand_idx[j as usize] {
+                out[i as usize] = 1.0;
+            }
+        }
+    }
+
+    /// P_P: nearest board picture (decode, then embed).
+    pub fn project_pieces(
+        &self,
+        x: &[f32],
+        out: &mut [f32],
+        scratch: &mut PieceScratch,
+        asg: &mut Assigners,
+        board: &mut [u32],
+        warm: bool,
+    ) -> Result<(), AssignError> {
+        self.decode_pieces(x, scratch, asg, board, warm)?;
+        self.embed(board, out);
+        Ok(())
+    }
+
+    /// The x offsets of the four colours candidate `j` shows (for sparse updates).
+    #[inline]
+    pub fn candidate_slots(&self, j: u32) -> &[u32; 4] {
+        &self.cand_idx[j as usize]
+    }
+
+    /// Matched interior joins of a board given as candidate ids.
+    pub fn score(&self, board: &[u32]) -> usize {
+        self.joins
+            .iter()
+            .filter(|&&(a, b)| {
+                let (a, b) = (a as usize, b as usize);
+                self.cand_colors[board[a / 4] as usize][a % 4] == self.cand_colors[board[b / 4] as usize][b % 4]
+            })
+            .count()
+    }
+
+    /// The placements of a board given as candidate ids.
+    pub fn placements(&self, board: &[u32]) -> Vec<Placement> {
+        board.iter().map(|&j| self.cand_place[j as usize]).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{generate, GenerateOptions};
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
+        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
+    }
+
+    fn random_x(dim: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f32> {
+        (0..dim).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+    }
+
+    fn dist2(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| ((x - y) as f64).powi(2)).sum()
+    }
+
+    #[test]
+    fn edge_projection_is_idempotent_in_set_and_nearest() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for seed in 0..8 {
+            let p = puzzle(3 + seed as usize % 3, 3, seed);
+            let f1 = F1::new(&p).unwrap();
+            let x = random_x(f1.dim(), &mut rng);
+            let mut pe = vec![0.0; f1.dim()];
+            let mut pe2 = vec![0.0; f1.dim()];
+            f1.project_edges(&x, &mut pe);
+            f1.project_edges(&pe, &mut pe2);
+            assert_eq!(pe, pe2, "idempotent");
+            let k = f1.colors();
+            for &(a, b) in &f1.joins {
+                assert_eq!(pe[a as usize * k..(a as usize + 1) * k], pe[b as usize * k..(b as usize + 1) * k]);
+            }
+            // Nearest: no random point of E is closer to x.
+            let d = dist2(&x, &pe);
+            for _ in 0..200 {
+                let mut e = random_x(f1.dim(), &mut rng);
+                for &(a, b) in &f1.joins {
+                    let (a, b) = (a as usize * k, b as usize * k);
+                    for i in 0..k {
+                        e[b + i] = e[a + i];
+                    }
+                }
+                f1.rim_to_grey(&mut e);
+                assert!(dist2(&x, &e) >= d - 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn one_color_projection_matches_brute_force() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let p = puzzle(3, 3, 4);
+        let f1 = F1::new(&p).unwrap();
+        let k = f1.colors();
+        for _ in 0..20 {
+            let x = random_x(f1.dim(), &mut rng);
+            let mut pe = vec![0.0; f1.dim()];
+            f1.project_edges_one_color(&x, &mut pe);
+            let mut again = vec![0.0; f1.dim()];
+            f1.project_edges_one_color(&pe, &mut again);
+            assert_eq!(pe, again, "idempotent");
+            // Joins are independent: per join, the best colour by brute force.
+            for &(a, b) in &f1.joins {
+                let (a, b) = (a as usize * k, b as usize * k);
+                let cost = |col: usize| -> f64 {
+                    (0..k).map(|i| {
+                        let t = if i == col { 1.0 } else { 0.0 };
+                        ((x[a + i] - t) as f64).powi(2) + ((x[b + i] - t) as f64).powi(2)
+                    }).sum()
+                };
+                let best = (0..k).map(cost).fold(f64::INFINITY, f64::min);
+                let got = (0..k).find(|&i| pe[a + i] == 1.0).unwrap();
+                assert!((cost(got) - best).abs() < 1e-6);
+            }
+        }
+    }
+
+    /// All boards of a tiny puzzle that respect the candidate lists, as candidate ids.
+    fn all_boards(f1: &F1) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        let mut cur = vec![0u32; f1.cells];
+        let mut used = vec![false; f1.cells];
+        fn rec(f1: &F1, c: usize, cur: &mut Vec<u32>, used: &mut Vec<bool>, out: &mut Vec<Vec<u32>>) {
+            if c == f1.cells {
+                out.push(cur.clone());
+                return;
+            }
+            for j in f1.cand_off[c]..f1.cand_off[c + 1] {
+                let p = f1.cand_place[j as usize].piece as usize;
+                if !used[p] {
+                    used[p] = true;
+                    cur[c] = j;
+                    rec(f1, c + 1, cur, used, out);
+                    used[p] = false;
+                }
+            }
+        }
+        rec(f1, 0, &mut cur, &mut used, &mut out);
+        out
+    }
+
+    #[test]
+    fn piece_projection_is_nearest_board_by_brute_force() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for seed in 0..3 {
+            let p = puzzle(3, 3, seed);
+            let f1 = F1::new(&p).unwrap();
+            let boards = all_boards(&f1);
+            assert!(boards.len() >= 24);
+            let mut scratch = f1.piece_scratch();
+            let mut asg = f1.assigners();
+            let mut board = vec![0u32; f1.cells];
+            let mut y = vec![0.0; f1.dim()];
+            let mut e = vec![0.0; f1.dim()];
+            for round in 0..10 {
+                let x = random_x(f1.dim(), &mut rng);
+                f1.project_pieces(&x, &mut y, &mut scratch, &mut asg, &mut board, round % 2 == 1).unwrap();
+                let d = dist2(&x, &y);
+                let best = boards
+                    .iter()
+                    .map(|b| {
+                        f1.embed(b, &mut e);
+                        dist2(&x, &e)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                assert!((d - best).abs() < 1e-4, "P_P distance {d} vs brute force {best}");
+                // Idempotent and in the set: a board picture projects to itself.
+                let mut y2 = vec![0.0; f1.dim()];
+                let mut board2 = vec![0u32; f1.cells];
+                f1.project_pieces(&y, &mut y2, &mut scratch, &mut asg, &mut board2, false).unwrap();
+                assert_eq!(y, y2);
+                assert_eq!(y.iter().filter(|&&v| v == 1.0).count(), 4 * f1.cells);
+            }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! File formats, detected from the content (DESIGN.md §3).
+//!
+//! - Brendan Owen's puzzle text: a `W H` line, then `W*H` lines `up right down left`.
+//! - A header-less list of `W*W` pieces (four colours a line, as in the official 256-piece
+//!   file): the board is taken as square.
+//! - eternity2.dev JSON: `width`, `height`, `pieces` as `[up,right,down,left]`, optional
+//!   `numColors` and `hints` `{pos, piece, rot}` (pos row-major from the top-left).
+//! - Brendan Owen's solution text: a `W H` line, then line `i` is `x y r` for piece `i`, with
+//!   the origin at the bottom-left, y pointing up and `r` clockwise quarter turns.
+
+use super::{check_size, Board, Hint, Piece, Placement, Puzzle};
+use crate::error::{Error, Result};
+
+/// What a file holds, judged from its content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    PuzzleText,
+    PuzzleJson,
+    PieceList,
+    Solution,
+}
+
+/// Decodes bytes as UTF-8 text, rejecting binary data with a clear message.
+pub fn text_of(bytes: &[u8]) -> Result<&str> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(Error::invalid("the file is empty"));
+    }
+    if bytes.contains(&0) {
+        return Err(Error::invalid("the file holds binary data, not a puzzle or solution"));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        Error::invalid(format!(
+            "the file is not text (invalid UTF-8 at byte {}): not a puzzle or solution",
+            e.valid_up_to()
+        ))
+    })
+}
+
+/// Numbered, comment-stripped, non-blank lines split into tokens.
+fn lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    text.lines().enumerate().filter_map(|(i, l)| {
+        let l = l.split('#').next().unwrap_or("");
+        let toks: Vec<&str> = l.split_whitespace().collect();
+        (!toks.is_empty()).then_some((i + 1, toks))
+    })
+}
+
+fn number(line: usize, tok: &str, what: &str, max: u64) -> Result<u64> {
+    let v: i128 = tok
+        .parse()
+        .map_err(|_| Error::parse(line, format!("expected {what} (a number), found `{}`", clip(tok))))?;
+    if v < 0 || v > max as i128 {
+        return Err(Error::parse(line, format!("{what} {v} is out of range 0..={max}")));
+    }
+    Ok(v as u64)
+}
+
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(24).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out.escape_debug().to_string()
+}
+
+/// Classifies a text by its content.
+pub fn detect(text: &str) -> Result<Kind> {
+    let first = text.trim_start();
+    if first.starts_with('{') {
+        return Ok(Kind::PuzzleJson);
+    }
+    let mut it = lines(text);
+    let Some((l1, head)) = it.next() else {
+        return Err(Error::invalid("the file is empty"));
+    };
+    match head.len() {
+        2 => match it.next() {
+            Some((_, t)) if t.len() == 4 => Ok(Kind::PuzzleText),
+            Some((_, t)) if t.len() == 3 => Ok(Kind::Solution),
+            Some((l, t)) => Err(Error::parse(
+                l,
+                format!("expected 4 colours (a piece) or `x y r` (a solution), found {} fields", t.len()),
+            )),
+            None => Err(Error::parse(l1, "a `W H` header and nothing after it")),
+        },
+        4 => Ok(Kind::PieceList),
+        n => Err(Error::parse(
+            l1,
+            format!("expected a `W H` header line (or `{{` for JSON), found {n} fields"),
+        )),
+    }
+}
+
+/// Reads a puzzle in any supported format.
+pub fn parse_puzzle(text: &str) -> Result<Puzzle> {
+    match detect(text)? {
+        Kind::PuzzleJson => parse_json(text),
+        Kind::PuzzleText => parse_text(text, true),
+        Kind::PieceList => parse_text(text, false),
+        Kind::Solution => Err(Error::invalid(
+            "this is a solution file (`x y r` lines), expected a puzzle",
+        )),
+    }
+}
+
+/// Reads a puzzle from raw bytes (binary data is rejected, not panicked on).
+pub fn read_puzzle(bytes: &[u8]) -> Result<Puzzle> {
+    parse_puzzle(text_of(bytes)?)
+}
+
+fn parse_text(text: &str, header: bool) -> Result<Puzzle> {
+    let mut it = lines(text).peekable();
+    let (w, h, first_line) = if header {
+        let (l, t) = it.next().expect("detect saw a header");
+        let w = number(l, t[0], "width", u32::MAX as u64)? as usize;
+        let h = number(l, t[1], "height", u32::MAX as u64)? as usize;
+        check_size(w, h).map_err(|e| Error::parse(l, e.to_string()))?;
+        (w, h, l)
+    } else {
+        (0, 0, 0)
+    };
+    let limit = if header { w * h } else { super::MAX_CELLS };
+    let mut pieces: Vec<Piece> = Vec::with_capacity(limit.min(4096));
+    for (l, t) in it {
+        if t.len() != 4 {
+            return Err(Error::parse(l, format!("expected 4 colours, found {} fields", t.len())));
+        }
+        if pieces.len() == limit {
+            return Err(Error::parse(l, format!("more than the {limit} pieces the board holds")));
+        }
+        let mut p = [0u8; 4];
+        for s in 0..4 {
+            p[s] = number(l, t[s], "colour", (super::MAX_COLORS - 1) as u64)? as u8;
+        }
+        pieces.push(p);
+    }
+    let (w, h) = if header {
+        (w, h)
+    } else {
+        let n = pieces.len();
+        let side = (n as f64).sqrt().round() as usize;
+        if side * side != n {
+            return Err(Error::invalid(format!(
+                "a list of {n} pieces without a `W H` header: only square boards can be inferred"
+            )));
+        }
+        (side, side)
+    };
+    if pieces.len() != w * h {
+        return Err(Error::parse(
+            first_line,
+            format!("a {w}x{h} board needs {} pieces, the file has {}", w * h, pieces.len()),
+        ));
+    }
+    Puzzle::new(w, h, pieces, vec![])
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonPuzzle {
+    width: u64,
+    height: u64,
+    #[serde(default)]
+    num_colors: Option<u64>,
+    pieces: Vec<Vec<i64>>,
+    #[serde(default)]
+    hints: Vec<JsonHint>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize)]
+struct JsonHint {
+    pos: i64,
+    piece: i64,
+    rot: i64,
+}
+
+fn parse_json(text: &str) -> Result<Puzzle> {
+    let j: JsonPuzzle = serde_json::from_str(text)
+        .map_err(|e| Error::parse(e.line(), format!("bad puzzle JSON: {e}")))?;
+    let (w, h) = (j.width.min(u32::MAX as u64) as usize, j.height.min(u32::MAX as u64) as usize);
+    check_size(w, h)?;
+    let max_color = j.num_colors.unwrap_or(super::MAX_COLORS as u64 - 1).min(super::MAX_COLORS as u64 - 1);
+    let mut pieces = Vec::with_capacity(j.pieces.len().min(super::MAX_CELLS));
+    for (i, p) in j.pieces.iter().enumerate() {
+        if p.len() != 4 {
+            return Err(Error::invalid(format!("piece {i} has {} colours, expected 4", p.len())));
+        }
+        let mut q = [0u8; 4];
+        for s in 0..4 {
+            if p[s] < 0 || p[s] as u64 > max_color {
+                return Err(Error::invalid(format!(
+                    "piece {i} has colour {} out of range 0..={max_color}",
+                    p[s]
+                )));
+            }
+            q[s] = p[s] as u8;
+        }
+        pieces.push(q);
+    }
+    let n = (w * h) as i64;
+    let mut hints = Vec::with_capacity(j.hints.len());
+    for hnt in &j.hints {
+        if !(0..n).contains(&hnt.pos) || !(0..n).contains(&hnt.piece) || !(0..4).contains(&hnt.rot) {
+            return Err(Error::invalid(format!(
+                "hint {{pos: {}, piece: {}, rot: {}}} is out of range (pos and piece 0..{n}, rot 0..4)",
+                hnt.pos, hnt.piece, hnt.rot
+            )));
+        }
+        hints.push(Hint { cell: hnt.pos as usize, piece: hnt.piece as usize, rot: hnt.rot as u8 });
+    }
+    Puzzle::new(w, h, pieces, hints)
+}
+
+/// Brendan Owen's puzzle text. Hints cannot be expressed there: use [`write_puzzle_json`].
+pub fn write_puzzle_text(p: &Puzzle) -> String {
+    let mut s = format!("{} {}\n", p.width(), p.height());
+    for q in p.pieces() {
+        s.push_str(&format!("{} {} {} {}\n", q[0], q[1], q[2], q[3]));
+    }
+    s
+}
+
+/// eternity2.dev-style JSON, hints included.
+pub fn write_puzzle_json(p: &Puzzle) -> String {
+    let hints: Vec<JsonHint> = p
+        .hints()
+        .iter()
+        .map(|h| JsonHint { pos: h.cell as i64, piece: h.piece as i64, rot: h.rot as i64 })
+        .collect();
+    let v = serde_json::json!({
+        "width": p.width(),
+        "height": p.height(),
+        "numColors": p.num_colors() - 1,
+        "pieces": p.pieces(),
+        "hints": hints,
+        "maxScore": p.max_score(),
+    });
+    serde_json::to_string_pretty(&v).expect("plain JSON") + "\n"
+}
+
+/// Writes the puzzle in the text format when it has no hints, else as JSON.
+pub fn write_puzzle(p: &Puzzle) -> String {
+    if p.hints().is_empty() { write_puzzle_text(p) } else { write_puzzle_json(p) }
+}
+
+/// Reads a solution in Brendan Owen's format for `puzzle`.
+pub fn parse_solution(text: &str, puzzle: &Puzzle) -> Result<Board> {
+    match detect(text)? {
+        Kind::Solution => {}
+        Kind::PuzzleJson | Kind::PuzzleText | Kind::PieceList => {
+            return Err(Error::invalid("this is a puzzle file, expected a solution (`x y r` lines)"));
+        }
+    }
+    let (w, h) = (puzzle.width(), puzzle.height());
+    let mut it = lines(text);
+    let (l, t) = it.next().expect("detect saw a header");
+    let fw = number(l, t[0], "width", u32::MAX as u64)? as usize;
+    let fh = number(l, t[1], "height", u32::MAX as u64)? as usize;
+    if (fw, fh) != (w, h) {
+        return Err(Error::parse(l, format!("solution is for a {fw}x{fh} board, the puzzle is {w}x{h}")));
+    }
+    let n = w * h;
+    let mut cells: Vec<Option<Placement>> = vec![None; n];
+    let mut count = 0usize;
+    for (l, t) in it {
+        if t.len() != 3 {
+            return Err(Error::parse(l, format!("expected `x y r`, found {} fields", t.len())));
+        }
+        if count == n {
+            return Err(Error::parse(l, format!("more than {n} placements")));
+        }
+        let x = number(l, t[0], "x", (w - 1) as u64)? as usize;
+        let y = number(l, t[1], "y", (h - 1) as u64)? as usize;
+        let r = number(l, t[2], "rotation", 3)? as u8;
+        let cell = (h - 1 - y) * w + x;
+        if cells[cell].is_some() {
+            return Err(Error::parse(l, format!("two pieces placed at x={x} y={y}")));
+        }
+        cells[cell] = Some(Placement { piece: count as u16, rot: r });
+        count += 1;
+    }
+    if count != n {
+        return Err(Error::invalid(format!("solution places {count} pieces, the board has {n}")));
+    }
+    Ok(Board { width: w, height: h, cells: cells.into_iter().map(|c| c.expect("all placed")).collect() })
+}
+
+/// Reads a solution from raw bytes.
+pub fn read_solution(bytes: &[u8], puzzle: &Puzzle) -> Result<Board> {
+    parse_solution(text_of(bytes)?, puzzle)
+}
+
+/// Writes a board in Brendan Owen's solution format. A board that does not use every piece
+/// exactly once cannot be expressed in it and is an error.
+pub fn write_solution(board: &Board) -> Result<String> {
+    let (w, h) = (board.width, board.height);
+    let n = w * h;
+    let mut at: Vec<Option<(usize, usize, u8)>> = vec![None; n];
+    for (c, pl) in board.cells.iter().enumerate() {
+        let p = pl.piece as usize;
+        if p >= n || at[p].is_some() {
+            return Err(Error::invalid(format!("board uses piece {p} twice or out of range")));
+        }
+        at[p] = Some((c % w, h - 1 - c / w, pl.rot));
+    }
+    let mut s = format!("{w} {h}\n");
+    for (x, y, r) in at.into_iter().map(|a| a.expect("permutation")) {
+        s.push_str(&format!("{x} {y} {r}\n"));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P2: &str = "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 4\n";
+
+    #[test]
+    fn detects_by_content() {
+        assert_eq!(detect(P2).unwrap(), Kind::PuzzleText);
+        assert_eq!(detect("2 2\n0 0 0\n").unwrap(), Kind::Solution);
+        assert_eq!(detect(" {\"width\": 2}").unwrap(), Kind::PuzzleJson);
+        assert_eq!(detect("0 1 2 0\n").unwrap(), Kind::PieceList);
+    }
+
+    #[test]
+    fn solution_round_trip_uses_bottom_left_origin() {
+        let pz = parse_puzzle(P2).unwrap();
+        // Piece 0 at the top-left: x=0, y=1.
+        let sol = "2 2\n0 1 0\n1 1 0\n0 0 0\n1 0 0\n";
+        let b = parse_solution(sol, &pz).unwrap();
+        assert_eq!(b.cells[0], Placement { piece: 0, rot: 0 });
+        assert_eq!(b.cells[2], Placement { piece: 2, rot: 0 });
+        assert_eq!(write_solution(&b).unwrap(), sol);
+        assert_eq!(pz.score(&b), 4);
+    }
+
+    #[test]
+    fn json_round_trip_keeps_hints() {
+        let pz = parse_puzzle(P2).unwrap();
+        let with_hint = Puzzle::new(2, 2, pz.pieces().to_vec(), vec![Hint { cell: 0, piece: 0, rot: 0 }]).unwrap();
+        let back = parse_puzzle(&write_puzzle(&with_hint)).unwrap();
+        assert_eq!(back, with_hint);
+        assert_eq!(parse_puzzle(&write_puzzle(&pz)).unwrap(), pz);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        for bad in [
+            "",
+            "   \n",
+            "2 2\n0 1 2 0\n",
+            "2 2\n0 1 2 x\n0 0 3 1\n2 4 0 0\n3 0 0 4\n",
+            "2 2\n0 1 2 999\n0 0 3 1\n2 4 0 0\n3 0 0 4\n",
+            "1000000000 1000000000\n0 0 0 0\n",
+            "{\"width\": 2, \"height\": 2, \"pieces\": [[0,1,2,0],[0,0,3,1],[2,4,0,0],[3,0,0,4]], \"hints\": [{\"pos\": 9, \"piece\": 0, \"rot\": 0}]}",
+            "{\"width\": 2,",
+        ] {
+            assert!(parse_puzzle(bad).is_err(), "accepted {bad:?}");
+        }
+        assert!(read_puzzle(&[0xff, 0xfe, 0x00, 0x12]).is_err());
+    }
+}

@@ -1,0 +1,172 @@
+//! What a solve reports: the shared result record of every method, and a text drawing of a
+//! board for terminals.
+
+use crate::puzzle::{Board, Puzzle, DOWN, LEFT, RIGHT, UP};
+use crate::map::{MapConfig, MapResult};
+use crate::search::backtrack::{BacktrackStats, Ending};
+use crate::verify::{self, Consistency};
+use serde_json::{json, Map, Value};
+
+/// Solving methods (DESIGN.md §7); each lands with its issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// RRR (reflect-reflect-relax) between "edges match" and "pieces used once".
+    Rrr,
+    /// The general-beta difference map between the same two sets.
+    Dm,
+    /// Arc-consistent backtracking with restarts.
+    Backtrack,
+}
+
+/// The result of one solve, as printed by `--json`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SolveReport {
+    pub method: Method,
+    pub solved: bool,
+    pub best_score: usize,
+    pub max_score: usize,
+    pub wall_s: f64,
+    pub seed: u64,
+    /// The verified solution, or the best full board when not solved (if the method has one).
+    #[serde(skip)]
+    pub board: Option<Board>,
+    /// Method-specific counters.
+    #[serde(flatten)]
+    pub details: Map<String, Value>,
+}
+
+impl SolveReport {
+    pub fn from_backtrack(
+        puzzle: &Puzzle,
+        board: Option<Board>,
+        ending: Ending,
+        stats: &BacktrackStats,
+        consistency: Consistency,
+        seed: u64,
+    ) -> Self {
+        let solved = board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
+        let best_score = board.as_ref().map_or(0, |b| puzzle.score(b));
+        let details = json!({
+            "ac": consistency,
+            "nodes": stats.nodes,
+            "nodes_per_s": stats.nodes_per_s(),
+            "restarts": stats.restarts,
+            "best_depth": stats.best_depth,
+            "cells": puzzle.cells(),
+            "ending": ending,
+        });
+        SolveReport {
+            method: crate::report::Method::Backtrack,
+            solved,
+            best_score,
+            max_score: puzzle.max_score(),
+            wall_s: stats.wall_s,
+            seed,
+            board,
+            details: details.as_object().expect("object").clone(),
+        }
+    }
+
+    /// The report of a batched map run (`method` is `rrr` or `dm`).
+    pub fn from_map(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
+        let (solved, board, trial, iterations) = match &r.solution {
+            Some((t, it, b)) => (verify::check(puzzle, b).valid, b.clone(), Some(*t), *it),
+            None => (false, r.best.clone(), None, r.trials.iter().map(|t| t.iterations).max().unwrap_or(0)),
+        };
+        let best_score = puzzle.score(&board);
+        let details = json!({
+            "trial": trial,
+            "iterations": iterations,
+            "iters_per_s": if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },
+            "trial_iterations": r.trial_iterations,
+            "beta": cfg.beta,
+            "trials": cfg.trials,
+            "edge": cfg.edge,
+            "restarts": r.trials.iter().map(|t| t.restarts).sum::<u64>(),
+            "solved_trials": r.trials.iter().filter(|t| t.solved_at.is_some()).count(),
+        });
+        SolveReport {
+            method,
+            solved,
+            best_score,
+            max_score: puzzle.max_score(),
+            wall_s: r.wall_s,
+            seed: cfg.seed,
+            board: Some(board),
+            details: details.as_object().expect("object").clone(),
+        }
+    }
+
+    /// One human-readable line.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{}: {} score {}/{} in {:.3} s",
+            serde_json::to_value(self.method).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            if self.solved { "SOLVED" } else { "not solved," },
+            self.best_score,
+            self.max_score,
+            self.wall_s
+        );
+        for (k, v) in &self.details {
+            let v = match v {
+                Value::Number(x) if x.is_f64() => {
+                    let f = x.as_f64().unwrap_or(0.0);
+                    if f.abs() >= 100.0 { format!("{f:.0}") } else { format!("{f:.3}") }
+                }
+                Value::String(x) => x.clone(),
+                other => other.to_string(),
+            };
+            s.push_str(&format!(", {k} {v}"));
+        }
+        s
+    }
+}
+
+/// One character per colour: 0 is `.` (grey), then 1-9, a-z, A-Z.
+fn glyph(c: u8) -> char {
+    const G: &[u8] = b".123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?";
+    G.get(c as usize).map_or('?', |&b| b as char)
+}
+
+/// Draws a board as text: each cell shows its four edge colours; a mismatched join is drawn
+/// as `x` between the two cells.
+pub fn draw_board(puzzle: &Puzzle, board: &Board) -> String {
+    let (w, h) = (puzzle.width(), puzzle.height());
+    let col = |c: usize, s: usize| puzzle.color(board.cells[c], s);
+    let mut out = String::new();
+    for row in 0..h {
+        let mut top = String::new();
+        let mut mid = String::new();
+        let mut bot = String::new();
+        for x in 0..w {
+            let c = row * w + x;
+            top.push_str(&format!(" {} ", glyph(col(c, UP))));
+            mid.push_str(&format!("{}#{}", glyph(col(c, LEFT)), glyph(col(c, RIGHT))));
+            bot.push_str(&format!(" {} ", glyph(col(c, DOWN))));
+            if x + 1 < w {
+                let bad = col(c, RIGHT) != col(c + 1, LEFT);
+                top.push(' ');
+                mid.push(if bad { 'x' } else { ' ' });
+                bot.push(' ');
+            }
+        }
+        out.push_str(&top);
+        out.push('\n');
+        out.push_str(&mid);
+        out.push('\n');
+        out.push_str(&bot);
+        out.push('\n');
+        if row + 1 < h {
+            let sep: Vec<String> = (0..w)
+                .map(|x| {
+                    let c = row * w + x;
+                    if col(c, DOWN) != col(c + w, UP) { " x " } else { "   " }.to_string()
+                })
+                .collect();
+            out.push_str(&sep.join(" "));
+            out.push('\n');
+        }
+    }
+    out
+}

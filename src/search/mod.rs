@@ -1,0 +1,2 @@
+//! The controls: complete and local search that the iterated maps are measured against.
+pub mod backtrack;

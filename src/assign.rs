@@ -20,8 +20,11 @@
 //!   if it is unclaimed, and the remaining free rows go through the same
 //!   row reduction + augmentation as a cold start. The result is exactly
 //!   optimal for the new matrix whatever the previous one was; the work is
-//!   proportional to how many rows lost their column (one O(n²) scan plus
-//!   O(n) per displacement / O(n·scanned) per augmenting path).
+//!   one O(n²) scan plus work proportional to how many rows lost their
+//!   column. If more than n/3 did, it restarts cold (old potentials no help).
+//!
+//! The O(n²) row scans are written as fixed-width lane loops so that LLVM
+//! vectorises them; no `unsafe` is used.
 //!
 //! Every phase does a bounded amount of work, so ties, near-ties and
 //! infeasible inputs terminate: infeasibility (a row or column with no allowed
@@ -116,17 +119,19 @@ impl Assigner {
         self.n
     }
 
-    /// Column assigned to each row (after a successful solve).
+    /// Column assigned to each row. Meaningful after a successful solve; after
+    /// a failed one it is a partial assignment ([`UNASSIGNED`] entries).
     pub fn row_to_col(&self) -> &[u32] {
         &self.x
     }
 
-    /// Row assigned to each column (after a successful solve).
+    /// Row assigned to each column (inverse of [`Assigner::row_to_col`]).
     pub fn col_to_row(&self) -> &[u32] {
         &self.y
     }
 
-    /// Total weight of the last successful solve, accumulated in `f64`.
+    /// Total weight of the last solve, accumulated in `f64` (the `f32`
+    /// returned by `solve` is this value rounded); NaN after a failed solve.
     pub fn total_f64(&self) -> f64 {
         self.total
     }
@@ -149,18 +154,21 @@ impl Assigner {
 
     /// Solve reusing the column potentials and (where still consistent) the
     /// assignment of the previous successful call on this solver. Exactly as
-    /// optimal as [`Assigner::solve`]; falls back to a cold start when there
-    /// is no previous successful solve.
+    /// optimal as [`Assigner::solve`] (same total up to float rounding; ties
+    /// may be broken differently). Falls back to a cold start when there is
+    /// no previous successful solve, or when more than n/3 rows lose their
+    /// column (the weights changed too much for the old potentials to help;
+    /// the cost of finding that out is one O(n²) scan).
     pub fn solve_warm(&mut self, weights: &[f32]) -> Result<f32, AssignError> {
         self.run(weights, self.has_duals)
     }
 
     fn run(&mut self, w: &[f32], warm: bool) -> Result<f32, AssignError> {
         let n = self.n;
-        if w.len() != n * n {
+        if n.checked_mul(n) != Some(w.len()) {
             return Err(AssignError::BadShape {
                 n,
-                expected: n * n,
+                expected: n.saturating_mul(n),
                 got: w.len(),
             });
         }
@@ -1092,6 +1100,19 @@ mod tests {
                 value: f32::INFINITY
             })
         );
+        // Invalid weights take precedence over infeasibility, cold or warm.
+        let mut both = [0.5f32; 9];
+        both[..3].fill(NEG);
+        both[7] = f32::NAN;
+        assert!(matches!(
+            a.solve(&both),
+            Err(AssignError::InvalidWeight { row: 2, col: 1, .. })
+        ));
+        a.solve(&[0.5; 9]).unwrap();
+        assert!(matches!(
+            a.solve_warm(&both),
+            Err(AssignError::InvalidWeight { row: 2, col: 1, .. })
+        ));
         w[5] = f32::MAX;
         let t = a.solve(&w).unwrap();
         check_solution(&a, &w, t);

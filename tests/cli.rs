@@ -1,0 +1,127 @@
+//! The command line: exit codes, one-line errors, generate/solve/verify round trips.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn concur(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_concur")).args(args).output().expect("run concur")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("concur-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn assert_bad_input(path: &Path, what: &str) {
+    for args in [vec!["solve", s(path), "--method", "backtrack"], vec!["verify", s(path), s(path)]] {
+        let out = concur(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {args:?} stderr {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: want one line, got {err:?}");
+        assert!(err.starts_with("concur: error:"), "{what}: {err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let good = "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 4\n";
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("wrong piece count", b"2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n".to_vec()),
+        ("too many pieces", format!("{good}1 2 3 4\n").into_bytes()),
+        ("not a number", b"2 2\n0 1 2 0\n0 0 3 x1\n2 4 0 0\n3 0 0 4\n".to_vec()),
+        ("colour out of range", b"2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 400\n".to_vec()),
+        ("negative colour", b"2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 -4\n".to_vec()),
+        ("empty file", Vec::new()),
+        ("blank file", b"  \n\n".to_vec()),
+        ("binary garbage", (0..=255u8).cycle().take(4096).collect()),
+        ("invalid utf-8", vec![0xc3, 0x28, 0xa0, 0xa1, b'\n']),
+        ("huge header", b"1000000000 1000000000\n0 0 1 1\n".to_vec()),
+        ("header overflow", b"99999999999999999999999 2\n".to_vec()),
+        ("no border arrangement", b"2 2\n1 1 2 1\n0 0 3 1\n2 4 0 0\n3 0 0 4\n".to_vec()),
+        ("json hint out of range", br#"{"width":2,"height":2,"pieces":[[0,1,2,0],[0,0,3,1],[2,4,0,0],[3,0,0,4]],"hints":[{"pos":4,"piece":0,"rot":0}]}"#.to_vec()),
+        ("json hint bad rotation", br#"{"width":2,"height":2,"pieces":[[0,1,2,0],[0,0,3,1],[2,4,0,0],[3,0,0,4]],"hints":[{"pos":0,"piece":0,"rot":7}]}"#.to_vec()),
+        ("json truncated", br#"{"width":2,"height":2,"pieces":[[0,1"#.to_vec()),
+        ("json colour above numColors", br#"{"width":2,"height":2,"numColors":3,"pieces":[[0,1,2,0],[0,0,3,1],[2,4,0,0],[3,0,0,4]]}"#.to_vec()),
+        ("json huge size", br#"{"width":1000000000,"height":1000000000,"pieces":[]}"#.to_vec()),
+    ];
+    for (what, bytes) in cases {
+        let path = tmp(&format!("bad-{}.txt", what.replace(' ', "-")));
+        std::fs::write(&path, bytes).unwrap();
+        assert_bad_input(&path, what);
+    }
+    let out = concur(&["solve", "/nonexistent/puzzle.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = concur(&["solve", "--bogus-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn generate_is_deterministic_and_its_solution_verifies() {
+    let (a, b, sol) = (tmp("g-a.txt"), tmp("g-b.txt"), tmp("g-sol.txt"));
+    for (out, solution) in [(&a, Some(&sol)), (&b, None)] {
+        let mut args = vec!["generate", "--width", "6", "--height", "5", "--seed", "42", "-o", s(out)];
+        if let Some(p) = solution {
+            args.extend(["--solution", s(p)]);
+        }
+        assert!(concur(&args).status.success());
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let out = concur(&["verify", s(&a), s(&sol)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "valid: score 49/49");
+    // A damaged solution: exit 1, and the score is still printed.
+    let text = std::fs::read_to_string(&sol).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let (x, y, r): (u32, u32, u32) = {
+        let t: Vec<u32> = lines[1].split_whitespace().map(|v| v.parse().unwrap()).collect();
+        (t[0], t[1], t[2])
+    };
+    lines[1] = format!("{x} {y} {}", (r + 1) % 4);
+    let bad = tmp("g-bad.txt");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let out = concur(&["verify", s(&a), s(&bad)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("invalid: score "));
+    // Colour counts are honoured.
+    let c = tmp("g-c.txt");
+    assert!(concur(&["generate", "--width", "4", "--height", "4", "--frame-colors", "2", "--inner-colors", "5", "--seed", "1", "-o", s(&c)]).status.success());
+    let p = concur::puzzle::format::read_puzzle(&std::fs::read(&c).unwrap()).unwrap();
+    assert_eq!(p.num_colors(), 8);
+}
+
+#[test]
+fn solve_writes_a_solution_that_verify_accepts() {
+    let (puz, sol) = (tmp("s-p.txt"), tmp("s-sol.txt"));
+    assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "7", "-o", s(&puz)]).status.success());
+    for method in ["rrr", "dm", "backtrack"] {
+        let _ = std::fs::remove_file(&sol);
+        let out = concur(&["solve", s(&puz), "--method", method, "--seed", "3", "--json", "-o", s(&sol)]);
+        assert_eq!(out.status.code(), Some(0), "{method}: {}", String::from_utf8_lossy(&out.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["solved"], true);
+        assert_eq!(j["method"], method);
+        assert_eq!(j["best_score"], 40);
+        assert_eq!(j["max_score"], 40);
+        assert_eq!(concur(&["verify", s(&puz), s(&sol)]).status.code(), Some(0), "{method}");
+    }
+    // The map's JSON contract.
+    let out = concur(&["solve", s(&puz), "--method", "rrr", "--trials", "3", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["solved", "trial", "iterations", "wall_s", "iters_per_s", "best_score", "max_score", "method", "beta", "trials"] {
+        assert!(j.get(key).is_some(), "missing {key} in {j}");
+    }
+    // Unsolved within the budget: exit 1, and the best board is still written.
+    let out = concur(&["solve", s(&puz), "--method", "rrr", "--max-iters", "1", "--trials", "1", "-o", s(&sol), "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    if j["solved"] == false {
+        assert_eq!(out.status.code(), Some(1));
+        let v = concur(&["verify", s(&puz), s(&sol)]);
+        assert_eq!(v.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&v.stdout).contains(&format!("score {}/40", j["best_score"])));
+    }
+}

@@ -45,7 +45,7 @@ pub struct F1 {
     /// Candidates of cell `c`: `cand_off[c]..cand_off[c + 1]` of the arrays below.
     cand_off: Vec<u32>,
     /// Assignment column of the candidate: its piece's index within the class.
-    cand_col: Vec<u32>,
+    cand_col: Vec<u16>,
     /// Offsets into x of the four colours the candidate shows, `(c * 4 + s) * K + colour`.
     cand_idx: Vec<[u32; 4]>,
     cand_colors: Vec<[u8; 4]>,
@@ -100,7 +100,7 @@ impl F1 {
         let (mut cand_col, mut cand_idx, mut cand_colors, mut cand_place) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for c in 0..n {
             for (pl, q) in cands.of(c).iter().zip(cands.colors_of(c)) {
-                cand_col.push(col_of_piece[pl.piece as usize]);
+                cand_col.push(col_of_piece[pl.piece as usize] as u16);
                 cand_idx.push(core::array::from_fn(|s| ((c * 4 + s) * k + q[s] as usize) as u32));
                 cand_colors.push(*q);
                 cand_place.push(*pl);
@@ -209,14 +209,20 @@ impl F1 {
             let wts = &mut scratch.weights[t];
             let best = &mut scratch.best[t];
             wts.iter_mut().for_each(|w| *w = f32::NEG_INFINITY);
+            let k = self.colors;
             for (i, &c) in table.cells.iter().enumerate() {
                 let c = c as usize;
                 let row = &mut wts[i * n..(i + 1) * n];
                 let brow = &mut best[i * n..(i + 1) * n];
-                for j in self.cand_off[c] as usize..self.cand_off[c + 1] as usize {
-                    let [a, b, cc, d] = self.cand_idx[j];
-                    let v = x[a as usize] + x[b as usize] + x[cc as usize] + x[d as usize];
-                    let col = self.cand_col[j] as usize;
+                // The cell's 4K floats stay in L1; candidates are read as 4 colour bytes.
+                let xc = &x[c * 4 * k..(c + 1) * 4 * k];
+                let (up, rest) = xc.split_at(k);
+                let (right, rest) = rest.split_at(k);
+                let (down, left) = rest.split_at(k);
+                let range = self.cand_off[c] as usize..self.cand_off[c + 1] as usize;
+                for ((j, q), &col) in range.clone().zip(&self.cand_colors[range.clone()]).zip(&self.cand_col[range]) {
+                    let v = up[q[0] as usize] + right[q[1] as usize] + down[q[2] as usize] + left[q[3] as usize];
+                    let col = col as usize;
                     if v > row[col] {
                         row[col] = v;
                         brow[col] = j as u32;

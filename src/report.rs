@@ -75,7 +75,11 @@ impl SolveReport {
             None => (false, r.best.clone(), None, r.trials.iter().map(|t| t.iterations).max().unwrap_or(0)),
         };
         let best_score = puzzle.score(&board);
+        let mut solved_its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
+        solved_its.sort_unstable();
+        let q = |f: f64| solved_its.get(((solved_its.len() as f64 - 1.0) * f).round() as usize).copied();
         let details = json!({
+            "iterations_q1_median_q3": if solved_its.is_empty() { Value::Null } else { json!([q(0.25), q(0.5), q(0.75)]) },
             "trial": trial,
             "iterations": iterations,
             "iters_per_s": if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },

@@ -1,6 +1,6 @@
 //! AC-3 and AC-2001 against the naive AC-1 on random partial boards.
 use crate::common::generated;
-use concur::verify::{ac1, Consistency, Network, Propagator};
+use concur::verify::{ac1, Consistency, Network, Propagator, SupportCounts};
 use proptest::prelude::*;
 
 /// Places `k` random candidates (each from the current domain, all-different applied, no
@@ -48,6 +48,11 @@ proptest! {
                 prop_assert_eq!(&d, &reference, "{:?} fixed point differs", kind);
             }
         }
+        let mut counts = SupportCounts::new(&net, &start);
+        prop_assert_eq!(counts.propagate_all(&net), ok1, "AC-4 counts disagree on wipe-out");
+        if ok1 {
+            prop_assert_eq!(counts.domains(), &reference[..], "AC-4 counts fixed point differs");
+        }
         // A second pass changes nothing: it is a fixed point.
         if ok1 {
             let mut again = reference.clone();
@@ -60,7 +65,7 @@ proptest! {
     fn incremental_assign_equals_propagation_from_scratch(
         seed in 0u64..50,
         order in proptest::collection::vec(0usize..1000, 1..10),
-        kind in prop_oneof![Just(Consistency::Ac3), Just(Consistency::Ac2001)],
+        kind in prop_oneof![Just(Consistency::Ac3), Just(Consistency::Ac2001), Just(Consistency::Ac4)],
     ) {
         // Placing planted-solution pieces one by one with incremental propagation reaches the
         // same domains as AC-1 from scratch, never wipes out, and keeps the planted board.
@@ -69,15 +74,34 @@ proptest! {
         let cands = net.candidates();
         let mut d = net.full_domains();
         let mut prop = Propagator::new(&net);
-        prop_assert!(prop.propagate_all(&net, &mut d, kind));
+        let mut counts = SupportCounts::new(&net, &d);
+        if kind == Consistency::Ac4 {
+            prop_assert!(counts.propagate_all(&net));
+        } else {
+            prop_assert!(prop.propagate_all(&net, &mut d, kind));
+        }
+        let root = counts.mark();
         let mut plain = net.full_domains();
         let mut changed = Vec::new();
         for &o in &order {
             let c = o % p.cells();
             let j = cands.of(c).iter().position(|pl| *pl == sol.cells[c]).unwrap();
-            prop_assert!(net.contains(&d, c, j), "planted candidate pruned");
-            prop_assert!(prop.assign(&net, &mut d, c, j, kind));
+            if kind == Consistency::Ac4 {
+                prop_assert!(net.contains(counts.domains(), c, j), "planted candidate pruned");
+                prop_assert!(counts.assign(&net, c, j));
+            } else {
+                prop_assert!(net.contains(&d, c, j), "planted candidate pruned");
+                prop_assert!(prop.assign(&net, &mut d, c, j, kind));
+            }
             prop_assert!(net.place(&mut plain, c, j, &mut changed));
+        }
+        if kind == Consistency::Ac4 {
+            d = counts.domains().to_vec();
+            // Undoing every placement gives back the root fixed point.
+            counts.undo(&net, root);
+            let mut fresh = SupportCounts::new(&net, &net.full_domains());
+            prop_assert!(fresh.propagate_all(&net));
+            prop_assert_eq!(counts.domains(), fresh.domains());
         }
         prop_assert!(ac1(&net, &mut plain));
         prop_assert_eq!(d, plain);

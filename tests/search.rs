@@ -24,7 +24,7 @@ fn backtracker_solves_the_four_clue_puzzles() {
     for i in 1..=4 {
         let path = dir.join(format!("eternity2_dev_cc0/e2-clue-clue{i}.json"));
         let p = format::read_puzzle(&std::fs::read(&path).unwrap()).unwrap();
-        for consistency in [Consistency::Ac3, Consistency::Ac2001, Consistency::Fc] {
+        for consistency in [Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4, Consistency::Fc] {
             let cfg = BacktrackConfig { consistency, seed: i, max_nodes: Some(10_000_000), ..Default::default() };
             let (sol, ending, _) = backtrack::solve(&p, cfg);
             let sol = sol.unwrap_or_else(|| panic!("clue {i} {consistency:?}: {ending:?}"));
@@ -38,7 +38,7 @@ fn complete_search_counts_agree_across_consistencies_and_find_the_planted_board(
     for seed in 0..4 {
         let (p, planted) = generated(4, 4, seed);
         let mut counts = Vec::new();
-        for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001] {
+        for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
             let cfg = BacktrackConfig { consistency, restarts: false, seed, ..Default::default() };
             let mut bt = Backtracker::new(&p, cfg);
             let mut saw_planted = false;

@@ -82,6 +82,10 @@ struct SolveArgs {
     /// Do not restart trials caught in exact limit cycles.
     #[arg(long)]
     no_cycle_restart: bool,
+    /// Run every trial to its budget instead of stopping at the first solution (for success
+    /// rates and iteration quartiles).
+    #[arg(long)]
+    all_trials: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -164,7 +168,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 seed: a.seed,
                 edge: a.edge,
                 cycle_restart: !a.no_cycle_restart,
-                stop_at_first: true,
+                stop_at_first: !a.all_trials,
             };
             let result = with_threads(a.threads, || run_map(&puzzle, &cfg))??;
             SolveReport::from_map(&puzzle, a.method, &result, &cfg)

@@ -7,7 +7,7 @@
 //! restarts off the search is complete and can enumerate solutions.
 
 use crate::puzzle::{Board, Placement, Puzzle};
-use crate::verify::{self, Consistency, Network, Propagator};
+use crate::verify::{self, Consistency, Network, Propagator, SupportCounts};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -96,6 +96,95 @@ pub enum Next {
     Stop,
 }
 
+/// Domain storage and propagation of a search: domain copies per depth for FC, AC-3 and
+/// AC-2001; trailed support counts for AC-4.
+enum Engine {
+    Copy { doms: Vec<u64>, level: usize, prop: Propagator, marks: Vec<usize> },
+    Counts(SupportCounts),
+}
+
+impl Engine {
+    /// Full domains plus root propagation; false when the puzzle is already inconsistent.
+    fn reset(&mut self, net: &Network, kind: Consistency) -> bool {
+        let full = net.full_domains();
+        match self {
+            Engine::Copy { doms, level, prop, .. } => {
+                *level = 0;
+                doms[..full.len()].copy_from_slice(&full);
+                prop.reset();
+                prop.propagate_all(net, &mut doms[..full.len()], kind)
+            }
+            Engine::Counts(sc) => {
+                sc.load(net, &full);
+                sc.propagate_all(net)
+            }
+        }
+    }
+
+    #[inline]
+    fn size(&self, net: &Network, c: usize) -> u32 {
+        match self {
+            Engine::Copy { doms, level, .. } => {
+                let w = net.total_words();
+                net.size(&doms[level * w..(level + 1) * w], c)
+            }
+            Engine::Counts(sc) => sc.size(c),
+        }
+    }
+
+    fn members(&self, net: &Network, c: usize, out: &mut Vec<u32>) {
+        match self {
+            Engine::Copy { doms, level, .. } => {
+                let w = net.total_words();
+                net.members(&doms[level * w..(level + 1) * w], c, out)
+            }
+            Engine::Counts(sc) => net.members(sc.domains(), c, out),
+        }
+    }
+
+    /// Saves the current state; returns the mark to [`Engine::pop`] back to.
+    fn push(&mut self) -> usize {
+        match self {
+            Engine::Copy { doms, level, prop, marks } => {
+                let w = doms.len() / marks.len();
+                let (cur, next) = doms.split_at_mut((*level + 1) * w);
+                next[..w].copy_from_slice(&cur[*level * w..]);
+                marks[*level] = prop.mark();
+                *level += 1;
+                *level - 1
+            }
+            Engine::Counts(sc) => sc.mark(),
+        }
+    }
+
+    fn assign(&mut self, net: &Network, c: usize, j: usize, kind: Consistency) -> bool {
+        match self {
+            Engine::Copy { doms, level, prop, .. } => {
+                let w = net.total_words();
+                prop.assign(net, &mut doms[*level * w..(*level + 1) * w], c, j, kind)
+            }
+            Engine::Counts(sc) => sc.assign(net, c, j),
+        }
+    }
+
+    fn pop(&mut self, net: &Network, mark: usize) {
+        match self {
+            Engine::Copy { level, prop, marks, .. } => {
+                *level = mark;
+                prop.undo(marks[mark]);
+            }
+            Engine::Counts(sc) => sc.undo(net, mark),
+        }
+    }
+
+    fn work(&self) -> u64 {
+        match self {
+            Engine::Copy { prop, .. } => prop.revisions,
+            Engine::Counts(sc) => sc.removals,
+        }
+    }
+}
+
 enum Flow {
     Continue,
     Restart,
@@ -106,10 +195,8 @@ enum Flow {
 pub struct Backtracker<'a> {
     puzzle: &'a Puzzle,
     net: Network,
-    prop: Propagator,
+    engine: Engine,
     cfg: BacktrackConfig,
-    /// One domain copy per depth: level `i` is `doms[i * words..(i + 1) * words]`.
-    doms: Vec<u64>,
     /// One candidate-order buffer per depth.
     order: Vec<Vec<u32>>,
     placed: Vec<bool>,
@@ -137,15 +224,16 @@ pub fn luby(mut i: u64) -> u64 {
 impl<'a> Backtracker<'a> {
     pub fn new(puzzle: &'a Puzzle, cfg: BacktrackConfig) -> Self {
         let net = Network::new(puzzle);
-        let prop = Propagator::new(&net);
         let n = puzzle.cells();
         let words = net.total_words();
         Backtracker {
             puzzle,
-            doms: vec![0; words * (n + 1)],
+            engine: match cfg.consistency {
+                Consistency::Ac4 => Engine::Counts(SupportCounts::new(&net, &net.full_domains())),
+                _ => Engine::Copy { doms: vec![0; words * (n + 1)], level: 0, prop: Propagator::new(&net), marks: vec![0; n + 1] },
+            },
             order: (0..=n).map(|c| Vec::with_capacity(net.candidates().len(c.min(n - 1)))).collect(),
             net,
-            prop,
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
             cfg,
             placed: vec![false; n],
@@ -164,22 +252,14 @@ impl<'a> Backtracker<'a> {
     pub fn run(&mut self, mut visit: impl FnMut(&Board) -> Next) -> (Ending, BacktrackStats) {
         self.start = Instant::now();
         self.stats = BacktrackStats::default();
-        let words = self.net.total_words();
         let ending = loop {
-            let full = self.net.full_domains();
-            self.doms[..words].copy_from_slice(&full);
-            self.prop.reset();
             self.placed.iter_mut().for_each(|p| *p = false);
             self.restart_at = if self.cfg.restarts {
                 self.stats.nodes + self.cfg.restart_base.max(1) * luby(self.stats.restarts + 1)
             } else {
                 u64::MAX
             };
-            let root_ok = {
-                let (d0, _) = self.doms.split_at_mut(words);
-                self.prop.propagate_all(&self.net, d0, self.cfg.consistency)
-            };
-            if !root_ok {
+            if !self.engine.reset(&self.net, self.cfg.consistency) {
                 break Ending::Exhausted;
             }
             match self.dfs(0, &mut visit) {
@@ -188,7 +268,7 @@ impl<'a> Backtracker<'a> {
                 Flow::Restart => self.stats.restarts += 1,
             }
         };
-        self.stats.revisions = self.prop.revisions;
+        self.stats.revisions = self.engine.work();
         self.stats.wall_s = self.start.elapsed().as_secs_f64();
         (ending, self.stats.clone())
     }
@@ -201,35 +281,25 @@ impl<'a> Backtracker<'a> {
     }
 
     fn dfs(&mut self, depth: usize, visit: &mut impl FnMut(&Board) -> Next) -> Flow {
-        let words = self.net.total_words();
         let n = self.net.cells();
         // Minimum-remaining-values cell; ties (and near-ties, by the ordering) go to the cell
         // with the most placed neighbours.
         let mut best: Option<(u64, usize)> = None;
-        {
-            let d = &self.doms[depth * words..(depth + 1) * words];
-            for c in 0..n {
-                if self.placed[c] {
-                    continue;
-                }
-                let sz = self.net.size(d, c) as u64;
-                let key = match self.cfg.order {
-                    CellOrder::Scan => if sz <= 1 { 0 } else { 1 + c as u64 },
-                    CellOrder::Mrv => sz,
-                    CellOrder::MrvDegree => {
-                        let deg = (0..4).filter(|&s| self.net.neighbour(c, s).is_some_and(|m| self.placed[m])).count() as u64;
-                        (sz << 3) | (4 - deg)
-                    }
-                    CellOrder::DomDeg => {
-                        let deg = (0..4).filter(|&s| self.net.neighbour(c, s).is_some_and(|m| self.placed[m])).count() as u64;
-                        if sz <= 1 { 0 } else { (sz << 8) / (1 + deg) }
-                    }
-                };
-                if best.is_none_or(|(b, _)| key < b) {
-                    best = Some((key, c));
-                    if sz <= 1 {
-                        break;
-                    }
+        for c in 0..n {
+            if self.placed[c] {
+                continue;
+            }
+            let sz = self.engine.size(&self.net, c) as u64;
+            let key = match self.cfg.order {
+                CellOrder::Scan => if sz <= 1 { 0 } else { 1 + c as u64 },
+                CellOrder::Mrv => sz,
+                CellOrder::MrvDegree => (sz << 3) | (4 - self.placed_neighbours(c)),
+                CellOrder::DomDeg => if sz <= 1 { 0 } else { (sz << 8) / (1 + self.placed_neighbours(c)) },
+            };
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, c));
+                if sz <= 1 {
+                    break;
                 }
             }
         }
@@ -238,7 +308,7 @@ impl<'a> Backtracker<'a> {
         };
         let mut order = std::mem::take(&mut self.order[depth]);
         order.clear();
-        self.net.members(&self.doms[depth * words..(depth + 1) * words], cell, &mut order);
+        self.engine.members(&self.net, cell, &mut order);
         if self.cfg.randomize {
             order.shuffle(&mut self.rng);
         }
@@ -253,11 +323,8 @@ impl<'a> Backtracker<'a> {
                 break;
             }
             self.stats.nodes += 1;
-            let (cur, next) = self.doms.split_at_mut((depth + 1) * words);
-            let next = &mut next[..words];
-            next.copy_from_slice(&cur[depth * words..]);
-            let mark = self.prop.mark();
-            let ok = self.prop.assign(&self.net, next, cell, j as usize, self.cfg.consistency);
+            let mark = self.engine.push();
+            let ok = self.engine.assign(&self.net, cell, j as usize, self.cfg.consistency);
             if ok {
                 self.placed[cell] = true;
                 self.chosen[cell] = j;
@@ -266,14 +333,18 @@ impl<'a> Backtracker<'a> {
                 self.placed[cell] = false;
                 if !matches!(f, Flow::Continue) {
                     flow = f;
-                    self.prop.undo(mark);
+                    self.engine.pop(&self.net, mark);
                     break;
                 }
             }
-            self.prop.undo(mark);
+            self.engine.pop(&self.net, mark);
         }
         self.order[depth] = order;
         flow
+    }
+
+    fn placed_neighbours(&self, c: usize) -> u64 {
+        (0..4).filter(|&s| self.net.neighbour(c, s).is_some_and(|m| self.placed[m])).count() as u64
     }
 
     fn report(&mut self, visit: &mut impl FnMut(&Board) -> Next) -> Flow {
@@ -317,7 +388,7 @@ mod tests {
     fn solves_generated_puzzles_with_every_consistency() {
         for seed in 0..4 {
             let (p, _) = generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed }).unwrap();
-            for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001] {
+            for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
                 let cfg = BacktrackConfig { consistency, seed, ..Default::default() };
                 let (sol, ending, stats) = solve(&p, cfg);
                 let sol = sol.unwrap_or_else(|| panic!("{consistency:?} seed {seed}: {ending:?} {stats:?}"));
@@ -330,7 +401,7 @@ mod tests {
     fn complete_search_counts_the_same_with_every_consistency() {
         let (p, _) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: Some(2), inner_colors: Some(2), seed: 3 }).unwrap();
         let mut counts = Vec::new();
-        for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001] {
+        for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
             let cfg = BacktrackConfig { consistency, restarts: false, ..Default::default() };
             let mut bt = Backtracker::new(&p, cfg);
             let (ending, stats) = bt.run(|_| Next::Continue);

@@ -3,7 +3,7 @@
 
 mod network;
 
-pub use network::{ac1, Consistency, Network, Propagator};
+pub use network::{ac1, Consistency, Network, Propagator, SupportCounts};
 
 use crate::puzzle::{rotated, Board, Puzzle};
 

@@ -21,6 +21,8 @@
 use crate::puzzle::{opposite, Candidates, Puzzle};
 
 const NONE: u32 = u32::MAX;
+/// Flag on a trail entry's cell: a whole-cell snapshot, not one removal.
+const SNAPSHOT: u32 = 1 << 31;
 
 /// Propagation strength for search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -32,6 +34,8 @@ pub enum Consistency {
     Ac3,
     /// Maintained arc consistency with AC-2001 residues.
     Ac2001,
+    /// Maintained arc consistency with AC-4 support counts per (cell, side, colour), trailed.
+    Ac4,
 }
 
 /// The static tables of one puzzle: candidates, colour masks, piece locations.
@@ -377,7 +381,7 @@ impl Propagator {
                     }
                     None => true,
                 }),
-                Consistency::Ac3 => self.run_queue(net, d, false),
+                Consistency::Ac3 | Consistency::Ac4 => self.run_queue(net, d, false),
                 Consistency::Ac2001 => self.run_queue(net, d, true),
             };
         }
@@ -522,5 +526,228 @@ pub fn ac1(net: &Network, d: &mut [u64]) -> bool {
         if !changed {
             return true;
         }
+    }
+}
+
+/// AC-4 on the colour quotient (Mohr & Henderson 1986, support counting): the number of
+/// candidates of cell `c` that show colour `k` on side `s` is kept up to date. When it drops
+/// to zero, every candidate of the neighbour across `s` that shows `k` on the facing side has
+/// lost its last support and goes. Each removal costs O(1) plus the removals it causes, and
+/// removals are trailed, so search undoes them instead of copying domains. The fixed point is
+/// the same arc-consistent closure as AC-3's.
+#[derive(Clone, Debug)]
+pub struct SupportCounts {
+    dom: Vec<u64>,
+    /// `count[(c * 4 + s) * K + k]`.
+    count: Vec<u16>,
+    size: Vec<u32>,
+    /// Removed candidates `(cell, j)`, in order; `(cell | SNAPSHOT, at)` marks a whole-cell
+    /// change whose old words and counts start at `saved[at..]`.
+    trail: Vec<(u32, u32)>,
+    saved_words: Vec<u64>,
+    saved_counts: Vec<u16>,
+    /// Pending "colour k vanished from side s of c" events, as `(c * 4 + s) * K + k`.
+    events: Vec<u32>,
+    /// Candidates removed (a work counter).
+    pub removals: u64,
+}
+
+impl SupportCounts {
+    /// Counts for the given domains; no propagation yet.
+    pub fn new(net: &Network, domains: &[u64]) -> Self {
+        let mut sc = SupportCounts {
+            dom: domains.to_vec(),
+            count: vec![0; net.cells * 4 * net.colors],
+            size: vec![0; net.cells],
+            trail: Vec::new(),
+            saved_words: Vec::new(),
+            saved_counts: Vec::new(),
+            events: Vec::new(),
+            removals: 0,
+        };
+        sc.load(net, domains);
+        sc
+    }
+
+    /// Replaces the domains and recounts (forgets the trail).
+    pub fn load(&mut self, net: &Network, domains: &[u64]) {
+        self.dom.copy_from_slice(domains);
+        self.count.iter_mut().for_each(|v| *v = 0);
+        self.trail.clear();
+        self.saved_words.clear();
+        self.saved_counts.clear();
+        self.events.clear();
+        let k = net.colors;
+        for c in 0..net.cells {
+            self.size[c] = net.size(&self.dom, c);
+            let colors = net.cands.colors_of(c);
+            for (i, &w) in self.dom[net.words(c)].iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    let j = i * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    for s in 0..4 {
+                        self.count[(c * 4 + s) * k + colors[j][s] as usize] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn domains(&self) -> &[u64] {
+        &self.dom
+    }
+    #[inline]
+    pub fn size(&self, c: usize) -> u32 {
+        self.size[c]
+    }
+    /// A mark for [`SupportCounts::undo`].
+    pub fn mark(&self) -> usize {
+        self.trail.len()
+    }
+
+    /// Puts back every candidate removed after `mark`.
+    pub fn undo(&mut self, net: &Network, mark: usize) {
+        let k = net.colors;
+        while self.trail.len() > mark {
+            let (c, j) = self.trail.pop().expect("non-empty");
+            if c & SNAPSHOT != 0 {
+                let c = (c & !SNAPSHOT) as usize;
+                let (r, at) = (net.words(c), j as usize);
+                let wat = self.saved_words.len() - r.len();
+                self.dom[r].copy_from_slice(&self.saved_words[wat..]);
+                self.saved_words.truncate(wat);
+                self.count[c * 4 * k..(c + 1) * 4 * k].copy_from_slice(&self.saved_counts[at..]);
+                self.saved_counts.truncate(at);
+                self.size[c] = net.size(&self.dom, c);
+                continue;
+            }
+            let (c, j) = (c as usize, j as usize);
+            self.dom[net.word_off[c] as usize + j / 64] |= 1 << (j % 64);
+            self.size[c] += 1;
+            let q = net.cands.colors_of(c)[j];
+            for s in 0..4 {
+                self.count[(c * 4 + s) * k + q[s] as usize] += 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, net: &Network, c: usize, j: usize) {
+        let k = net.colors;
+        self.dom[net.word_off[c] as usize + j / 64] &= !(1 << (j % 64));
+        self.size[c] -= 1;
+        self.removals += 1;
+        self.trail.push((c as u32, j as u32));
+        let q = net.cands.colors_of(c)[j];
+        for s in 0..4 {
+            let i = (c * 4 + s) * k + q[s] as usize;
+            self.count[i] -= 1;
+            if self.count[i] == 0 && net.nbr[c][s] != NONE {
+                self.events.push(i as u32);
+            }
+        }
+    }
+
+    /// Removes the candidates of `c` in `bits` (one word at `word`).
+    fn remove_word(&mut self, net: &Network, c: usize, word: usize, bits: u64) {
+        let mut w = bits;
+        while w != 0 {
+            let j = word * 64 + w.trailing_zeros() as usize;
+            w &= w - 1;
+            self.remove(net, c, j);
+        }
+    }
+
+    /// Runs pending events to the fixed point. Returns false on a wipe-out.
+    fn drain(&mut self, net: &Network) -> bool {
+        let k = net.colors;
+        while let Some(e) = self.events.pop() {
+            let e = e as usize;
+            let (cs, col) = (e / k, e % k);
+            let (c, s) = (cs / 4, cs % 4);
+            let m = net.nbr[c][s] as usize;
+            let os = opposite(s);
+            let base = net.word_off[m] as usize;
+            for i in 0..net.words(m).len() {
+                let hit = self.dom[base + i] & net.mask(m, os, col)[i];
+                if hit != 0 {
+                    self.remove_word(net, m, i, hit);
+                }
+            }
+            if self.size[m] == 0 {
+                self.events.clear();
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Arc consistency from the current domains (colours already missing count as events).
+    pub fn propagate_all(&mut self, net: &Network) -> bool {
+        if self.size.iter().any(|&s| s == 0) {
+            return false;
+        }
+        let k = net.colors;
+        for c in 0..net.cells {
+            for s in 0..4 {
+                if net.nbr[c][s] == NONE {
+                    continue;
+                }
+                for col in 1..k {
+                    if self.count[(c * 4 + s) * k + col] == 0 {
+                        self.events.push(((c * 4 + s) * k + col) as u32);
+                    }
+                }
+            }
+        }
+        self.drain(net)
+    }
+
+    /// Places candidate `j` at `c`: every other candidate of `c` and every other copy of its
+    /// piece go, then arc consistency is restored. Returns false on a wipe-out.
+    pub fn assign(&mut self, net: &Network, c: usize, j: usize) -> bool {
+        // The cell itself changes wholesale: snapshot its words and counts instead of
+        // trailing every removed candidate, and set the counts of the one survivor.
+        let k = net.colors;
+        let r = net.words(c);
+        self.trail.push((c as u32 | SNAPSHOT, self.saved_counts.len() as u32));
+        self.saved_words.extend_from_slice(&self.dom[r.clone()]);
+        self.saved_counts.extend_from_slice(&self.count[c * 4 * k..(c + 1) * 4 * k]);
+        self.removals += (self.size[c] - 1) as u64;
+        for (i, w) in self.dom[r].iter_mut().enumerate() {
+            *w = if i == j / 64 { 1u64 << (j % 64) } else { 0 };
+        }
+        self.size[c] = 1;
+        let q = net.cands.colors_of(c)[j];
+        for s in 0..4 {
+            let row = &mut self.count[(c * 4 + s) * k..(c * 4 + s + 1) * k];
+            for (col, v) in row.iter_mut().enumerate() {
+                let now = u16::from(col == q[s] as usize);
+                if *v > 0 && now == 0 && net.nbr[c][s] != NONE {
+                    self.events.push(((c * 4 + s) * k + col) as u32);
+                }
+                *v = now;
+            }
+        }
+        let p = net.cands.of(c)[j].piece as usize;
+        for e in net.piece_off[p] as usize..net.piece_off[p + 1] as usize {
+            let (c2, first, count) = net.piece_ent[e];
+            let c2 = c2 as usize;
+            if c2 == c {
+                continue;
+            }
+            let b2 = net.word_off[c2] as usize;
+            for b in first as usize..(first + count) as usize {
+                if self.dom[b2 + b / 64] >> (b % 64) & 1 == 1 {
+                    self.remove(net, c2, b);
+                }
+            }
+            if self.size[c2] == 0 {
+                self.events.clear();
+                return false;
+            }
+        }
+        self.drain(net)
     }
 }

@@ -71,7 +71,7 @@ const CYCLE_MEMORY: usize = 16;
 
 /// Per-trial bookkeeping (not the float state).
 #[derive(Clone, Debug)]
-pub struct TrialStatus {
+struct TrialStatus {
     pub iterations: u64,
     pub best_score: usize,
     /// Iteration at which the trial solved.
@@ -105,7 +105,18 @@ pub struct MapResult {
     /// Iterations run, summed over trials.
     pub trial_iterations: u64,
     pub wall_s: f64,
-    pub trials: Vec<TrialStatus>,
+    pub trials: Vec<TrialSummary>,
+}
+
+/// What a run reports of each trial.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TrialSummary {
+    pub iterations: u64,
+    pub best_score: usize,
+    /// Iteration at which the trial solved (an exact fixed point).
+    pub solved_at: Option<u64>,
+    /// Restarts after exact limit cycles.
+    pub restarts: u64,
 }
 
 /// Derives the seed of trial `t` from the run seed (splitmix64 of both), so any trial can be
@@ -254,7 +265,11 @@ impl<'a> F1Map<'a> {
             solution,
             trial_iterations: self.status.iter().map(|s| s.iterations).sum(),
             wall_s,
-            trials: self.status.clone(),
+            trials: self
+                .status
+                .iter()
+                .map(|s| TrialSummary { iterations: s.iterations, best_score: s.best_score, solved_at: s.solved_at, restarts: s.restarts })
+                .collect(),
         }
     }
 

@@ -18,7 +18,9 @@
 use crate::assign::AssignError;
 use crate::project::{Assigners, EdgeProjection, PieceScratch, F1};
 use crate::puzzle::{Board, Puzzle};
-use crate::verify;
+use crate::search::backtrack::{mismatch_region, BacktrackConfig, Backtracker};
+use crate::verify::{self, Consistency, Network};
+use std::sync::Arc;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -47,6 +49,40 @@ pub struct MapConfig {
     pub cycle_restart: bool,
     /// Stop the whole batch at the first verified solution (else run every trial out).
     pub stop_at_first: bool,
+    /// Warm-start each assignment from the trial's previous duals (else solve cold).
+    pub warm_start: bool,
+    /// Arc-consistent completion of near-fixed points (None: the map alone).
+    pub complete: Option<Completion>,
+}
+
+/// When and how to hand a near-solution to the arc-consistent backtracker.
+#[derive(Clone, Debug)]
+pub struct Completion {
+    /// Try when a trial's new best board has at most this many mismatched joins.
+    pub k: usize,
+    /// Also try when a trial's best score has not improved for this many iterations.
+    pub stall: u64,
+    /// Halo around the mismatched cells that is freed too (Chebyshev radius).
+    pub radius: usize,
+    /// Node limit of one completion search.
+    pub max_nodes: u64,
+}
+
+impl Default for Completion {
+    fn default() -> Self {
+        Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 }
+    }
+}
+
+/// Which mechanism found a solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Mechanism {
+    /// An exact fixed point of the map.
+    #[serde(rename = "map")]
+    Map,
+    /// The map's near-fixed point, completed by arc-consistent search.
+    #[serde(rename = "map+ac")]
+    MapAc,
 }
 
 impl Default for MapConfig {
@@ -61,6 +97,8 @@ impl Default for MapConfig {
             edge: EdgeProjection::Average,
             cycle_restart: true,
             stop_at_first: true,
+            warm_start: true,
+            complete: None,
         }
     }
 }
@@ -76,7 +114,13 @@ struct TrialStatus {
     pub best_score: usize,
     /// Iteration at which the trial solved.
     pub solved_at: Option<u64>,
+    pub solved_by: Option<Mechanism>,
     pub restarts: u64,
+    /// Iteration of the last best-score improvement (for stall-triggered completion).
+    improved_at: u64,
+    /// Completion searches run, and their nodes.
+    completions: u64,
+    completion_nodes: u64,
     hashes: [u64; CYCLE_MEMORY],
     hash_pos: usize,
     rng: Xoshiro256PlusPlus,
@@ -115,8 +159,13 @@ pub struct TrialSummary {
     pub best_score: usize,
     /// Iteration at which the trial solved (an exact fixed point).
     pub solved_at: Option<u64>,
+    /// Which mechanism solved the trial.
+    pub solved_by: Option<Mechanism>,
     /// Restarts after exact limit cycles.
     pub restarts: u64,
+    /// Arc-consistent completion searches tried, and their nodes in all.
+    pub completions: u64,
+    pub completion_nodes: u64,
 }
 
 /// Derives the seed of trial `t` from the run seed (splitmix64 of both), so any trial can be
@@ -132,7 +181,9 @@ pub fn trial_seed(seed: u64, t: u64) -> u64 {
 }
 
 /// Scratch of one worker: projection buffers and assignment matrices.
-struct Worker {
+struct Worker<'p> {
+    /// Arc-consistent completion, when enabled.
+    completer: Option<Backtracker<'p>>,
     pe: Vec<f32>,
     r: Vec<f32>,
     pp: Vec<f32>,
@@ -174,7 +225,11 @@ impl<'a> F1Map<'a> {
                     iterations: 0,
                     best_score: 0,
                     solved_at: None,
+                    solved_by: None,
                     restarts: 0,
+                    improved_at: 0,
+                    completions: 0,
+                    completion_nodes: 0,
                     hashes: [0; CYCLE_MEMORY],
                     hash_pos: 0,
                     rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
@@ -212,6 +267,8 @@ impl<'a> F1Map<'a> {
         let threads = rayon::current_num_threads().max(1);
         let trials = self.status.len();
         let per = trials.div_ceil(threads);
+        let puzzle = self.puzzle;
+        let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
         let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
             .map(|_| Worker {
                 pe: vec![0.0; dim],
@@ -220,6 +277,16 @@ impl<'a> F1Map<'a> {
                 pieces: self.f1.piece_scratch(),
                 board: vec![0; cells],
                 board2: vec![0; cells],
+                completer: self.cfg.complete.as_ref().map(|c| {
+                    let bcfg = BacktrackConfig {
+                        consistency: Consistency::Ac4,
+                        restarts: false,
+                        randomize: false,
+                        max_nodes: Some(c.max_nodes),
+                        ..Default::default()
+                    };
+                    Backtracker::with_network(puzzle, network.clone().expect("built when completion is on"), bcfg)
+                }),
             })
             .collect();
         let (f1, cfg) = (&self.f1, &self.cfg);
@@ -232,7 +299,7 @@ impl<'a> F1Map<'a> {
                 .zip(workers.par_iter_mut())
                 .for_each(|((((xs, sts), asgs), bests), wk)| {
                     for (((x, st), asg), best) in xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)) {
-                        run_trial_round(f1, cfg, x, st, asg, best, wk, max_score);
+                        run_trial_round(f1, puzzle, cfg, x, st, asg, best, wk, max_score);
                     }
                 });
             let solved: Vec<usize> = (0..trials).filter(|&t| self.status[t].solved_at.is_some()).collect();
@@ -268,7 +335,15 @@ impl<'a> F1Map<'a> {
             trials: self
                 .status
                 .iter()
-                .map(|s| TrialSummary { iterations: s.iterations, best_score: s.best_score, solved_at: s.solved_at, restarts: s.restarts })
+                .map(|s| TrialSummary {
+                    iterations: s.iterations,
+                    best_score: s.best_score,
+                    solved_at: s.solved_at,
+                    solved_by: s.solved_by,
+                    restarts: s.restarts,
+                    completions: s.completions,
+                    completion_nodes: s.completion_nodes,
+                })
                 .collect(),
         }
     }
@@ -291,12 +366,13 @@ fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
 #[allow(clippy::too_many_arguments, reason = "the per-trial slices of the batch, passed apart to keep borrows disjoint")]
 fn run_trial_round(
     f1: &F1,
+    puzzle: &Puzzle,
     cfg: &MapConfig,
     x: &mut [f32],
     st: &mut TrialStatus,
     asg: &mut Assigners,
     best: &mut [u32],
-    wk: &mut Worker,
+    wk: &mut Worker<'_>,
     max_score: usize,
 ) {
     if st.solved_at.is_some() || st.iterations >= cfg.max_iters {
@@ -316,15 +392,41 @@ fn run_trial_round(
             st.restarts += 1;
             continue;
         }
-        st.warm = true;
+        st.warm = cfg.warm_start;
         let score = f1.score(&wk.board);
-        if score > st.best_score || st.iterations == 1 {
+        let improved = score > st.best_score || st.iterations == 1;
+        if improved {
             st.best_score = score;
+            st.improved_at = st.iterations;
             best.copy_from_slice(&wk.board);
         }
         if score == max_score {
             st.solved_at = Some(st.iterations);
+            st.solved_by = Some(Mechanism::Map);
             return;
+        }
+        if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
+            let near = improved && max_score - score <= comp.k;
+            let stalled = st.iterations - st.improved_at >= comp.stall;
+            if near || stalled {
+                if stalled {
+                    st.improved_at = st.iterations;
+                }
+                let board = Board { width: puzzle.width(), height: puzzle.height(), cells: f1.placements(best) };
+                let free = mismatch_region(puzzle, &board, comp.radius);
+                st.completions += 1;
+                let done = bt.complete(&board, &free);
+                st.completion_nodes += bt.last_nodes();
+                if let Some(sol) = done {
+                    for (c, pl) in sol.cells.iter().enumerate() {
+                        best[c] = f1.candidate_id(c, *pl).expect("the backtracker places candidates");
+                    }
+                    st.best_score = max_score;
+                    st.solved_at = Some(st.iterations);
+                    st.solved_by = Some(Mechanism::MapAc);
+                    return;
+                }
+            }
         }
     }
     if cfg.cycle_restart && st.iterations % ROUND == 0 {
@@ -445,6 +547,7 @@ mod tests {
         let cfg = MapConfig { trials: 1, max_iters: 1, ..Default::default() };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         let f1 = m.f1.clone();
+        let _ = &cfg;
         let cands = p.candidates();
         let ids: Vec<u32> = (0..p.cells())
             .map(|c| {

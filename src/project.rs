@@ -280,6 +280,11 @@ impl F1 {
             .count()
     }
 
+    /// The candidate id of placement `pl` at cell `c`, if it is a candidate there.
+    pub fn candidate_id(&self, c: usize, pl: Placement) -> Option<u32> {
+        (self.cand_off[c]..self.cand_off[c + 1]).find(|&j| self.cand_place[j as usize] == pl)
+    }
+
     /// The placements of a board given as candidate ids.
     pub fn placements(&self, board: &[u32]) -> Vec<Placement> {
         board.iter().map(|&j| self.cand_place[j as usize]).collect()

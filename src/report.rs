@@ -78,7 +78,13 @@ impl SolveReport {
         let mut solved_its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
         solved_its.sort_unstable();
         let q = |f: f64| solved_its.get(((solved_its.len() as f64 - 1.0) * f).round() as usize).copied();
+        let mechanism = r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(crate::map::Mechanism::Map));
+        let by = |m| r.trials.iter().filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(crate::map::Mechanism::Map) == m).count();
         let details = json!({
+            "mechanism": mechanism,
+            "solved_by_map": by(crate::map::Mechanism::Map),
+            "solved_by_map_ac": by(crate::map::Mechanism::MapAc),
+            "completions": r.trials.iter().map(|t| t.completions).sum::<u64>(),
             "iterations_q1_median_q3": if solved_its.is_empty() { Value::Null } else { json!([q(0.25), q(0.5), q(0.75)]) },
             "trial": trial,
             "iterations": iterations,

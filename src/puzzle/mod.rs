@@ -54,7 +54,7 @@ pub struct Hint {
 }
 
 /// One placed piece: which piece and how many clockwise quarter turns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Placement {
     pub piece: u16,
     pub rot: u8,

@@ -11,6 +11,7 @@ use crate::verify::{self, Consistency, Network, Propagator, SupportCounts};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Search parameters.
@@ -41,6 +42,10 @@ pub enum CellOrder {
     MrvDegree,
     /// Smallest domain divided by (1 + placed neighbours).
     DomDeg,
+    /// Smallest domain divided by the conflict weight of the joins to open neighbours
+    /// (dom/wdeg, Boussemart, Hemery, Lecoutre & Sais 2004); weights learn across restarts.
+    /// With engines that keep no weights every join weighs 1.
+    DomWdeg,
 }
 
 impl Default for BacktrackConfig {
@@ -177,6 +182,14 @@ impl Engine {
         }
     }
 
+    #[inline]
+    fn weight(&self, c: usize, s: usize) -> u64 {
+        match self {
+            Engine::Copy { .. } => 1,
+            Engine::Counts(sc) => sc.weight(c, s) as u64,
+        }
+    }
+
     fn work(&self) -> u64 {
         match self {
             Engine::Copy { prop, .. } => prop.revisions,
@@ -194,7 +207,9 @@ enum Flow {
 /// A reusable search over one puzzle.
 pub struct Backtracker<'a> {
     puzzle: &'a Puzzle,
-    net: Network,
+    net: Arc<Network>,
+    /// Cells fixed before the search starts (completion of a partial board).
+    fixed: Vec<(usize, Placement)>,
     engine: Engine,
     cfg: BacktrackConfig,
     /// One candidate-order buffer per depth.
@@ -223,7 +238,11 @@ pub fn luby(mut i: u64) -> u64 {
 
 impl<'a> Backtracker<'a> {
     pub fn new(puzzle: &'a Puzzle, cfg: BacktrackConfig) -> Self {
-        let net = Network::new(puzzle);
+        Self::with_network(puzzle, Arc::new(Network::new(puzzle)), cfg)
+    }
+
+    /// A search over a network built once and shared (e.g. by the workers of a batch).
+    pub fn with_network(puzzle: &'a Puzzle, net: Arc<Network>, cfg: BacktrackConfig) -> Self {
         let n = puzzle.cells();
         let words = net.total_words();
         Backtracker {
@@ -234,6 +253,7 @@ impl<'a> Backtracker<'a> {
             },
             order: (0..=n).map(|c| Vec::with_capacity(net.candidates().len(c.min(n - 1)))).collect(),
             net,
+            fixed: Vec::new(),
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
             cfg,
             placed: vec![false; n],
@@ -259,7 +279,7 @@ impl<'a> Backtracker<'a> {
             } else {
                 u64::MAX
             };
-            if !self.engine.reset(&self.net, self.cfg.consistency) {
+            if !self.engine.reset(&self.net, self.cfg.consistency) || !self.apply_fixed() {
                 break Ending::Exhausted;
             }
             match self.dfs(0, &mut visit) {
@@ -295,6 +315,16 @@ impl<'a> Backtracker<'a> {
                 CellOrder::Mrv => sz,
                 CellOrder::MrvDegree => (sz << 3) | (4 - self.placed_neighbours(c)),
                 CellOrder::DomDeg => if sz <= 1 { 0 } else { (sz << 8) / (1 + self.placed_neighbours(c)) },
+                CellOrder::DomWdeg => {
+                    if sz <= 1 {
+                        0
+                    } else {
+                        let wdeg: u64 = (0..4)
+                            .filter_map(|s| self.net.neighbour(c, s).filter(|&m| !self.placed[m]).map(|_| self.engine.weight(c, s)))
+                            .sum();
+                        (sz << 16) / wdeg.max(1)
+                    }
+                }
             };
             if best.is_none_or(|(b, _)| key < b) {
                 best = Some((key, c));
@@ -343,6 +373,39 @@ impl<'a> Backtracker<'a> {
         flow
     }
 
+    /// Places the fixed cells (with propagation); false when they admit no completion.
+    fn apply_fixed(&mut self) -> bool {
+        for i in 0..self.fixed.len() {
+            let (c, pl) = self.fixed[i];
+            let Some(j) = self.net.candidates().of(c).iter().position(|q| *q == pl) else { return false };
+            if self.engine.size(&self.net, c) == 0 || !self.engine.assign(&self.net, c, j, self.cfg.consistency) {
+                return false;
+            }
+            self.placed[c] = true;
+            self.chosen[c] = j as u32;
+        }
+        true
+    }
+
+    /// Searches for a completion of `board` that keeps every cell outside `free` as it is.
+    /// Returns the first (verified) completion found within the configured limits.
+    pub fn complete(&mut self, board: &Board, free: &[bool]) -> Option<Board> {
+        self.fixed.clear();
+        self.fixed.extend(board.cells.iter().enumerate().filter(|&(c, _)| !free[c]).map(|(c, pl)| (c, *pl)));
+        let mut found = None;
+        self.run(|b| {
+            found = Some(b.clone());
+            Next::Stop
+        });
+        self.fixed.clear();
+        found
+    }
+
+    /// Nodes of the last run.
+    pub fn last_nodes(&self) -> u64 {
+        self.stats.nodes
+    }
+
     fn placed_neighbours(&self, c: usize) -> u64 {
         (0..4).filter(|&s| self.net.neighbour(c, s).is_some_and(|m| self.placed[m])).count() as u64
     }
@@ -379,6 +442,20 @@ mod tests {
     use crate::puzzle::generate::{generate, GenerateOptions};
 
     #[test]
+    fn whole_board_rotation_keeps_solutions_valid() {
+        let (p, b) = generate(&GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 8 }).unwrap();
+        let mut r = b.clone();
+        for _ in 0..4 {
+            r = rotate_board(&r);
+            assert!(verify::check(&p, &r).valid);
+        }
+        assert_eq!(r, b);
+        let c = count(&p, Consistency::Ac4, CellOrder::MrvDegree, None, None);
+        assert!(c.complete);
+        assert_eq!(c.solutions, 4 * c.up_to_rotation.unwrap());
+    }
+
+    #[test]
     fn luby_sequence() {
         let got: Vec<u64> = (1..=15).map(luby).collect();
         assert_eq!(got, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
@@ -410,5 +487,91 @@ mod tests {
         }
         assert!(counts[0] >= 1);
         assert!(counts.iter().all(|&c| c == counts[0]), "{counts:?}");
+    }
+}
+
+/// The board turned clockwise by a quarter turn as a whole (square boards): the piece at
+/// (row, col) moves to (col, W - 1 - row) and turns once.
+pub fn rotate_board(b: &Board) -> Board {
+    let (w, h) = (b.width, b.height);
+    let mut cells = vec![Placement::default(); w * h];
+    for row in 0..h {
+        for col in 0..w {
+            let pl = b.cells[row * w + col];
+            let (nr, nc) = (col, h - 1 - row);
+            cells[nr * h + nc] = Placement { piece: pl.piece, rot: (pl.rot + 1) % 4 };
+        }
+    }
+    Board { width: h, height: w, cells }
+}
+
+/// The cells to free around the mismatches of a near-solution: both cells of every
+/// mismatched join, plus every cell within Chebyshev distance `radius` of one of them.
+pub fn mismatch_region(puzzle: &Puzzle, board: &Board, radius: usize) -> Vec<bool> {
+    let (w, h) = (puzzle.width(), puzzle.height());
+    let mut core = vec![false; w * h];
+    for c in 0..w * h {
+        for s in [crate::puzzle::RIGHT, crate::puzzle::DOWN] {
+            if let Some(m) = puzzle.neighbour(c, s) {
+                if puzzle.color(board.cells[c], s) != puzzle.color(board.cells[m], crate::puzzle::opposite(s)) {
+                    core[c] = true;
+                    core[m] = true;
+                }
+            }
+        }
+    }
+    let mut free = vec![false; w * h];
+    for c in (0..w * h).filter(|&c| core[c]) {
+        let (r0, c0) = (c / w, c % w);
+        for r in r0.saturating_sub(radius)..=(r0 + radius).min(h - 1) {
+            for x in c0.saturating_sub(radius)..=(c0 + radius).min(w - 1) {
+                free[r * w + x] = true;
+            }
+        }
+    }
+    free
+}
+
+/// Solution counts of a complete search.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Count {
+    /// Solutions found (every one verified exactly).
+    pub solutions: u64,
+    /// Distinct solutions up to turning the whole board, on square boards without hints
+    /// (where every turned solution is again a solution).
+    pub up_to_rotation: Option<u64>,
+    /// True when the search finished (the count is exact), false when a limit stopped it.
+    pub complete: bool,
+    #[serde(flatten)]
+    pub stats: BacktrackStats,
+}
+
+/// Counts solutions by complete search (no restarts), stopping after `limit` solutions.
+pub fn count(puzzle: &Puzzle, consistency: Consistency, order: CellOrder, limit: Option<u64>, time_limit: Option<Duration>) -> Count {
+    let cfg = BacktrackConfig { consistency, order, restarts: false, randomize: false, time_limit, ..Default::default() };
+    let symmetric = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
+    let mut classes = std::collections::HashSet::new();
+    let mut bt = Backtracker::new(puzzle, cfg);
+    let mut n = 0u64;
+    let (ending, stats) = bt.run(|b| {
+        n += 1;
+        if symmetric {
+            let mut best = b.cells.clone();
+            let mut r = b.clone();
+            for _ in 0..3 {
+                r = rotate_board(&r);
+                if r.cells < best {
+                    best = r.cells.clone();
+                }
+            }
+            classes.insert(best);
+        }
+        if limit.is_some_and(|l| n >= l) { Next::Stop } else { Next::Continue }
+    });
+    Count {
+        solutions: stats.solutions,
+        up_to_rotation: symmetric.then_some(classes.len() as u64),
+        complete: ending == Ending::Exhausted,
+        stats,
     }
 }

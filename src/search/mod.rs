@@ -1,2 +1,4 @@
 //! The controls: complete and local search that the iterated maps are measured against.
 pub mod backtrack;
+pub mod hill;
+pub mod alns;

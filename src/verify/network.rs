@@ -550,6 +550,9 @@ pub struct SupportCounts {
     events: Vec<u32>,
     /// Candidates removed (a work counter).
     pub removals: u64,
+    /// Conflict weight of each arc `c * 4 + s` (Boussemart et al. 2004): bumped on both arcs
+    /// of a join whenever propagation across it wipes a domain out. Kept across restarts.
+    weights: Vec<u32>,
 }
 
 impl SupportCounts {
@@ -564,6 +567,7 @@ impl SupportCounts {
             saved_counts: Vec::new(),
             events: Vec::new(),
             removals: 0,
+            weights: vec![1; net.cells * 4],
         };
         sc.load(net, domains);
         sc
@@ -676,11 +680,19 @@ impl SupportCounts {
                 }
             }
             if self.size[m] == 0 {
+                self.weights[cs] += 1;
+                self.weights[m * 4 + os] += 1;
                 self.events.clear();
                 return false;
             }
         }
         true
+    }
+
+    /// Conflict weight of the arc from `c` across side `s`.
+    #[inline]
+    pub fn weight(&self, c: usize, s: usize) -> u32 {
+        self.weights[c * 4 + s]
     }
 
     /// Arc consistency from the current domains (colours already missing count as events).

@@ -1,0 +1,630 @@
+//! F2: divide and concur in candidate space (DESIGN.md §4 F2), after Gravel & Elser,
+//! "Divide and concur: A general approach to constraint satisfaction", Phys. Rev. E 78,
+//! 036706 (2008).
+//!
+//! The variables are the candidates `v[c][j]` of every cell. Each constraint (one per cell,
+//! one per piece, one per interior join; or, with `hybrid`, one global assignment plus the
+//! joins) holds its own replica of the variables it touches ([`Layout`]). Two projections
+//! act on the replica vector ([`project`]):
+//! - **divide** (`b`): every constraint's replica independently onto its own set (one-hot
+//!   argmax; best compatible pair of a join; max-weight assignment);
+//! - **concur** (`a`): every replica of a variable becomes their (weighted) mean.
+//!
+//! They drive one of two iterated maps, run as a batch of independent trials:
+//! - RRR (Elser): `x' = x + beta (P_a(2 P_b x - x) - P_b x)`;
+//! - the difference map (Elser, Rankenburg & Thibault 2007; Gravel & Elser eq. 3):
+//!   `y' = y + beta [P_a(f_b(y)) - P_b(f_a(y))]`, `f_i(y) = (1 + g_i) P_i(y) - g_i y`,
+//!   `g_a = -1/beta`, `g_b = 1/beta`. At beta = 1 both are Douglas-Rachford.
+//!
+//! With [`Weights::Adaptive`], each constraint `k` carries a weight `lambda_k` used in the
+//! concur mean (so concur is the projection in the `lambda`-weighted metric), updated every
+//! iteration by Elser's rule `lambda_k += gamma (err_k / mean(err) - lambda_k)`, where
+//! `err_k` is the distance between the constraint's divided replica and the concur value on
+//! its slots: constraints that stay violated weigh more (Gravel & Elser 2008, §III.D).
+//!
+//! **Readout.** The concur point (`P_a(2 P_b x - x)` for RRR, `P_a(f_b(y))` for the
+//! difference map) is read out every iteration as a board: the per-cell argmax, scored when
+//! it is a permutation of the pieces; when it is not, the max-weight assignment of pieces to
+//! cells over the concur values (always a permutation) is read instead, every iteration with
+//! [`Readout::Assignment`] or once per round with [`Readout::Argmax`] (to track the best
+//! board). The two found solutions at the same iterations in our runs; the argmax is cheaper. The board is scored exactly
+//! (matched joins), the best board is kept, and a trial stops when a board matches every join
+//! and passes [`verify::check`]. Exact limit cycles are detected as in [`crate::map`]:
+//! the state is hashed every [`ROUND`] iterations against the last 16 hashes, and a trial
+//! caught in one restarts from a fresh random point.
+//!
+//! **Implementation.** Every divide output is one-hot per constraint, so `P_b` is kept
+//! sparsely as the chosen slots of each constraint. An RRR iteration is then two passes over
+//! the slots: a concur gather (`m = P_a(2 P_b x - x)` per variable, from the CSR table and a
+//! scatter of the chosen slots), and one fused pass per constraint that applies
+//! `x += beta (m - P_b x)` to its slots and immediately projects them again for the next
+//! iteration. The difference map does the same with one more divide per constraint (on
+//! `f_a(y)`, built in a per-constraint buffer). The batch state is flat and trial-major
+//! (`trials * S` floats, `trials * choices` chosen slots, `trials * C` weights); scratch
+//! belongs to one rayon worker and is allocated once, so the iteration loop never allocates.
+
+pub mod layout;
+pub mod project;
+
+pub use layout::{AssignScratch, Constraint, Layout};
+pub use project::DivideScratch;
+
+use crate::assign::{AssignError, Assigner};
+use crate::map::{trial_seed, MapKind, MapResult, Progress, TrialSummary, ROUND};
+use crate::puzzle::{Board, Puzzle};
+use crate::verify;
+use project::divide_one;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// How the constraints are weighted in the concur mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Weights {
+    /// Every replica counts the same.
+    #[default]
+    Uniform,
+    /// Elser's adaptive constraint weights: `w += gamma (err / mean_err - w)`.
+    Adaptive,
+}
+
+/// How the concur point is turned into a board every iteration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Readout {
+    /// Per-cell argmax, scored only when it uses every piece once; the assignment readout
+    /// runs only on the last iteration of each round (every [`ROUND`]), to track the best
+    /// board.
+    #[default]
+    Argmax,
+    /// Every iteration: the per-cell argmax when it is a permutation, else the max-weight
+    /// assignment of pieces to cells over the concur values (always a permutation).
+    Assignment,
+}
+
+/// Parameters of a divide-and-concur run.
+#[derive(Clone, Debug)]
+pub struct DcConfig {
+    /// RRR or the general-beta difference map (`a` = concur, `b` = divide).
+    pub kind: MapKind,
+    pub beta: f32,
+    pub trials: usize,
+    /// Iterations per trial.
+    pub max_iters: u64,
+    pub time_limit: Option<Duration>,
+    pub seed: u64,
+    pub weights: Weights,
+    /// Step of the adaptive weight update (ignored with uniform weights).
+    pub gamma: f32,
+    /// Replace the cell and piece constraints by one global assignment constraint.
+    pub hybrid: bool,
+    pub readout: Readout,
+    /// Stop the whole batch at the first verified solution (else run every trial out).
+    pub stop_at_first: bool,
+    /// Restart trials caught in an exact limit cycle.
+    pub cycle_restart: bool,
+}
+
+impl Default for DcConfig {
+    fn default() -> Self {
+        DcConfig {
+            kind: MapKind::Rrr,
+            beta: 0.5,
+            trials: 8,
+            max_iters: 100_000,
+            time_limit: None,
+            seed: 0,
+            weights: Weights::Uniform,
+            gamma: 0.1,
+            hybrid: false,
+            readout: Readout::Argmax,
+            stop_at_first: true,
+            cycle_restart: true,
+        }
+    }
+}
+
+/// Bytes of replica state per trial: the `S` slot values (f32). The per-trial chosen slots
+/// (`u32`, about a third of `S`) and adaptive weights (one `f32` per constraint) come on top.
+pub fn replica_bytes(puzzle: &Puzzle, hybrid: bool) -> usize {
+    Layout::new(puzzle, hybrid).slots() * std::mem::size_of::<f32>()
+}
+
+/// Adaptive weights never fall below this, so no variable's weights can all vanish.
+const MIN_WEIGHT: f32 = 1e-3;
+const CYCLE_MEMORY: usize = 16;
+
+/// Per-trial bookkeeping and solver state (not the flat float state).
+#[derive(Clone, Debug)]
+struct Trial {
+    iterations: u64,
+    best_score: usize,
+    solved_at: Option<u64>,
+    restarts: u64,
+    hashes: [u64; CYCLE_MEMORY],
+    hash_pos: usize,
+    rng: Xoshiro256PlusPlus,
+    warm: bool,
+    /// Solvers of the assignment constraint (hybrid) and of the assignment readout.
+    asg_con: Vec<Assigner>,
+    asg_read: Vec<Assigner>,
+}
+
+/// Scratch of one worker, allocated once per run.
+struct Worker {
+    /// Per variable: sum of weighted replicas, sum of weights, weight of chosen slots.
+    acc: Vec<f32>,
+    den: Vec<f32>,
+    cnt: Vec<f32>,
+    /// The concur point that is read out (RRR: `P_a(2 P_b x - x)`; DM: `P_a(f_b(y))`).
+    m: Vec<f32>,
+    /// DM: `P_a(y)`.
+    ca: Vec<f32>,
+    /// DM: `f_a(y)` on one constraint, and the chosen slots of `P_b(f_a(y))` there.
+    buf: Vec<f32>,
+    tmp: Vec<u32>,
+    /// Per-constraint error (adaptive weights).
+    err: Vec<f32>,
+    div: DivideScratch,
+    board: Vec<u32>,
+    seen: Vec<bool>,
+}
+
+impl Worker {
+    fn new(layout: &Layout) -> Self {
+        let v = layout.vars();
+        Worker {
+            acc: vec![0.0; v],
+            den: vec![0.0; v],
+            cnt: vec![0.0; v],
+            m: vec![0.0; v],
+            ca: vec![0.0; v],
+            buf: vec![0.0; layout.max_constraint_len()],
+            tmp: vec![0; layout.max_choices()],
+            err: vec![0.0; layout.constraints()],
+            div: DivideScratch::new(layout),
+            board: vec![0; layout.cells()],
+            seen: vec![false; layout.cells()],
+        }
+    }
+}
+
+/// What every trial of a batch shares.
+struct Ctx<'a> {
+    puzzle: &'a Puzzle,
+    layout: &'a Layout,
+    cfg: &'a DcConfig,
+    max_score: usize,
+}
+
+/// The divide-and-concur engine for one puzzle: tables plus the batch.
+pub struct DcMap<'a> {
+    puzzle: &'a Puzzle,
+    layout: Layout,
+    cfg: DcConfig,
+    /// Slot values, trial-major (`trials * S`).
+    x: Vec<f32>,
+    /// Chosen slots of `P_b(x)`, trial-major (`trials * choices`).
+    chosen: Vec<u32>,
+    /// Constraint weights, trial-major (`trials * C`); all 1 with uniform weights.
+    lambda: Vec<f32>,
+    trials: Vec<Trial>,
+    /// Best board per trial (one variable per cell), trial-major.
+    best_boards: Vec<u32>,
+}
+
+fn fnv(x: &[f32], h: u64) -> u64 {
+    x.iter().fold(h, |h, v| (h ^ v.to_bits() as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+impl<'a> DcMap<'a> {
+    /// Builds the tables and the random starts. Fails when no board fits the rim at all.
+    pub fn new(puzzle: &'a Puzzle, cfg: DcConfig) -> Result<Self, AssignError> {
+        let layout = Layout::new(puzzle, cfg.hybrid);
+        layout.check_feasible()?;
+        let trials = cfg.trials.max(1);
+        let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
+        let mut map = DcMap {
+            puzzle,
+            x: vec![0.0; trials * s],
+            chosen: vec![0; trials * nc],
+            lambda: vec![1.0; trials * nk],
+            trials: (0..trials)
+                .map(|t| Trial {
+                    iterations: 0,
+                    best_score: 0,
+                    solved_at: None,
+                    restarts: 0,
+                    hashes: [0; CYCLE_MEMORY],
+                    hash_pos: 0,
+                    rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
+                    warm: false,
+                    asg_con: layout.assigners(),
+                    asg_read: layout.assigners(),
+                })
+                .collect(),
+            best_boards: vec![0; trials * n],
+            layout,
+            cfg,
+        };
+        let mut wk = Worker::new(&map.layout);
+        let layout = &map.layout;
+        for ((((x, ch), lam), tr), best) in map
+            .x
+            .chunks_mut(s)
+            .zip(map.chosen.chunks_mut(nc))
+            .zip(map.lambda.chunks_mut(nk))
+            .zip(&mut map.trials)
+            .zip(map.best_boards.chunks_mut(n))
+        {
+            start_trial(layout, x, ch, lam, tr, &mut wk)?;
+            // The first best board: the assignment readout of the start (x[..V] holds the
+            // cell or assignment replicas, indexed by variable).
+            layout.assign(&x[..layout.vars()], &mut wk.div.assign, &mut tr.asg_read, false, best)?;
+            tr.best_score = layout.score(best);
+        }
+        Ok(map)
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The slot values of trial `t`.
+    pub fn state(&self, t: usize) -> &[f32] {
+        let s = self.layout.slots();
+        &self.x[t * s..(t + 1) * s]
+    }
+
+    /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
+    /// iteration budget, or the time limit; `progress` is called after every round.
+    pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
+        let start = Instant::now();
+        let layout = &self.layout;
+        let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
+        let threads = rayon::current_num_threads().max(1);
+        let trials = self.trials.len();
+        let per = trials.div_ceil(threads);
+        let mut workers: Vec<Worker> = (0..trials.div_ceil(per)).map(|_| Worker::new(layout)).collect();
+        let ctx = Ctx { puzzle: self.puzzle, layout, cfg: &self.cfg, max_score: self.puzzle.max_score() };
+        let cfg = &self.cfg;
+        loop {
+            self.x
+                .par_chunks_mut(per * s)
+                .zip(self.chosen.par_chunks_mut(per * nc))
+                .zip(self.lambda.par_chunks_mut(per * nk))
+                .zip(self.trials.par_chunks_mut(per))
+                .zip(self.best_boards.par_chunks_mut(per * n))
+                .zip(workers.par_iter_mut())
+                .for_each(|(((((xs, chs), lams), trs), bests), wk)| {
+                    for ((((x, ch), lam), tr), best) in
+                        xs.chunks_mut(s).zip(chs.chunks_mut(nc)).zip(lams.chunks_mut(nk)).zip(trs).zip(bests.chunks_mut(n))
+                    {
+                        run_trial_round(&ctx, x, ch, lam, tr, best, wk);
+                    }
+                });
+            let solved = self.trials.iter().filter(|t| t.solved_at.is_some()).count();
+            progress(&Progress {
+                iterations: self.trials.iter().map(|t| t.iterations).max().unwrap_or(0),
+                trial_iterations: self.trials.iter().map(|t| t.iterations).sum(),
+                best_score: self.trials.iter().map(|t| t.best_score).max().unwrap_or(0),
+                solved_trials: solved,
+                elapsed_s: start.elapsed().as_secs_f64(),
+            });
+            let budget_done = self.trials.iter().all(|t| t.solved_at.is_some() || t.iterations >= cfg.max_iters);
+            let timed_out = cfg.time_limit.is_some_and(|t| start.elapsed() >= t);
+            if (cfg.stop_at_first && solved > 0) || budget_done || timed_out {
+                break;
+            }
+        }
+        let wall_s = start.elapsed().as_secs_f64();
+        // The first solution: fewest iterations, then lowest trial: independent of threads.
+        let solution = (0..trials)
+            .filter_map(|t| self.trials[t].solved_at.map(|it| (it, t)))
+            .min()
+            .map(|(it, t)| (t, it, self.board_of(t)));
+        let best_t = (0..trials)
+            .max_by_key(|&t| (self.trials[t].best_score, std::cmp::Reverse(t)))
+            .unwrap_or(0);
+        MapResult {
+            best: self.board_of(best_t),
+            best_score: self.trials[best_t].best_score,
+            max_score: self.puzzle.max_score(),
+            solution,
+            trial_iterations: self.trials.iter().map(|t| t.iterations).sum(),
+            wall_s,
+            trials: self
+                .trials
+                .iter()
+                .map(|t| TrialSummary { iterations: t.iterations, best_score: t.best_score, solved_at: t.solved_at, restarts: t.restarts, ..Default::default() })
+                .collect(),
+        }
+    }
+
+    fn board_of(&self, t: usize) -> Board {
+        let n = self.layout.cells();
+        Board {
+            width: self.puzzle.width(),
+            height: self.puzzle.height(),
+            cells: self.layout.placements(&self.best_boards[t * n..(t + 1) * n]),
+        }
+    }
+}
+
+/// A fresh random start: uniform slot values in [0, 1), unit weights, and `P_b(x)`.
+fn start_trial(layout: &Layout, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, wk: &mut Worker) -> Result<(), AssignError> {
+    x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
+    lambda.iter_mut().for_each(|l| *l = 1.0);
+    tr.warm = false;
+    tr.hashes = [0; CYCLE_MEMORY];
+    project::divide(layout, x, chosen, &mut wk.div, &mut tr.asg_con, false)
+}
+
+/// Restarts a trial (limit cycle or non-finite state); the restart itself cannot fail on a
+/// feasible layout, and if it somehow does the trial is given up.
+fn restart(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, wk: &mut Worker) {
+    tr.restarts += 1;
+    if start_trial(ctx.layout, x, chosen, lambda, tr, wk).is_err() {
+        tr.iterations = ctx.cfg.max_iters;
+    }
+}
+
+/// One round (up to [`ROUND`] iterations) of one trial.
+fn run_trial_round(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, best: &mut [u32], wk: &mut Worker) {
+    let cfg = ctx.cfg;
+    if tr.solved_at.is_some() || tr.iterations >= cfg.max_iters {
+        return;
+    }
+    let steps = ROUND.min(cfg.max_iters - tr.iterations);
+    for i in 0..steps {
+        tr.iterations += 1;
+        let assign = cfg.readout == Readout::Assignment || i + 1 == steps;
+        let ok = step(ctx, x, chosen, lambda, tr, wk).and_then(|()| readout(ctx, tr, best, wk, assign));
+        match ok {
+            Err(_) => restart(ctx, x, chosen, lambda, tr, wk),
+            Ok(true) => {
+                tr.solved_at = Some(tr.iterations);
+                return;
+            }
+            Ok(false) => tr.warm = true,
+        }
+    }
+    if cfg.cycle_restart && tr.iterations % ROUND == 0 {
+        let mut h = fnv(x, 0xcbf2_9ce4_8422_2325);
+        if cfg.weights == Weights::Adaptive {
+            h = fnv(lambda, h);
+        }
+        if tr.hashes.contains(&h) {
+            restart(ctx, x, chosen, lambda, tr, wk);
+        } else {
+            tr.hashes[tr.hash_pos] = h;
+            tr.hash_pos = (tr.hash_pos + 1) % CYCLE_MEMORY;
+        }
+    }
+}
+
+/// Concur gather: per variable, the weighted sum of its replicas (`acc`), the sum of their
+/// weights (`den`) and the weight of its chosen slots in `P_b` (`cnt`).
+fn gather(layout: &Layout, x: &[f32], chosen: &[u32], lambda: Option<&[f32]>, wk: &mut Worker) {
+    let (vs, vc, sv) = (layout.var_slot(), layout.var_con(), layout.slot_var());
+    let offs = layout.var_off().windows(2);
+    match lambda {
+        None => {
+            for ((r, a), d) in offs.zip(&mut wk.acc).zip(&mut wk.den) {
+                let r = r[0] as usize..r[1] as usize;
+                *d = r.len() as f32;
+                *a = vs[r].iter().map(|&s| x[s as usize]).sum();
+            }
+            wk.cnt.iter_mut().for_each(|c| *c = 0.0);
+            for &s in chosen {
+                wk.cnt[sv[s as usize] as usize] += 1.0;
+            }
+        }
+        Some(l) => {
+            for ((r, a), d) in offs.zip(&mut wk.acc).zip(&mut wk.den) {
+                let r = r[0] as usize..r[1] as usize;
+                let (mut num, mut den) = (0.0f32, 0.0f32);
+                for (&s, &k) in vs[r.clone()].iter().zip(&vc[r]) {
+                    let w = l[k as usize];
+                    num += w * x[s as usize];
+                    den += w;
+                }
+                *a = num;
+                *d = den;
+            }
+            wk.cnt.iter_mut().for_each(|c| *c = 0.0);
+            for (k, &w) in l.iter().enumerate() {
+                for &s in &chosen[layout.choice_range(k)] {
+                    wk.cnt[sv[s as usize] as usize] += w;
+                }
+            }
+        }
+    }
+}
+
+/// `x[s] += beta * m[slot_var[s]]` over one constraint's slots, then `x[chosen] -= beta`;
+/// returns the squared distance between the constraint's divided replica (the chosen slots)
+/// and `m` there when `want_err`.
+#[inline]
+fn apply(x: &mut [f32], base: usize, vars: &[u32], m: &[f32], chosen: &[u32], beta: f32, want_err: bool) -> f32 {
+    let mut e2 = 0.0f32;
+    if want_err {
+        for (xv, &j) in x.iter_mut().zip(vars) {
+            let mv = m[j as usize];
+            *xv += beta * mv;
+            e2 += mv * mv;
+        }
+    } else {
+        for (xv, &j) in x.iter_mut().zip(vars) {
+            *xv += beta * m[j as usize];
+        }
+    }
+    for &s in chosen {
+        let s = s as usize - base;
+        if want_err {
+            e2 += 1.0 - 2.0 * m[vars[s] as usize];
+        }
+        x[s] -= beta;
+    }
+    e2
+}
+
+/// One map iteration: leaves the concur point to read out in `wk.m`, updates `x`, and leaves
+/// `P_b` of the new `x` in `chosen`.
+fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, wk: &mut Worker) -> Result<(), AssignError> {
+    let (layout, cfg) = (ctx.layout, ctx.cfg);
+    let adaptive = cfg.weights == Weights::Adaptive;
+    let beta = cfg.beta;
+    gather(layout, x, chosen, adaptive.then_some(&*lambda), wk);
+    let sv = layout.slot_var();
+    let warm = tr.warm;
+    match cfg.kind {
+        MapKind::Rrr => {
+            // m = P_a(2 P_b x - x)
+            for (((m, &a), &d), &c) in wk.m.iter_mut().zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
+                *m = (2.0 * c - a) / d;
+            }
+            // x += beta (m - P_b x), then P_b of the new x, one constraint at a time.
+            for k in 0..layout.constraints() {
+                let (r, q) = (layout.con_range(k), layout.choice_range(k));
+                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, &chosen[q.clone()], beta, adaptive);
+                wk.err[k] = e2.max(0.0).sqrt();
+                divide_one(layout, k, &x[r], &mut chosen[q], &mut wk.div, &mut tr.asg_con, warm)?;
+            }
+        }
+        MapKind::Dm => {
+            let inv = 1.0 / beta;
+            // m = P_a(f_b(y)), f_b = (1 + 1/beta) P_b y - y / beta; ca = P_a(y).
+            for ((((m, ca), &a), &d), &c) in wk.m.iter_mut().zip(&mut wk.ca).zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
+                *m = ((1.0 + inv) * c - inv * a) / d;
+                *ca = a / d;
+            }
+            let a1 = 1.0 - inv;
+            for k in 0..layout.constraints() {
+                let (r, q) = (layout.con_range(k), layout.choice_range(k));
+                // f_a(y) = (1 - 1/beta) P_a(y) + y / beta on this constraint, and its P_b.
+                let buf = &mut wk.buf[..r.len()];
+                for ((b, &y), &j) in buf.iter_mut().zip(&x[r.clone()]).zip(&sv[r.clone()]) {
+                    *b = a1 * wk.ca[j as usize] + inv * y;
+                }
+                let tmp = &mut wk.tmp[..q.len()];
+                divide_one(layout, k, buf, tmp, &mut wk.div, &mut tr.asg_con, warm)?;
+                // y += beta (P_a(f_b(y)) - P_b(f_a(y))), then P_b of the new y.
+                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, tmp, beta, adaptive);
+                wk.err[k] = e2.max(0.0).sqrt();
+                divide_one(layout, k, &x[r], &mut chosen[q], &mut wk.div, &mut tr.asg_con, warm)?;
+            }
+        }
+    }
+    if adaptive {
+        let mean = wk.err.iter().sum::<f32>() / wk.err.len().max(1) as f32;
+        if mean > 0.0 && mean.is_finite() {
+            let g = cfg.gamma;
+            for (l, &e) in lambda.iter_mut().zip(&wk.err) {
+                *l = (*l + g * (e / mean - *l)).max(MIN_WEIGHT);
+            }
+        }
+    }
+    if wk.m.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        // Only a degenerate beta gets here; the caller restarts the trial.
+        Err(AssignError::InvalidWeight { row: 0, col: 0, value: f32::NAN })
+    }
+}
+
+/// Reads the concur point in `wk.m` out as a board (the per-cell argmax; if that is not a
+/// permutation, the assignment readout when `assign`, else nothing), scores it, keeps the
+/// best, and returns whether it is a verified solution.
+fn readout(ctx: &Ctx, tr: &mut Trial, best: &mut [u32], wk: &mut Worker, assign: bool) -> Result<bool, AssignError> {
+    let layout = ctx.layout;
+    layout.argmax_board(&wk.m, &mut wk.board);
+    if !layout.is_permutation(&wk.board, &mut wk.seen) {
+        if !assign {
+            return Ok(false);
+        }
+        layout.assign(&wk.m, &mut wk.div.assign, &mut tr.asg_read, tr.warm, &mut wk.board)?;
+    }
+    let score = layout.score(&wk.board);
+    if score > tr.best_score {
+        tr.best_score = score;
+        best.copy_from_slice(&wk.board);
+    }
+    if score < ctx.max_score {
+        return Ok(false);
+    }
+    let board = Board { width: layout.width(), height: layout.height(), cells: layout.placements(&wk.board) };
+    Ok(verify::check(ctx.puzzle, &board).valid)
+}
+
+/// Runs a divide-and-concur batch. Every solution it reports has passed [`verify::check`].
+pub fn solve(puzzle: &Puzzle, cfg: DcConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, AssignError> {
+    let mut map = DcMap::new(puzzle, cfg)?;
+    Ok(map.run(progress))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{generate, GenerateOptions};
+
+    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
+        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
+    }
+
+    #[test]
+    fn dm_at_beta_one_is_rrr_at_beta_one() {
+        let p = puzzle(4, 4, 5);
+        for weights in [Weights::Uniform, Weights::Adaptive] {
+            let run = |kind| {
+                let cfg = DcConfig { kind, beta: 1.0, trials: 2, max_iters: 40, weights, cycle_restart: false, stop_at_first: false, ..Default::default() };
+                let mut m = DcMap::new(&p, cfg).unwrap();
+                m.run(|_| {});
+                m.x.clone()
+            };
+            let (a, b) = (run(MapKind::Rrr), run(MapKind::Dm));
+            let diff = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+            assert!(diff < 1e-3, "{weights:?}: max difference {diff}");
+        }
+    }
+
+    #[test]
+    fn a_planted_solution_is_a_fixed_point() {
+        let (p, sol) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 }).unwrap();
+        for (kind, hybrid) in [(MapKind::Rrr, false), (MapKind::Dm, false), (MapKind::Rrr, true), (MapKind::Dm, true)] {
+            let cfg = DcConfig { kind, hybrid, beta: 0.7, trials: 1, max_iters: 3, readout: Readout::Argmax, ..Default::default() };
+            let mut m = DcMap::new(&p, cfg).unwrap();
+            let l = m.layout.clone();
+            let mut v = vec![0.0; l.vars()];
+            for c in 0..p.cells() {
+                v[l.cell_vars(c).find(|&j| l.placement(j) == sol.cells[c]).unwrap()] = 1.0;
+            }
+            let mut x = vec![0.0; l.slots()];
+            project::spread(&l, &v, &mut x);
+            m.x.copy_from_slice(&x);
+            project::divide(&l, &x, &mut m.chosen, &mut DivideScratch::new(&l), &mut l.assigners(), false).unwrap();
+            let r = m.run(|_| {});
+            assert_eq!(r.solution.map(|s| s.1), Some(1), "{kind:?} hybrid {hybrid}");
+            assert_eq!(m.x, x, "{kind:?} hybrid {hybrid}: the fixed point moved");
+        }
+    }
+
+    #[test]
+    fn solves_generated_4x4_in_every_variant_and_is_reproducible() {
+        let p = puzzle(4, 4, 1);
+        for kind in [MapKind::Rrr, MapKind::Dm] {
+            for weights in [Weights::Uniform, Weights::Adaptive] {
+                for hybrid in [false, true] {
+                    let cfg = DcConfig { kind, weights, hybrid, beta: 0.7, trials: 4, max_iters: 5_000, seed: 3, ..Default::default() };
+                    let r = solve(&p, cfg.clone(), |_| {}).unwrap();
+                    let (t, it, board) = r.solution.clone().unwrap_or_else(|| panic!("{kind:?} {weights:?} hybrid {hybrid}: unsolved"));
+                    assert!(verify::check(&p, &board).valid);
+                    let again = solve(&p, cfg, |_| {}).unwrap();
+                    assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1199 @@
+//! Adaptive large-neighbourhood search (ALNS): the destroy-and-repair control.
+//!
+//! Large-neighbourhood search is Paul Shaw's (CP 1998): rip out a region of a full board and
+//! rebuild it with something smarter than a single-piece move. The adaptive version is Ropke &
+//! Pisinger's (Transportation Science 2006): a portfolio of destroy operators drawn by a roulette
+//! wheel whose weights follow recent success. One iteration:
+//!
+//! 1. **Destroy.** Draw an operator with probability `w_o / Σ w`; lift the `k` cells it selects
+//!    (`k` uniform in `destroy_min..=destroy_max`). The operators ([`Destroy`]): random cells;
+//!    cells on mismatched joins; the most-conflicted cells; the worst band of rows or columns;
+//!    a connected component of the mismatch graph, optionally with a one-cell halo; rectangles;
+//!    arcs of the board's concentric rings; and scattered (pairwise non-adjacent) cells.
+//! 2. **Repair.** When the holes are pairwise non-adjacent, each hole's value for a piece depends
+//!    only on its fixed neighbours, so the optimal refill is an assignment problem: value =
+//!    max over rim-fitting rotations of the seams matched, one [`Assigner`] per piece class
+//!    (Schaus & Deville's Eternity II neighbourhood, 2008). Otherwise a greedy
+//!    most-constrained-first refill: the empty cell with the most placed neighbours first, every
+//!    lifted piece of its class in every rim-fitting rotation, the placement matching the most
+//!    seams, ties at random.
+//! 3. **Accept.** Simulated annealing (Kirkpatrick, Gelatt & Vecchi 1983): keep the board if the
+//!    score change `Δ >= 0`, else with probability `exp(Δ / T)`; `T` cools geometrically and is
+//!    reheated after a stall. A rejected board is restored from the snapshot of the holes.
+//! 4. **Adapt.** `w_o ← λ w_o + (1 - λ) ψ` with tiered rewards ψ: new global best > improvement >
+//!    accepted (sideways or downhill, and actually changed) > rejected or unchanged.
+//!
+//! The board keeps an incremental **mismatch map**: per-cell mismatch counts (bucketed, so the
+//! most conflicted cells are found in O(k)), the set of mismatched joins, and per-row and
+//! per-column totals, all maintained by every lift and place in O(1). Destroy is O(k) (bands and
+//! rings scan one line), repair O(k · |C|), evaluation O(k). All scratch lives in one struct
+//! created per run: the iteration loop does not allocate.
+
+use super::hill::{Frame, LocalResult, NONE};
+use crate::assign::Assigner;
+use crate::puzzle::{Piece, Placement, Puzzle};
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::time::{Duration, Instant};
+
+/// Destroy operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Destroy {
+    /// k random cells (the baseline).
+    Random,
+    /// Endpoints of randomly chosen mismatched joins, grown locally to k cells.
+    Mismatch,
+    /// The k cells with the most mismatched joins (ties at random).
+    Conflicted,
+    /// The band of rows or columns with the most mismatches (a window of the worst line when a
+    /// line is longer than k).
+    Band,
+    /// A connected component of the mismatch graph, up to k cells.
+    Component,
+    /// A component of up to k/2 cells plus its one-cell halo, up to k cells.
+    ComponentHalo,
+    /// A rectangle of about k cells around a conflicted cell.
+    Rectangle,
+    /// An arc of up to k cells of the concentric ring (frame) through a conflicted cell.
+    Ring,
+    /// Up to k pairwise non-adjacent cells of one checkerboard colour, conflicted cells first:
+    /// always refilled exactly by the assignment repair.
+    Scattered,
+}
+
+impl Destroy {
+    pub const ALL: [Destroy; 9] = [
+        Destroy::Random,
+        Destroy::Mismatch,
+        Destroy::Conflicted,
+        Destroy::Band,
+        Destroy::Component,
+        Destroy::ComponentHalo,
+        Destroy::Rectangle,
+        Destroy::Ring,
+        Destroy::Scattered,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Destroy::Random => "random",
+            Destroy::Mismatch => "mismatch",
+            Destroy::Conflicted => "conflicted",
+            Destroy::Band => "band",
+            Destroy::Component => "component",
+            Destroy::ComponentHalo => "component-halo",
+            Destroy::Rectangle => "rectangle",
+            Destroy::Ring => "ring",
+            Destroy::Scattered => "scattered",
+        }
+    }
+}
+
+/// How the first board (and every restart) is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Init {
+    /// Pieces shuffled within their class, turned to fit the rim.
+    Random,
+    /// The greedy repair run on the empty board.
+    Greedy,
+}
+
+/// ALNS parameters.
+#[derive(Clone, Debug)]
+pub struct AlnsConfig {
+    pub seed: u64,
+    pub max_iterations: Option<u64>,
+    pub time_limit: Option<Duration>,
+    /// Smallest number of cells destroyed per iteration.
+    pub destroy_min: usize,
+    /// Largest number of cells destroyed per iteration; 0 picks `clamp(cells / 4, 4, 48)`.
+    pub destroy_max: usize,
+    /// The operator portfolio; empty means [`Destroy::ALL`].
+    pub operators: Vec<Destroy>,
+    /// Refill pairwise non-adjacent holes with the exact assignment (else always greedy).
+    pub exact_repair: bool,
+    pub init: Init,
+    /// Initial (and reheat) temperature of the acceptance rule.
+    pub temperature: f64,
+    /// Geometric cooling factor per iteration.
+    pub cooling: f64,
+    /// Temperature floor.
+    pub min_temperature: f64,
+    /// Reheat to `temperature` after this many iterations without a new best of the current
+    /// run (0: never).
+    pub reheat_after: u64,
+    /// Reaction factor λ of the weight update `w ← λ w + (1 - λ) ψ`.
+    pub reaction: f64,
+    /// Rewards ψ for: new global best, improvement, accepted change, rejected or unchanged.
+    pub rewards: [f64; 4],
+    /// Weight floor, so no operator starves.
+    pub min_weight: f64,
+    /// Start a fresh board after this many iterations without a new best of the current run
+    /// (0: never).
+    pub restart_after: u64,
+}
+
+impl Default for AlnsConfig {
+    fn default() -> Self {
+        AlnsConfig {
+            seed: 0,
+            max_iterations: Some(10_000_000),
+            time_limit: None,
+            destroy_min: 2,
+            destroy_max: 0,
+            operators: Vec::new(),
+            exact_repair: true,
+            init: Init::Greedy,
+            temperature: 0.5,
+            cooling: 0.999,
+            min_temperature: 0.05,
+            reheat_after: 2_000,
+            reaction: 0.95,
+            rewards: [10.0, 4.0, 1.0, 0.0],
+            min_weight: 0.05,
+            restart_after: 20_000,
+        }
+    }
+}
+
+/// One destroy operator at the end of a run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct OperatorStats {
+    pub name: &'static str,
+    pub weight: f64,
+    pub uses: u64,
+    /// Iterations that raised the global best.
+    pub new_best: u64,
+    /// Iterations that raised the score.
+    pub improved: u64,
+    /// Iterations kept (including improvements).
+    pub accepted: u64,
+}
+
+/// What an ALNS run reports: the [`LocalResult`] fields (`moves` counts pieces placed by
+/// repairs) plus the iteration count, reheats and the operator portfolio.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AlnsResult {
+    #[serde(flatten)]
+    pub local: LocalResult,
+    pub iterations: u64,
+    pub iterations_per_s: f64,
+    pub reheats: u64,
+    /// Iterations whose holes were refilled by the exact assignment.
+    pub exact_repairs: u64,
+    pub operators: Vec<OperatorStats>,
+}
+
+/// A set of small integers with O(1) insert, remove, membership and random access.
+#[derive(Clone, Debug)]
+pub(crate) struct IndexSet {
+    items: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl IndexSet {
+    fn new(universe: usize) -> Self {
+        IndexSet { items: Vec::with_capacity(universe), pos: vec![NONE; universe] }
+    }
+    #[inline]
+    fn insert(&mut self, x: u32) {
+        if self.pos[x as usize] == NONE {
+            self.pos[x as usize] = self.items.len() as u32;
+            self.items.push(x);
+        }
+    }
+    #[inline]
+    fn remove(&mut self, x: u32) {
+        let p = self.pos[x as usize];
+        if p != NONE {
+            let last = self.items.pop().unwrap_or(x);
+            if last != x {
+                self.items[p as usize] = last;
+                self.pos[last as usize] = p;
+            }
+            self.pos[x as usize] = NONE;
+        }
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    #[inline]
+    pub fn items(&self) -> &[u32] {
+        &self.items
+    }
+    /// One step of a partial Fisher-Yates shuffle: moves a random item of `i..` to `i`, returns it.
+    #[inline]
+    fn shuffle_step(&mut self, i: usize, rng: &mut Xoshiro256PlusPlus) -> u32 {
+        let j = rng.random_range(i..self.items.len());
+        self.items.swap(i, j);
+        self.pos[self.items[i] as usize] = i as u32;
+        self.pos[self.items[j] as usize] = j as u32;
+        self.items[i]
+    }
+    fn clear(&mut self) {
+        for &x in &self.items {
+            self.pos[x as usize] = NONE;
+        }
+        self.items.clear();
+    }
+}
+
+/// A possibly partial board with its score and mismatch map, all maintained incrementally.
+/// A join counts (matched or mismatched) only when both of its cells are filled.
+#[derive(Clone, Debug)]
+pub(crate) struct State {
+    pub cells: Vec<Placement>,
+    pub col: Vec<Piece>,
+    pub filled: Vec<bool>,
+    /// Matched joins between filled cells.
+    pub score: usize,
+    /// Mismatched joins per cell.
+    pub bad: Vec<u8>,
+    /// Mismatched joins, by id: `2c` for the right join of cell c, `2c + 1` for its down join.
+    pub bad_joins: IndexSet,
+    /// `by_bad[b - 1]`: the cells with exactly b mismatched joins.
+    pub by_bad: [IndexSet; 4],
+    /// Sum of `bad` per row and per column.
+    pub row_bad: Vec<u32>,
+    pub col_bad: Vec<u32>,
+}
+
+#[inline]
+fn join_id(c: usize, s: usize, d: usize) -> u32 {
+    match s {
+        1 => 2 * c as u32,
+        2 => 2 * c as u32 + 1,
+        3 => 2 * d as u32,
+        _ => 2 * d as u32 + 1,
+    }
+}
+
+impl State {
+    fn new(f: &Frame) -> Self {
+        let n = f.cells();
+        State {
+            cells: vec![Placement::default(); n],
+            col: vec![[0; 4]; n],
+            filled: vec![false; n],
+            score: 0,
+            bad: vec![0; n],
+            bad_joins: IndexSet::new(2 * n),
+            by_bad: [IndexSet::new(n), IndexSet::new(n), IndexSet::new(n), IndexSet::new(n)],
+            row_bad: vec![0; f.height],
+            col_bad: vec![0; f.width],
+        }
+    }
+
+    /// Empties every cell.
+    fn clear(&mut self) {
+        self.filled.iter_mut().for_each(|x| *x = false);
+        self.bad.iter_mut().for_each(|x| *x = 0);
+        self.bad_joins.clear();
+        self.by_bad.iter_mut().for_each(IndexSet::clear);
+        self.row_bad.iter_mut().for_each(|x| *x = 0);
+        self.col_bad.iter_mut().for_each(|x| *x = 0);
+        self.score = 0;
+    }
+
+    #[inline]
+    fn set_bad(&mut self, w: usize, c: usize, b: u8) {
+        let old = self.bad[c];
+        if old > 0 {
+            self.by_bad[old as usize - 1].remove(c as u32);
+        }
+        if b > 0 {
+            self.by_bad[b as usize - 1].insert(c as u32);
+        }
+        self.bad[c] = b;
+        self.row_bad[c / w] = self.row_bad[c / w] + u32::from(b) - u32::from(old);
+        self.col_bad[c % w] = self.col_bad[c % w] + u32::from(b) - u32::from(old);
+    }
+
+    /// Places `pl` on the empty cell `c`.
+    #[inline]
+    pub fn place(&mut self, f: &Frame, c: usize, pl: Placement) {
+        debug_assert!(!self.filled[c]);
+        self.cells[c] = pl;
+        self.col[c] = f.colors(pl);
+        self.filled[c] = true;
+        for s in 0..4 {
+            let d = f.nb[c][s];
+            if d == NONE || !self.filled[d as usize] {
+                continue;
+            }
+            let d = d as usize;
+            if self.col[c][s] == self.col[d][(s + 2) % 4] {
+                self.score += 1;
+            } else {
+                self.bad_joins.insert(join_id(c, s, d));
+                self.set_bad(f.width, c, self.bad[c] + 1);
+                self.set_bad(f.width, d, self.bad[d] + 1);
+            }
+        }
+    }
+
+    /// Empties the filled cell `c`; returns what it held.
+    #[inline]
+    pub fn lift(&mut self, f: &Frame, c: usize) -> Placement {
+        debug_assert!(self.filled[c]);
+        for s in 0..4 {
+            let d = f.nb[c][s];
+            if d == NONE || !self.filled[d as usize] {
+                continue;
+            }
+            let d = d as usize;
+            if self.col[c][s] == self.col[d][(s + 2) % 4] {
+                self.score -= 1;
+            } else {
+                self.bad_joins.remove(join_id(c, s, d));
+                self.set_bad(f.width, c, self.bad[c] - 1);
+                self.set_bad(f.width, d, self.bad[d] - 1);
+            }
+        }
+        self.filled[c] = false;
+        self.cells[c]
+    }
+
+    /// Seams that `q` placed at `c` would match with the filled neighbours.
+    #[inline]
+    fn seams(&self, f: &Frame, c: usize, q: Piece) -> u32 {
+        let mut m = 0;
+        for s in 0..4 {
+            let d = f.nb[c][s];
+            if d != NONE && self.filled[d as usize] {
+                m += u32::from(q[s] == self.col[d as usize][(s + 2) % 4]);
+            }
+        }
+        m
+    }
+
+    #[inline]
+    fn filled_neighbours(&self, f: &Frame, c: usize) -> u32 {
+        f.nb[c].iter().filter(|&&d| d != NONE && self.filled[d as usize]).count() as u32
+    }
+
+    #[inline]
+    fn mismatched(&self, f: &Frame, c: usize, s: usize) -> bool {
+        let d = f.nb[c][s];
+        d != NONE && self.filled[d as usize] && self.col[c][s] != self.col[d as usize][(s + 2) % 4]
+    }
+
+    /// Recomputes everything from scratch and compares: the oracle for the incremental map.
+    #[cfg(test)]
+    pub fn check(&self, f: &Frame) {
+        let n = f.cells();
+        let (mut score, mut bad, mut joins) = (0, vec![0u8; n], Vec::new());
+        for c in 0..n {
+            for s in [1, 2] {
+                let d = f.nb[c][s];
+                if d == NONE || !self.filled[c] || !self.filled[d as usize] {
+                    continue;
+                }
+                assert_eq!(self.col[c], f.colors(self.cells[c]));
+                if self.col[c][s] == self.col[d as usize][(s + 2) % 4] {
+                    score += 1;
+                } else {
+                    bad[c] += 1;
+                    bad[d as usize] += 1;
+                    joins.push(join_id(c, s, d as usize));
+                }
+            }
+        }
+        assert_eq!(self.score, score, "score");
+        assert_eq!(self.bad, bad, "per-cell mismatch counts");
+        let mut have = self.bad_joins.items.clone();
+        have.sort_unstable();
+        assert_eq!(have, joins, "mismatched joins");
+        for (x, &p) in self.bad_joins.pos.iter().enumerate() {
+            assert!(p == NONE || self.bad_joins.items[p as usize] == x as u32);
+        }
+        for b in 1..=4u8 {
+            let mut have = self.by_bad[b as usize - 1].items.clone();
+            have.sort_unstable();
+            let want: Vec<u32> = (0..n as u32).filter(|&c| bad[c as usize] == b).collect();
+            assert_eq!(have, want, "cells with {b} mismatches");
+        }
+        for r in 0..f.height {
+            assert_eq!(self.row_bad[r], (0..f.width).map(|x| bad[r * f.width + x] as u32).sum::<u32>());
+        }
+        for x in 0..f.width {
+            assert_eq!(self.col_bad[x], (0..f.height).map(|r| bad[r * f.width + x] as u32).sum::<u32>());
+        }
+    }
+}
+
+/// One ALNS run: the board, the operator portfolio and all scratch.
+pub(crate) struct Search {
+    pub f: Frame,
+    pub st: State,
+    pub rng: Xoshiro256PlusPlus,
+    /// Current holes, their old placements, and a membership mark.
+    pub holes: Vec<u32>,
+    saved: Vec<Placement>,
+    in_hole: Vec<bool>,
+    /// Repair scratch: open holes, the lifted pieces and which are used.
+    open: Vec<u32>,
+    pool: Vec<u16>,
+    used: Vec<bool>,
+    /// Assignment repair scratch: holes and pieces of one class, values, best rotations.
+    cls_holes: Vec<u32>,
+    cls_pieces: Vec<u16>,
+    values: Vec<f32>,
+    best_rot: Vec<u8>,
+    /// `assigners[m]` solves m x m refills.
+    assigners: Vec<Assigner>,
+    /// Persistent permutations of the free cells, all and per checkerboard colour.
+    perm_all: Vec<u32>,
+    perm_par: [Vec<u32>; 2],
+    /// Concentric frames, each in walking order, and (frame, index) of every cell.
+    rings: Vec<Vec<u32>>,
+    ring_of: Vec<(u32, u32)>,
+    pub moves: u64,
+    pub exact_repairs: u64,
+}
+
+impl Search {
+    pub fn new(puzzle: &Puzzle, seed: u64, k_max: usize) -> Self {
+        let f = Frame::new(puzzle);
+        let n = f.cells();
+        let (w, h) = (f.width, f.height);
+        let perm_all: Vec<u32> = (0..n as u32).filter(|&c| !f.fixed[c as usize]).collect();
+        let parity = |c: u32| ((c as usize / w + c as usize % w) % 2) as usize;
+        let perm_par = [0, 1].map(|p| perm_all.iter().copied().filter(|&c| parity(c) == p).collect::<Vec<u32>>());
+        let mut rings = Vec::new();
+        let mut ring_of = vec![(0, 0); n];
+        for d in 0..w.min(h).div_ceil(2) {
+            let (top, bottom, left, right) = (d, h - 1 - d, d, w - 1 - d);
+            let mut ring = Vec::new();
+            ring.extend((left..=right).map(|x| top * w + x));
+            ring.extend((top + 1..=bottom).map(|y| y * w + right));
+            if bottom > top {
+                ring.extend((left..right).rev().map(|x| bottom * w + x));
+            }
+            if right > left {
+                ring.extend((top + 1..bottom).rev().map(|y| y * w + left));
+            }
+            for (i, &c) in ring.iter().enumerate() {
+                ring_of[c] = (rings.len() as u32, i as u32);
+            }
+            rings.push(ring.into_iter().map(|c| c as u32).collect());
+        }
+        let k_cap = k_max.min(n);
+        Search {
+            st: State::new(&f),
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            holes: Vec::with_capacity(n),
+            saved: Vec::with_capacity(n),
+            in_hole: vec![false; n],
+            open: Vec::with_capacity(n),
+            pool: Vec::with_capacity(n),
+            used: Vec::with_capacity(n),
+            cls_holes: Vec::with_capacity(n),
+            cls_pieces: Vec::with_capacity(n),
+            values: Vec::with_capacity(k_cap * k_cap),
+            best_rot: Vec::with_capacity(k_cap * k_cap),
+            assigners: (0..=k_cap).map(Assigner::new).collect(),
+            perm_all,
+            perm_par,
+            rings,
+            ring_of,
+            moves: 0,
+            exact_repairs: 0,
+            f,
+        }
+    }
+
+    /// Builds a fresh full board.
+    pub fn init(&mut self, how: Init) {
+        self.st.clear();
+        for c in 0..self.f.cells() {
+            if let Some(pl) = self.f.hint_at[c] {
+                self.st.place(&self.f, c, pl);
+            }
+        }
+        match how {
+            Init::Random => {
+                let mut cells = std::mem::take(&mut self.saved);
+                cells.clear();
+                cells.resize(self.f.cells(), Placement::default());
+                self.f.random_board(&mut self.rng, &mut cells, &mut self.pool);
+                for (c, &pl) in cells.iter().enumerate() {
+                    if !self.f.fixed[c] {
+                        self.st.place(&self.f, c, pl);
+                    }
+                }
+                self.saved = cells;
+            }
+            Init::Greedy => {
+                self.holes.clear();
+                self.holes.extend_from_slice(&self.perm_all);
+                self.pool.clear();
+                for k in 0..3 {
+                    self.pool.extend_from_slice(&self.f.free_pieces[k]);
+                }
+                self.greedy_fill();
+                self.holes.clear();
+            }
+        }
+    }
+
+    // ---- destroy -------------------------------------------------------------------------
+
+    #[inline]
+    fn add(&mut self, c: usize, k: usize) {
+        if self.holes.len() < k && !self.f.fixed[c] && !self.in_hole[c] {
+            self.in_hole[c] = true;
+            self.holes.push(c as u32);
+        }
+    }
+
+    /// A random endpoint of a random mismatched join, if any.
+    fn conflicted_cell(&mut self) -> Option<usize> {
+        let n = self.st.bad_joins.len();
+        (n > 0).then(|| {
+            let j = self.st.bad_joins.items()[self.rng.random_range(0..n)] as usize;
+            let (c, s) = (j / 2, if j % 2 == 0 { 1 } else { 2 });
+            if self.rng.random_bool(0.5) { c } else { self.f.nb[c][s] as usize }
+        })
+    }
+
+    fn random_cells(&mut self, k: usize) {
+        let len = self.perm_all.len();
+        let mut i = 0;
+        while self.holes.len() < k && i < len {
+            let j = self.rng.random_range(i..len);
+            self.perm_all.swap(i, j);
+            self.add(self.perm_all[i] as usize, k);
+            i += 1;
+        }
+    }
+
+    /// Grows the holes to k cells through random free neighbours of holes.
+    fn pad(&mut self, k: usize) {
+        if self.holes.is_empty() {
+            self.random_cells(1.min(k));
+        }
+        let mut tries = 16 * k;
+        while self.holes.len() < k && tries > 0 {
+            tries -= 1;
+            let h = self.holes[self.rng.random_range(0..self.holes.len())] as usize;
+            let d = self.f.nb[h][self.rng.random_range(0..4)];
+            if d != NONE {
+                self.add(d as usize, k);
+            }
+        }
+    }
+
+    /// Selects the cells to lift into `holes` (distinct, free, marked in `in_hole`).
+    pub fn destroy(&mut self, op: Destroy, k: usize) {
+        let (w, h) = (self.f.width, self.f.height);
+        let k = k.clamp(1, w * h);
+        let nbad = self.st.bad_joins.len();
+        match op {
+            _ if nbad == 0 && !matches!(op, Destroy::Random | Destroy::Scattered) => self.random_cells(k),
+            Destroy::Random => self.random_cells(k),
+            Destroy::Mismatch => {
+                let mut i = 0;
+                while self.holes.len() < k && i < nbad {
+                    let j = self.st.bad_joins.shuffle_step(i, &mut self.rng) as usize;
+                    let (c, s) = (j / 2, if j % 2 == 0 { 1 } else { 2 });
+                    self.add(c, k);
+                    self.add(self.f.nb[c][s] as usize, k);
+                    i += 1;
+                }
+                self.pad(k);
+            }
+            Destroy::Conflicted => {
+                for b in (0..4).rev() {
+                    let mut i = 0;
+                    while self.holes.len() < k && i < self.st.by_bad[b].len() {
+                        let c = self.st.by_bad[b].shuffle_step(i, &mut self.rng) as usize;
+                        self.add(c, k);
+                        i += 1;
+                    }
+                }
+                self.pad(k);
+            }
+            Destroy::Band => {
+                let rows = w == h && self.rng.random_bool(0.5) || w != h && self.rng.random_ratio(w as u32, (w + h) as u32);
+                // A "line" is a row (length w, h of them) or a column (length h, w of them).
+                let (len, count) = if rows { (w, h) } else { (h, w) };
+                let cell = |line: usize, i: usize| if rows { line * w + i } else { i * w + line };
+                let sums = if rows { &self.st.row_bad } else { &self.st.col_bad };
+                if len <= k {
+                    let t = (k / len).clamp(1, count);
+                    let (mut best, mut at, mut ties) = (0u32, 0usize, 0u32);
+                    let mut sum: u32 = sums[..t].iter().sum();
+                    for start in 0..=count - t {
+                        if start > 0 {
+                            sum = sum + sums[start + t - 1] - sums[start - 1];
+                        }
+                        if start == 0 || sum > best {
+                            (best, at, ties) = (sum, start, 1);
+                        } else if sum == best {
+                            ties += 1;
+                            if self.rng.random_range(0..ties) == 0 {
+                                at = start;
+                            }
+                        }
+                    }
+                    for line in at..at + t {
+                        for i in 0..len {
+                            self.add(cell(line, i), usize::MAX);
+                        }
+                    }
+                } else {
+                    let (mut best, mut line, mut ties) = (0u32, 0usize, 0u32);
+                    for (l, &s) in sums.iter().enumerate() {
+                        if l == 0 || s > best {
+                            (best, line, ties) = (s, l, 1);
+                        } else if s == best {
+                            ties += 1;
+                            if self.rng.random_range(0..ties) == 0 {
+                                line = l;
+                            }
+                        }
+                    }
+                    let bad = &self.st.bad;
+                    let (mut best, mut at, mut ties) = (0u32, 0usize, 0u32);
+                    let mut sum: u32 = (0..k).map(|i| u32::from(bad[cell(line, i)])).sum();
+                    for start in 0..=len - k {
+                        if start > 0 {
+                            sum = sum + u32::from(bad[cell(line, start + k - 1)]) - u32::from(bad[cell(line, start - 1)]);
+                        }
+                        if start == 0 || sum > best {
+                            (best, at, ties) = (sum, start, 1);
+                        } else if sum == best {
+                            ties += 1;
+                            if self.rng.random_range(0..ties) == 0 {
+                                at = start;
+                            }
+                        }
+                    }
+                    for i in at..at + k {
+                        self.add(cell(line, i), k);
+                    }
+                }
+            }
+            Destroy::Component | Destroy::ComponentHalo => {
+                let cap = if op == Destroy::Component { k } else { k.div_ceil(2) };
+                let seed = self.conflicted_cell().unwrap_or(0);
+                self.add(seed, cap);
+                let mut head = 0;
+                while head < self.holes.len() && self.holes.len() < cap {
+                    let c = self.holes[head] as usize;
+                    head += 1;
+                    let s0 = self.rng.random_range(0..4);
+                    for t in 0..4 {
+                        let s = (s0 + t) % 4;
+                        if self.st.mismatched(&self.f, c, s) {
+                            self.add(self.f.nb[c][s] as usize, cap);
+                        }
+                    }
+                }
+                if op == Destroy::ComponentHalo {
+                    let comp = self.holes.len();
+                    for i in 0..comp {
+                        let c = self.holes[i] as usize;
+                        for s in 0..4 {
+                            let d = self.f.nb[c][s];
+                            if d != NONE {
+                                self.add(d as usize, k);
+                            }
+                        }
+                    }
+                }
+            }
+            Destroy::Rectangle => {
+                let lo = k.div_ceil(h).clamp(1, w);
+                let rw = self.rng.random_range(lo..=k.min(w).max(lo));
+                let rh = k.div_ceil(rw).clamp(1, h);
+                let c = self.conflicted_cell().unwrap_or(0);
+                let (cy, cx) = (c / w, c % w);
+                let y0 = cy.saturating_sub(self.rng.random_range(0..rh)).min(h - rh);
+                let x0 = cx.saturating_sub(self.rng.random_range(0..rw)).min(w - rw);
+                for y in y0..y0 + rh {
+                    for x in x0..x0 + rw {
+                        self.add(y * w + x, usize::MAX);
+                    }
+                }
+            }
+            Destroy::Ring => {
+                let c = self.conflicted_cell().unwrap_or(0);
+                let (r, idx) = self.ring_of[c];
+                let len = self.rings[r as usize].len();
+                if len <= k {
+                    for i in 0..len {
+                        self.add(self.rings[r as usize][i] as usize, k);
+                    }
+                } else {
+                    let start = (idx as usize + len - self.rng.random_range(0..k)) % len;
+                    for i in 0..k {
+                        self.add(self.rings[r as usize][(start + i) % len] as usize, k);
+                    }
+                }
+            }
+            Destroy::Scattered => {
+                let p = match self.conflicted_cell() {
+                    Some(c) => (c / w + c % w) % 2,
+                    None => self.rng.random_range(0..2),
+                };
+                let mut i = 0;
+                while self.holes.len() < k && i < nbad {
+                    let j = self.st.bad_joins.shuffle_step(i, &mut self.rng) as usize;
+                    let (a, s) = (j / 2, if j % 2 == 0 { 1 } else { 2 });
+                    let b = self.f.nb[a][s] as usize;
+                    let pick = if (a / w + a % w) % 2 == p { a } else { b };
+                    self.add(pick, k);
+                    i += 1;
+                }
+                let len = self.perm_par[p].len();
+                let mut i = 0;
+                while self.holes.len() < k && i < len {
+                    let j = self.rng.random_range(i..len);
+                    self.perm_par[p].swap(i, j);
+                    self.add(self.perm_par[p][i] as usize, k);
+                    i += 1;
+                }
+            }
+        }
+        if self.holes.is_empty() {
+            // Only when every candidate cell was fixed by a hint; one cell is always independent.
+            self.random_cells(if op == Destroy::Scattered { 1 } else { k.max(1) });
+        }
+    }
+
+    /// Lifts the holes, saving their placements, and fills `pool` with the lifted pieces.
+    fn lift_holes(&mut self) {
+        self.saved.clear();
+        self.pool.clear();
+        for &c in &self.holes {
+            let pl = self.st.lift(&self.f, c as usize);
+            self.saved.push(pl);
+            self.pool.push(pl.piece);
+        }
+    }
+
+    /// True when no two holes are adjacent.
+    fn holes_independent(&self) -> bool {
+        self.holes.iter().all(|&c| self.f.nb[c as usize].iter().all(|&d| d == NONE || !self.in_hole[d as usize]))
+    }
+
+    // ---- repair --------------------------------------------------------------------------
+
+    /// Greedy most-constrained-first refill of `holes` from `pool`.
+    fn greedy_fill(&mut self) {
+        self.open.clear();
+        self.open.extend_from_slice(&self.holes);
+        self.used.clear();
+        self.used.resize(self.pool.len(), false);
+        while !self.open.is_empty() {
+            // The open cell with the most placed neighbours, ties at random.
+            let (mut bi, mut bd, mut ties) = (0usize, 0u32, 0u32);
+            for (i, &c) in self.open.iter().enumerate() {
+                let d = self.st.filled_neighbours(&self.f, c as usize);
+                if i == 0 || d > bd {
+                    (bi, bd, ties) = (i, d, 1);
+                } else if d == bd {
+                    ties += 1;
+                    if self.rng.random_range(0..ties) == 0 {
+                        bi = i;
+                    }
+                }
+            }
+            let c = self.open.swap_remove(bi) as usize;
+            let cls = self.f.cell_class[c];
+            let mut best: Option<(u32, usize, u8)> = None;
+            let mut ties = 0u32;
+            for (j, &p) in self.pool.iter().enumerate() {
+                if self.used[j] || self.f.piece_class[p as usize] != cls {
+                    continue;
+                }
+                let (r0, r1) = if cls == 2 { (0, 4) } else { let r = self.f.rim_rot(p, c); (r, r + 1) };
+                for r in r0..r1 {
+                    let v = self.st.seams(&self.f, c, self.f.rot[p as usize][r as usize]);
+                    match best {
+                        Some((bv, _, _)) if v < bv => {}
+                        Some((bv, _, _)) if v == bv => {
+                            ties += 1;
+                            if self.rng.random_range(0..ties) == 0 {
+                                best = Some((v, j, r));
+                            }
+                        }
+                        _ => {
+                            best = Some((v, j, r));
+                            ties = 1;
+                        }
+                    }
+                }
+            }
+            // Every class has as many lifted pieces as holes, so a piece is always found.
+            let Some((_, j, r)) = best else { continue };
+            self.used[j] = true;
+            self.st.place(&self.f, c, Placement { piece: self.pool[j], rot: r });
+            self.moves += 1;
+        }
+    }
+
+    /// Best rotation of piece `p` at the hole `c` (all neighbours filled) and its seams; ties
+    /// broken by the starting rotation `r0`.
+    #[inline]
+    fn best_rotation(&self, c: usize, p: u16, r0: u8) -> (u32, u8) {
+        if self.f.cell_class[c] != 2 {
+            let r = self.f.rim_rot(p, c);
+            return (self.st.seams(&self.f, c, self.f.rot[p as usize][r as usize]), r);
+        }
+        let mut best = (0, r0);
+        for t in 0..4 {
+            let r = (r0 + t) % 4;
+            let v = self.st.seams(&self.f, c, self.f.rot[p as usize][r as usize]);
+            if t == 0 || v > best.0 {
+                best = (v, r);
+            }
+        }
+        best
+    }
+
+    /// Exact refill of pairwise non-adjacent holes: one maximum-weight assignment per class.
+    /// Returns false (having placed nothing) when a class is larger than the prepared solvers.
+    fn assignment_fill(&mut self) -> bool {
+        for cls in 0..3u8 {
+            let m = self.holes.iter().filter(|&&c| self.f.cell_class[c as usize] == cls).count();
+            if m >= self.assigners.len() {
+                return false;
+            }
+        }
+        for cls in 0..3u8 {
+            self.cls_holes.clear();
+            self.cls_holes.extend(self.holes.iter().copied().filter(|&c| self.f.cell_class[c as usize] == cls));
+            self.cls_pieces.clear();
+            self.cls_pieces.extend(self.pool.iter().copied().filter(|&p| self.f.piece_class[p as usize] == cls));
+            let m = self.cls_holes.len();
+            if m == 0 {
+                continue;
+            }
+            // Random orders, so that optimal ties fall differently each time.
+            self.cls_holes.shuffle(&mut self.rng);
+            self.cls_pieces.shuffle(&mut self.rng);
+            self.values.clear();
+            self.best_rot.clear();
+            for i in 0..m {
+                let c = self.cls_holes[i] as usize;
+                let r0 = self.rng.random_range(0..4u8);
+                for j in 0..m {
+                    let (v, r) = self.best_rotation(c, self.cls_pieces[j], r0);
+                    self.values.push(v as f32);
+                    self.best_rot.push(r);
+                }
+            }
+            let ok = self.assigners[m].solve(&self.values[..m * m]).is_ok();
+            for i in 0..m {
+                // Every value is finite, so the solve cannot fail; fall back to the identity.
+                let j = if ok { self.assigners[m].row_to_col()[i] as usize } else { i };
+                let c = self.cls_holes[i] as usize;
+                let pl = Placement { piece: self.cls_pieces[j], rot: self.best_rot[i * m + j] };
+                self.st.place(&self.f, c, pl);
+                self.moves += 1;
+            }
+        }
+        true
+    }
+
+    /// Refills the lifted holes: exactly when they are independent (and `exact`), else greedily.
+    fn repair(&mut self, exact: bool) {
+        if exact && self.holes.len() > 1 && self.holes_independent() && self.assignment_fill() {
+            self.exact_repairs += 1;
+        } else {
+            self.greedy_fill();
+        }
+    }
+
+    /// Puts the saved placements back.
+    fn restore(&mut self) {
+        for &c in &self.holes {
+            self.st.lift(&self.f, c as usize);
+        }
+        for (i, &c) in self.holes.iter().enumerate() {
+            self.st.place(&self.f, c as usize, self.saved[i]);
+        }
+    }
+
+    /// True when the refill put back exactly what was there.
+    fn unchanged(&self) -> bool {
+        self.holes.iter().zip(&self.saved).all(|(&c, &pl)| self.st.col[c as usize] == self.f.colors(pl))
+    }
+
+    fn clear_holes(&mut self) {
+        for &c in &self.holes {
+            self.in_hole[c as usize] = false;
+        }
+        self.holes.clear();
+    }
+
+    /// One destroy-and-repair step without acceptance (the caller decides): returns the score
+    /// change. The holes and their saved placements stay until [`Search::clear_holes`].
+    pub fn step(&mut self, op: Destroy, k: usize, exact: bool) -> i64 {
+        let before = self.st.score as i64;
+        self.destroy(op, k);
+        self.lift_holes();
+        self.repair(exact);
+        self.st.score as i64 - before
+    }
+}
+
+/// Runs ALNS until it solves the puzzle or a limit is reached. With neither `max_iterations`
+/// nor `time_limit` set it runs until solved.
+pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
+    let start = Instant::now();
+    let n = puzzle.cells();
+    let k_max = if cfg.destroy_max == 0 { (n / 4).clamp(4, 48) } else { cfg.destroy_max }.min(n).max(1);
+    let k_min = cfg.destroy_min.clamp(1, k_max);
+    let ops: Vec<Destroy> = if cfg.operators.is_empty() { Destroy::ALL.to_vec() } else { cfg.operators.clone() };
+    let mut stats: Vec<OperatorStats> = ops
+        .iter()
+        .map(|o| OperatorStats { name: o.name(), weight: 1.0, uses: 0, new_best: 0, improved: 0, accepted: 0 })
+        .collect();
+
+    let mut s = Search::new(puzzle, cfg.seed, k_max);
+    s.init(cfg.init);
+    let max_score = s.f.max_score;
+    let mut best = s.st.cells.clone();
+    let mut best_score = s.st.score;
+    let mut run_best = s.st.score;
+    let (mut iterations, mut restarts, mut reheats, mut stale) = (0u64, 0u64, 0u64, 0u64);
+    let mut temp = cfg.temperature;
+    let can_move = !s.perm_all.is_empty();
+
+    while best_score < max_score && can_move {
+        if cfg.max_iterations.is_some_and(|m| iterations >= m) {
+            break;
+        }
+        if iterations % 16 == 0 && cfg.time_limit.is_some_and(|t| start.elapsed() >= t) {
+            break;
+        }
+        iterations += 1;
+        // Roulette wheel.
+        let total: f64 = stats.iter().map(|o| o.weight).sum();
+        let mut x = s.rng.random::<f64>() * total;
+        let mut oi = stats.len() - 1;
+        for (i, o) in stats.iter().enumerate() {
+            if x < o.weight {
+                oi = i;
+                break;
+            }
+            x -= o.weight;
+        }
+        let k = s.rng.random_range(k_min..=k_max);
+        let delta = s.step(ops[oi], k, cfg.exact_repair);
+        let accept = delta >= 0 || (temp > 0.0 && s.rng.random::<f64>() < (delta as f64 / temp).exp());
+        let tier = if !accept {
+            s.restore();
+            3
+        } else if s.st.score > best_score {
+            best_score = s.st.score;
+            best.copy_from_slice(&s.st.cells);
+            0
+        } else if delta > 0 {
+            1
+        } else if s.unchanged() {
+            3
+        } else {
+            2
+        };
+        s.clear_holes();
+        let o = &mut stats[oi];
+        o.uses += 1;
+        o.new_best += u64::from(tier == 0);
+        o.improved += u64::from(delta > 0 && accept);
+        o.accepted += u64::from(accept);
+        o.weight = (cfg.reaction * o.weight + (1.0 - cfg.reaction) * cfg.rewards[tier]).max(cfg.min_weight);
+
+        if s.st.score > run_best {
+            run_best = s.st.score;
+            stale = 0;
+        } else {
+            stale += 1;
+        }
+        temp = (temp * cfg.cooling).max(cfg.min_temperature);
+        if cfg.reheat_after > 0 && stale > 0 && stale % cfg.reheat_after == 0 {
+            temp = cfg.temperature;
+            reheats += 1;
+        }
+        if cfg.restart_after > 0 && stale >= cfg.restart_after && best_score < max_score {
+            s.init(cfg.init);
+            restarts += 1;
+            run_best = s.st.score;
+            stale = 0;
+            temp = cfg.temperature;
+            if s.st.score > best_score {
+                best_score = s.st.score;
+                best.copy_from_slice(&s.st.cells);
+            }
+        }
+    }
+    let local = LocalResult::finish(&s.f, puzzle, &best, best_score, s.moves, restarts, cfg.seed, start);
+    AlnsResult {
+        iterations,
+        iterations_per_s: if local.wall_s > 0.0 { iterations as f64 / local.wall_s } else { 0.0 },
+        reheats,
+        exact_repairs: s.exact_repairs,
+        operators: stats,
+        local,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::verify;
+
+    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
+        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
+    }
+
+    #[test]
+    fn mismatch_map_survives_random_lifts_and_places() {
+        for (w, h, seed) in [(4, 4, 0), (6, 5, 1), (2, 3, 2), (9, 7, 3)] {
+            let p = puzzle(w, h, seed);
+            let mut s = Search::new(&p, seed, 8);
+            s.init(Init::Random);
+            s.st.check(&s.f);
+            let n = p.cells();
+            for i in 0..3_000 {
+                let c = s.rng.random_range(0..n);
+                if s.st.filled[c] {
+                    s.st.lift(&s.f, c);
+                } else {
+                    // Any placement will do for the bookkeeping, even a piece used twice.
+                    let pl = Placement { piece: s.rng.random_range(0..n as u16), rot: s.rng.random_range(0..4) };
+                    s.st.place(&s.f, c, pl);
+                }
+                if i % 7 == 0 {
+                    s.st.check(&s.f);
+                }
+            }
+            s.st.check(&s.f);
+        }
+    }
+
+    #[test]
+    fn every_operator_keeps_the_board_whole_and_the_map_exact() {
+        for (w, h, seed) in [(4, 4, 0), (7, 5, 1), (3, 8, 2), (2, 2, 3), (12, 12, 4)] {
+            let p = puzzle(w, h, seed);
+            let mut s = Search::new(&p, seed, 12);
+            s.init(Init::Greedy);
+            s.st.check(&s.f);
+            for i in 0..600 {
+                let op = Destroy::ALL[i % Destroy::ALL.len()];
+                let k = s.rng.random_range(1..=12);
+                let before = s.st.score;
+                let delta = s.step(op, k, i % 2 == 0);
+                assert!(!s.holes.is_empty(), "{op:?} selected nothing");
+                let mut seen = vec![false; p.cells()];
+                for &c in &s.holes {
+                    assert!(!std::mem::replace(&mut seen[c as usize], true), "{op:?} repeated a cell");
+                }
+                if op == Destroy::Scattered {
+                    assert!(s.holes_independent(), "scattered cells touch");
+                }
+                let board = s.f.board(&s.st.cells);
+                assert_eq!(p.score(&board) as i64 - before as i64, delta, "{op:?}: delta vs recount");
+                assert!(s.st.filled.iter().all(|&x| x));
+                s.st.check(&s.f);
+                if s.rng.random_bool(0.5) {
+                    s.restore();
+                    assert_eq!(s.st.score, before);
+                    s.st.check(&s.f);
+                }
+                s.clear_holes();
+                // Still a permutation with every rim grey.
+                let board = s.f.board(&s.st.cells);
+                let mut used = vec![false; p.cells()];
+                for (c, pl) in board.cells.iter().enumerate() {
+                    assert!(!std::mem::replace(&mut used[pl.piece as usize], true));
+                    assert!(crate::puzzle::fits_rim(w, h, c, s.f.colors(*pl)));
+                }
+            }
+        }
+    }
+
+    /// Best score over every way to put the lifted pieces back (all permutations within a
+    /// class, all rim-fitting rotations): the oracle for the assignment refill.
+    fn brute_refill(s: &mut Search, i: usize, used: &mut Vec<bool>, best: &mut usize) {
+        if i == s.holes.len() {
+            *best = (*best).max(s.st.score);
+            return;
+        }
+        let c = s.holes[i] as usize;
+        for j in 0..s.pool.len() {
+            let p = s.pool[j];
+            if used[j] || s.f.piece_class[p as usize] != s.f.cell_class[c] {
+                continue;
+            }
+            used[j] = true;
+            for r in 0..4 {
+                let q = s.f.rot[p as usize][r as usize];
+                if crate::puzzle::fits_rim(s.f.width, s.f.height, c, q) {
+                    s.st.place(&s.f, c, Placement { piece: p, rot: r });
+                    brute_refill(s, i + 1, used, best);
+                    s.st.lift(&s.f, c);
+                }
+            }
+            used[j] = false;
+        }
+    }
+
+    #[test]
+    fn assignment_refill_equals_brute_force() {
+        let mut checked = 0;
+        for seed in 0..60u64 {
+            let (w, h) = [(4, 4), (5, 5), (6, 4), (3, 3)][seed as usize % 4];
+            let p = puzzle(w, h, seed);
+            let mut s = Search::new(&p, seed, 8);
+            s.init(Init::Random);
+            let k = 2 + seed as usize % 5;
+            s.destroy(Destroy::Scattered, k);
+            assert!(s.holes_independent());
+            s.lift_holes();
+            let base = s.st.score;
+            let mut used = vec![false; s.pool.len()];
+            let mut best = 0;
+            brute_refill(&mut s, 0, &mut used, &mut best);
+            assert_eq!(s.st.score, base);
+            assert!(s.assignment_fill());
+            assert_eq!(s.st.score, best, "seed {seed}: assignment refill is not optimal");
+            s.st.check(&s.f);
+            s.clear_holes();
+            checked += 1;
+        }
+        assert_eq!(checked, 60);
+    }
+
+    #[test]
+    fn solves_small_generated_puzzles_and_verifies() {
+        for seed in 0..4 {
+            let p = puzzle(5, 5, seed);
+            let cfg = AlnsConfig { seed, max_iterations: Some(500_000), ..Default::default() };
+            let r = alns(&p, &cfg);
+            assert!(r.local.solved, "seed {seed}: {} of {}", r.local.best_score, r.local.max_score);
+            assert!(verify::check(&p, &r.local.board).valid);
+            assert_eq!(r.operators.len(), Destroy::ALL.len());
+        }
+    }
+
+    #[test]
+    fn limits_are_honoured_and_the_best_board_is_scored_right() {
+        let p = puzzle(8, 8, 5);
+        let cfg = AlnsConfig { max_iterations: Some(300), ..Default::default() };
+        let r = alns(&p, &cfg);
+        assert!(r.iterations <= 300);
+        assert_eq!(r.local.best_score, p.score(&r.local.board));
+        let r = alns(&puzzle(2, 2, 0), &AlnsConfig { max_iterations: Some(10_000), ..Default::default() });
+        assert!(r.local.solved);
+    }
+}

@@ -1,0 +1,178 @@
+//! Divide and concur (F2) on Brendan Owen's set 1 and generated boards, plus the measurement
+//! harnesses behind the numbers in the issue note (ignored; run by hand, see each one).
+use crate::common::{brendan, generated, puzzles};
+use concur::dc::{self, DcConfig, Readout, Weights};
+use concur::map::{MapKind, MapResult};
+use concur::puzzle::Puzzle;
+use concur::verify;
+
+/// Every claimed solution, the first and each trial's best at a full score, verifies.
+fn check_claims(p: &Puzzle, r: &MapResult) {
+    if let Some((_, _, board)) = &r.solution {
+        let v = verify::check(p, board);
+        assert!(v.valid, "claimed solution rejected: {:?}", v.problems);
+    }
+    if r.best_score == r.max_score {
+        assert!(verify::check(p, &r.best).valid);
+    }
+}
+
+/// The default variant the tests pin: RRR, uniform weights, plain layout, assignment readout.
+fn best_variant() -> DcConfig {
+    DcConfig { kind: MapKind::Rrr, beta: 0.5, ..Default::default() }
+}
+
+#[test]
+fn dc_solves_90_percent_of_32_trials_on_set_1_4x4() {
+    let Some(dir) = puzzles("dc_solves_90_percent_of_32_trials_on_set_1_4x4") else { return };
+    let p = brendan(&dir, 1, 4, 4);
+    let cfg = DcConfig { trials: 32, max_iters: 5_000, seed: 11, stop_at_first: false, ..best_variant() };
+    let r = dc::solve(&p, cfg, |_| {}).unwrap();
+    check_claims(&p, &r);
+    let mut its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
+    its.sort();
+    eprintln!("dc set 1 4x4: {}/32 solved, median {:?} iterations", its.len(), its.get(its.len() / 2));
+    assert!(its.len() >= 29, "only {}/32 trials solved within 5,000 iterations", its.len());
+}
+
+#[test]
+fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
+    let (p, _) = generated(4, 4, 21);
+    for (weights, hybrid) in [(Weights::Adaptive, false), (Weights::Uniform, true), (Weights::Adaptive, true)] {
+        for kind in [MapKind::Rrr, MapKind::Dm] {
+            let cfg = DcConfig { kind, weights, hybrid, beta: 0.5, trials: 8, max_iters: 5_000, seed: 4, ..Default::default() };
+            let r = dc::solve(&p, cfg, |_| {}).unwrap();
+            check_claims(&p, &r);
+            assert!(r.solution.is_some(), "{kind:?} {weights:?} hybrid {hybrid} did not solve");
+        }
+    }
+}
+
+#[test]
+fn argmax_readout_solves_and_the_best_board_is_a_permutation() {
+    let (p, _) = generated(4, 3, 5);
+    let cfg = DcConfig { readout: Readout::Argmax, trials: 4, max_iters: 5_000, seed: 2, stop_at_first: false, ..best_variant() };
+    let r = dc::solve(&p, cfg, |_| {}).unwrap();
+    check_claims(&p, &r);
+    assert!(r.solution.is_some());
+    // The best board is always a real board (every piece once), whatever its score.
+    let mut pieces: Vec<u16> = r.best.cells.iter().map(|pl| pl.piece).collect();
+    pieces.sort();
+    assert!(pieces.iter().enumerate().all(|(i, &q)| i == q as usize));
+    assert_eq!(p.score(&r.best), r.best_score);
+}
+
+#[test]
+fn replica_bytes_count_the_slots() {
+    let (p, _) = generated(5, 5, 1);
+    let (plain, hybrid) = (dc::replica_bytes(&p, false), dc::replica_bytes(&p, true));
+    assert_eq!(plain, dc::Layout::new(&p, false).slots() * 4);
+    assert!(hybrid < plain);
+}
+
+// ---------------------------------------------------------------------------------------
+// Measurement harnesses (ignored). One thread, as the numbers are per core:
+//   CARGO_TARGET_DIR=... cargo test --release --test main dc_measure -- --ignored --nocapture
+// Variables: DC_SIZES="5x5,6x4", DC_KINDS="rrr,dm", DC_BETAS="0.5,0.7", DC_WEIGHTS="uniform,adaptive",
+// DC_HYBRID="0,1", DC_READOUT="assignment", DC_TRIALS=64, DC_ITERS=20000, DC_GAMMA=0.1, DC_SEED=1.
+// ---------------------------------------------------------------------------------------
+
+fn env_list(name: &str, default: &str) -> Vec<String> {
+    std::env::var(name).unwrap_or_else(|_| default.to_string()).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+fn env_num<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn size(s: &str) -> (usize, usize) {
+    let (w, h) = s.split_once('x').expect("WxH");
+    (w.parse().unwrap(), h.parse().unwrap())
+}
+
+fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(f)
+}
+
+#[test]
+#[ignore = "measurement harness, run by hand"]
+fn dc_measure() {
+    let Some(dir) = puzzles("dc_measure") else { return };
+    let trials: usize = env_num("DC_TRIALS", 64);
+    let iters: u64 = env_num("DC_ITERS", 20_000);
+    let gamma: f32 = env_num("DC_GAMMA", 0.1);
+    let seed: u64 = env_num("DC_SEED", 1);
+    println!("size kind beta weights hybrid readout | solved/trials q1 median q3 (iterations to solution) | best-score median | restarts | trial it/s (1 thread)");
+    for sz in env_list("DC_SIZES", "5x5") {
+        let (w, h) = size(&sz);
+        let p = brendan(&dir, 1, w, h);
+        for kind in env_list("DC_KINDS", "rrr") {
+            let kind = if kind == "dm" { MapKind::Dm } else { MapKind::Rrr };
+            for beta in env_list("DC_BETAS", "0.5") {
+                let beta: f32 = beta.parse().unwrap();
+                for weights in env_list("DC_WEIGHTS", "uniform") {
+                    let weights = if weights == "adaptive" { Weights::Adaptive } else { Weights::Uniform };
+                    for hybrid in env_list("DC_HYBRID", "0") {
+                        let hybrid = hybrid == "1";
+                        for readout in env_list("DC_READOUT", "assignment") {
+                            let readout = if readout == "argmax" { Readout::Argmax } else { Readout::Assignment };
+                            let cfg = DcConfig { kind, beta, weights, hybrid, readout, gamma, trials, max_iters: iters, seed, stop_at_first: false, ..Default::default() };
+                            let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());
+                            check_claims(&p, &r);
+                            let mut its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
+                            its.sort();
+                            let q = |f: f64| -> String {
+                                // Quartiles over all trials, unsolved counting as "> budget".
+                                let i = ((trials as f64) * f).floor() as usize;
+                                its.get(i).map_or(format!(">{iters}"), |v| v.to_string())
+                            };
+                            let mut bests: Vec<usize> = r.trials.iter().map(|t| t.best_score).collect();
+                            bests.sort();
+                            println!(
+                                "{sz} {kind:?} {beta} {weights:?} {hybrid} {readout:?} | {}/{trials} {} {} {} | {}/{} | {} | {:.0}",
+                                its.len(),
+                                q(0.25),
+                                q(0.5),
+                                q(0.75),
+                                bests[bests.len() / 2],
+                                r.max_score,
+                                r.trials.iter().map(|t| t.restarts).sum::<u64>(),
+                                r.trial_iterations as f64 / r.wall_s
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Per-trial iterations per second and replica bytes at larger sizes:
+///   DC_SIZES="5x5,8x8,16x16" DC_ITERS=300 cargo test --release --test main dc_speed -- --ignored --nocapture
+#[test]
+#[ignore = "measurement harness, run by hand"]
+fn dc_speed() {
+    let Some(dir) = puzzles("dc_speed") else { return };
+    let iters: u64 = env_num("DC_ITERS", 300);
+    println!("size kind hybrid weights | V S replica-bytes/trial | trial it/s (1 thread)");
+    for sz in env_list("DC_SIZES", "5x5,8x8,16x16") {
+        let (w, h) = size(&sz);
+        let p = brendan(&dir, 1, w, h);
+        for hybrid in [false, true] {
+            let layout = dc::Layout::new(&p, hybrid);
+            for kind in [MapKind::Rrr, MapKind::Dm] {
+                for weights in [Weights::Uniform, Weights::Adaptive] {
+                    let cfg = DcConfig { kind, hybrid, weights, beta: 0.5, trials: 1, max_iters: iters, cycle_restart: false, ..Default::default() };
+                    let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());
+                    println!(
+                        "{sz} {kind:?} {hybrid} {weights:?} | {} {} {} | {:.0}",
+                        layout.vars(),
+                        layout.slots(),
+                        dc::replica_bytes(&p, hybrid),
+                        r.trial_iterations as f64 / r.wall_s
+                    );
+                }
+            }
+        }
+    }
+}

@@ -63,3 +63,61 @@ fn node_limit_is_honoured() {
         assert!(stats.nodes <= 500);
     }
 }
+
+/// Every board that respects the candidate lists, counted by brute force.
+fn brute_force_count(p: &concur::puzzle::Puzzle) -> u64 {
+    fn rec(p: &concur::puzzle::Puzzle, cands: &concur::puzzle::Candidates, c: usize, cells: &mut Vec<concur::puzzle::Placement>, used: &mut Vec<bool>) -> u64 {
+        if c == p.cells() {
+            let b = concur::puzzle::Board { width: p.width(), height: p.height(), cells: cells.clone() };
+            return u64::from(p.score(&b) == p.max_score());
+        }
+        let mut n = 0;
+        for pl in cands.of(c) {
+            if !used[pl.piece as usize] {
+                used[pl.piece as usize] = true;
+                cells.push(*pl);
+                n += rec(p, cands, c + 1, cells, used);
+                cells.pop();
+                used[pl.piece as usize] = false;
+            }
+        }
+        n
+    }
+    let cands = p.candidates();
+    rec(p, &cands, 0, &mut Vec::new(), &mut vec![false; p.cells()])
+}
+
+#[test]
+fn counts_match_brute_force_on_small_generated_puzzles() {
+    use concur::search::backtrack::{count, CellOrder};
+    for (w, h, seed) in [(3, 3, 1), (3, 3, 2), (4, 3, 3), (4, 3, 4), (4, 3, 5)] {
+        let (p, _) = generated(w, h, seed);
+        let want = brute_force_count(&p);
+        for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
+            let c = count(&p, consistency, CellOrder::MrvDegree, None, None);
+            assert!(c.complete);
+            assert_eq!(c.solutions, want, "{w}x{h} seed {seed} {consistency:?}");
+        }
+    }
+}
+
+#[test]
+fn brendan_set_1_6x6_has_65_solutions_up_to_rotation() {
+    let Some(dir) = puzzles("brendan_set_1_6x6_has_65_solutions") else { return };
+    let p = brendan(&dir, 1, 6, 6);
+    let c = concur::search::backtrack::count(&p, Consistency::Ac4, concur::search::backtrack::CellOrder::Scan, None, None);
+    assert!(c.complete);
+    assert_eq!((c.solutions, c.up_to_rotation), (260, Some(65)));
+}
+
+#[test]
+fn generate_unique_gives_a_puzzle_with_one_solution() {
+    use concur::puzzle::generate::GenerateOptions;
+    use concur::search::backtrack::{count, generate_unique, CellOrder};
+    let opts = GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 1 };
+    let u = generate_unique(&opts, 50, 2_000_000).unwrap().expect("a unique 5x5 within 50 draws");
+    let c = count(&u.puzzle, Consistency::Ac3, CellOrder::Mrv, None, None);
+    assert!(c.complete);
+    assert_eq!((c.solutions, c.up_to_rotation), (4, Some(1)));
+    assert!(verify::check(&u.puzzle, &u.solution).valid);
+}

@@ -52,6 +52,16 @@ enum Cmd {
         /// Also write the planted solution here.
         #[arg(long)]
         solution: Option<PathBuf>,
+        /// Keep drawing until the puzzle has exactly one solution (up to turning the board),
+        /// proven by a complete count.
+        #[arg(long)]
+        unique: bool,
+        /// Draws to try with --unique before giving up.
+        #[arg(long, default_value_t = 200)]
+        unique_attempts: u64,
+        /// Node budget of each counting search with --unique.
+        #[arg(long, default_value_t = 2_000_000)]
+        unique_nodes: u64,
     },
     /// Count solutions by complete search (every one verified); on square boards also up to
     /// turning the whole board.
@@ -302,8 +312,22 @@ fn run() -> Result<ExitCode> {
     match cli.cmd {
         Cmd::Solve(a) => solve(a),
         Cmd::Verify { puzzle, solution, json } => verify_cmd(&puzzle, &solution, json),
-        Cmd::Generate { width, height, frame_colors, inner_colors, seed, output, solution } => {
+        Cmd::Generate { width, height, frame_colors, inner_colors, seed, output, solution, unique, unique_attempts, unique_nodes } => {
             let opts = GenerateOptions { width, height, frame_colors, inner_colors, seed };
+            if unique {
+                let Some(u) = backtrack::generate_unique(&opts, unique_attempts, unique_nodes)? else {
+                    eprintln!(
+                        "concur: gave up: none of {unique_attempts} draws was proven unique within {unique_nodes} nodes each; try more colours, --unique-attempts or --unique-nodes"
+                    );
+                    return Ok(ExitCode::from(1));
+                };
+                eprintln!("unique puzzle found after {} draw(s)", u.attempts);
+                write(&output, &format::write_puzzle(&u.puzzle))?;
+                if let Some(path) = solution {
+                    write(&path, &format::write_solution(&u.solution)?)?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             generate_cmd(opts, &output, solution.as_deref())
         }
         Cmd::Demo { size, seed } => demo(size, seed),

@@ -38,7 +38,8 @@
 //! the slots: a concur gather (`m = P_a(2 P_b x - x)` per variable, from the CSR table and a
 //! scatter of the chosen slots), and one fused pass per constraint that applies
 //! `x += beta (m - P_b x)` to its slots and immediately projects them again for the next
-//! iteration. The difference map does the same with one more divide per constraint (on
+//! iteration; with uniform weights that pass also accumulates the next concur sums, so the
+//! gather runs only once per round. The difference map does the same with one more divide per constraint (on
 //! `f_a(y)`, built in a per-constraint buffer). The batch state is flat and trial-major
 //! (`trials * S` floats, `trials * choices` chosen slots, `trials * C` weights); scratch
 //! belongs to one rayon worker and is allocated once, so the iteration loop never allocates.
@@ -170,6 +171,9 @@ struct Worker {
     div: DivideScratch,
     board: Vec<u32>,
     seen: Vec<bool>,
+    /// `acc`, `den` and `cnt` hold the concur sums of the current trial's state (uniform
+    /// weights: the update pass accumulates them for the next iteration).
+    fresh: bool,
 }
 
 impl Worker {
@@ -187,6 +191,7 @@ impl Worker {
             div: DivideScratch::new(layout),
             board: vec![0; layout.cells()],
             seen: vec![false; layout.cells()],
+            fresh: false,
         }
     }
 }
@@ -359,6 +364,7 @@ fn start_trial(layout: &Layout, x: &mut [f32], chosen: &mut [u32], lambda: &mut 
     lambda.iter_mut().for_each(|l| *l = 1.0);
     tr.warm = false;
     tr.hashes = [0; CYCLE_MEMORY];
+    wk.fresh = false;
     project::divide(layout, x, chosen, &mut wk.div, &mut tr.asg_con, false)
 }
 
@@ -378,6 +384,8 @@ fn run_trial_round(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f
         return;
     }
     let steps = ROUND.min(cfg.max_iters - tr.iterations);
+    // The worker's sums belong to the trial it ran last.
+    wk.fresh = false;
     for i in 0..steps {
         tr.iterations += 1;
         let assign = cfg.readout == Readout::Assignment || i + 1 == steps;
@@ -444,31 +452,49 @@ fn gather(layout: &Layout, x: &[f32], chosen: &[u32], lambda: Option<&[f32]>, wk
     }
 }
 
-/// `x[s] += beta * m[slot_var[s]]` over one constraint's slots, then `x[chosen] -= beta`;
-/// returns the squared distance between the constraint's divided replica (the chosen slots)
-/// and `m` there when `want_err`.
+/// `x[s] += beta * m[slot_var[s]]` over one constraint's slots, then `x[chosen] -= beta`.
+/// With `acc` (uniform weights) it also adds the new slot values into `acc`, the concur sums
+/// of the next iteration, and returns 0; without it (adaptive weights) it returns the squared
+/// distance between the constraint's divided replica (the chosen slots) and `m` there.
 #[inline]
-fn apply(x: &mut [f32], base: usize, vars: &[u32], m: &[f32], chosen: &[u32], beta: f32, want_err: bool) -> f32 {
-    let mut e2 = 0.0f32;
-    if want_err {
-        for (xv, &j) in x.iter_mut().zip(vars) {
-            let mv = m[j as usize];
-            *xv += beta * mv;
-            e2 += mv * mv;
+fn apply(x: &mut [f32], base: usize, vars: &[u32], m: &[f32], chosen: &[u32], beta: f32, acc: Option<&mut [f32]>) -> f32 {
+    match acc {
+        Some(acc) => {
+            for (xv, &j) in x.iter_mut().zip(vars) {
+                let j = j as usize;
+                *xv += beta * m[j];
+                acc[j] += *xv;
+            }
+            for &s in chosen {
+                let s = s as usize - base;
+                x[s] -= beta;
+                acc[vars[s] as usize] -= beta;
+            }
+            0.0
         }
-    } else {
-        for (xv, &j) in x.iter_mut().zip(vars) {
-            *xv += beta * m[j as usize];
+        None => {
+            let mut e2 = 0.0f32;
+            for (xv, &j) in x.iter_mut().zip(vars) {
+                let mv = m[j as usize];
+                *xv += beta * mv;
+                e2 += mv * mv;
+            }
+            for &s in chosen {
+                let s = s as usize - base;
+                e2 += 1.0 - 2.0 * m[vars[s] as usize];
+                x[s] -= beta;
+            }
+            e2
         }
     }
+}
+
+/// Adds the chosen slots of one constraint into the per-variable counts (uniform weights).
+#[inline]
+fn count_chosen(cnt: &mut [f32], slot_var: &[u32], chosen: &[u32]) {
     for &s in chosen {
-        let s = s as usize - base;
-        if want_err {
-            e2 += 1.0 - 2.0 * m[vars[s] as usize];
-        }
-        x[s] -= beta;
+        cnt[slot_var[s as usize] as usize] += 1.0;
     }
-    e2
 }
 
 /// One map iteration: leaves the concur point to read out in `wk.m`, updates `x`, and leaves
@@ -477,21 +503,33 @@ fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &m
     let (layout, cfg) = (ctx.layout, ctx.cfg);
     let adaptive = cfg.weights == Weights::Adaptive;
     let beta = cfg.beta;
-    gather(layout, x, chosen, adaptive.then_some(&*lambda), wk);
+    // With uniform weights the previous pass already summed the replicas (`wk.fresh`).
+    if adaptive || !wk.fresh {
+        gather(layout, x, chosen, adaptive.then_some(&*lambda), wk);
+    }
+    wk.fresh = false;
     let sv = layout.slot_var();
     let warm = tr.warm;
+    let fuse = !adaptive;
     match cfg.kind {
         MapKind::Rrr => {
             // m = P_a(2 P_b x - x)
             for (((m, &a), &d), &c) in wk.m.iter_mut().zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
                 *m = (2.0 * c - a) / d;
             }
+            if fuse {
+                wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
+            }
             // x += beta (m - P_b x), then P_b of the new x, one constraint at a time.
             for k in 0..layout.constraints() {
                 let (r, q) = (layout.con_range(k), layout.choice_range(k));
-                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, &chosen[q.clone()], beta, adaptive);
+                let acc = fuse.then_some(&mut wk.acc[..]);
+                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, &chosen[q.clone()], beta, acc);
                 wk.err[k] = e2.max(0.0).sqrt();
-                divide_one(layout, k, &x[r], &mut chosen[q], &mut wk.div, &mut tr.asg_con, warm)?;
+                divide_one(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
+                if fuse {
+                    count_chosen(&mut wk.cnt, sv, &chosen[q]);
+                }
             }
         }
         MapKind::Dm => {
@@ -500,6 +538,9 @@ fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &m
             for ((((m, ca), &a), &d), &c) in wk.m.iter_mut().zip(&mut wk.ca).zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
                 *m = ((1.0 + inv) * c - inv * a) / d;
                 *ca = a / d;
+            }
+            if fuse {
+                wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
             }
             let a1 = 1.0 - inv;
             for k in 0..layout.constraints() {
@@ -512,12 +553,17 @@ fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &m
                 let tmp = &mut wk.tmp[..q.len()];
                 divide_one(layout, k, buf, tmp, &mut wk.div, &mut tr.asg_con, warm)?;
                 // y += beta (P_a(f_b(y)) - P_b(f_a(y))), then P_b of the new y.
-                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, tmp, beta, adaptive);
+                let acc = fuse.then_some(&mut wk.acc[..]);
+                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, tmp, beta, acc);
                 wk.err[k] = e2.max(0.0).sqrt();
-                divide_one(layout, k, &x[r], &mut chosen[q], &mut wk.div, &mut tr.asg_con, warm)?;
+                divide_one(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
+                if fuse {
+                    count_chosen(&mut wk.cnt, sv, &chosen[q]);
+                }
             }
         }
     }
+    wk.fresh = fuse;
     if adaptive {
         let mean = wk.err.iter().sum::<f32>() / wk.err.len().max(1) as f32;
         if mean > 0.0 && mean.is_finite() {

@@ -6,6 +6,7 @@
 //! Luby schedule (Luby, Sinclair & Zuckerman 1993) scaled by `restart_base` nodes; with
 //! restarts off the search is complete and can enumerate solutions.
 
+use crate::puzzle::generate::{generate, GenerateOptions};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Consistency, Network, Propagator, SupportCounts};
 use rand::seq::SliceRandom;
@@ -439,7 +440,6 @@ pub fn solve(puzzle: &Puzzle, cfg: BacktrackConfig) -> (Option<Board>, Ending, B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
 
     #[test]
     fn whole_board_rotation_keeps_solutions_valid() {
@@ -574,4 +574,43 @@ pub fn count(puzzle: &Puzzle, consistency: Consistency, order: CellOrder, limit:
         complete: ending == Ending::Exhausted,
         stats,
     }
+}
+
+/// Outcome of [`generate_unique`].
+#[derive(Clone, Debug)]
+pub struct Unique {
+    pub puzzle: Puzzle,
+    pub solution: Board,
+    /// Draws made (1 = the first was unique).
+    pub attempts: u64,
+}
+
+/// Draws puzzles (seeds derived from `opts.seed` and the attempt) until one has exactly one
+/// solution up to turning the whole board (square boards: four turned copies; otherwise two,
+/// the half turn), proven by a complete count within `max_nodes` per draw. `None` if no draw
+/// within `max_attempts` could be proven unique.
+pub fn generate_unique(opts: &GenerateOptions, max_attempts: u64, max_nodes: u64) -> crate::Result<Option<Unique>> {
+    for attempt in 0..max_attempts {
+        let o = GenerateOptions { seed: crate::map::trial_seed(opts.seed, attempt), ..opts.clone() };
+        let (puzzle, solution) = generate(&o)?;
+        // Every whole-board turn that maps the board onto itself gives another solution.
+        let turns = if puzzle.width() == puzzle.height() { 4 } else { 2 };
+        let cfg = BacktrackConfig {
+            consistency: Consistency::Ac4,
+            restarts: false,
+            randomize: false,
+            max_nodes: Some(max_nodes),
+            ..Default::default()
+        };
+        let mut bt = Backtracker::new(&puzzle, cfg);
+        let mut n = 0u64;
+        let (ending, _) = bt.run(|_| {
+            n += 1;
+            if n > turns { Next::Stop } else { Next::Continue }
+        });
+        if ending == Ending::Exhausted && n == turns {
+            return Ok(Some(Unique { puzzle, solution, attempts: attempt + 1 }));
+        }
+    }
+    Ok(None)
 }

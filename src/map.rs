@@ -53,6 +53,8 @@ pub struct MapConfig {
     pub warm_start: bool,
     /// Arc-consistent completion of near-fixed points (None: the map alone).
     pub complete: Option<Completion>,
+    /// Keep the iterate at which each trial solved (for certificates; one copy per step).
+    pub keep_fixed_points: bool,
 }
 
 /// When and how to hand a near-solution to the arc-consistent backtracker.
@@ -99,6 +101,7 @@ impl Default for MapConfig {
             stop_at_first: true,
             warm_start: true,
             complete: None,
+            keep_fixed_points: false,
         }
     }
 }
@@ -118,6 +121,8 @@ struct TrialStatus {
     pub restarts: u64,
     /// Iteration of the last best-score improvement (for stall-triggered completion).
     improved_at: u64,
+    /// The iterate whose projections gave the solution (with `keep_fixed_points`).
+    fixed_x: Option<Vec<f32>>,
     /// Completion searches run, and their nodes.
     completions: u64,
     completion_nodes: u64,
@@ -182,6 +187,8 @@ pub fn trial_seed(seed: u64, t: u64) -> u64 {
 
 /// Scratch of one worker: projection buffers and assignment matrices.
 struct Worker<'p> {
+    /// The iterate before the current step (with `keep_fixed_points`).
+    prev: Vec<f32>,
     /// Arc-consistent completion, when enabled.
     completer: Option<Backtracker<'p>>,
     pe: Vec<f32>,
@@ -228,6 +235,7 @@ impl<'a> F1Map<'a> {
                     solved_by: None,
                     restarts: 0,
                     improved_at: 0,
+                    fixed_x: None,
                     completions: 0,
                     completion_nodes: 0,
                     hashes: [0; CYCLE_MEMORY],
@@ -249,6 +257,16 @@ impl<'a> F1Map<'a> {
 
     pub fn f1(&self) -> &F1 {
         &self.f1
+    }
+
+    /// The iterate to certify for trial `t`: the one whose projections gave its solution
+    /// when the map solved it (with `keep_fixed_points`), else its current state.
+    pub fn certified_state(&self, t: usize) -> &[f32] {
+        self.status[t].fixed_x.as_deref().unwrap_or_else(|| self.state(t))
+    }
+
+    pub fn config(&self) -> &MapConfig {
+        &self.cfg
     }
 
     /// The state of trial `t`.
@@ -277,6 +295,7 @@ impl<'a> F1Map<'a> {
                 pieces: self.f1.piece_scratch(),
                 board: vec![0; cells],
                 board2: vec![0; cells],
+                prev: vec![0.0; if self.cfg.keep_fixed_points { dim } else { 0 }],
                 completer: self.cfg.complete.as_ref().map(|c| {
                     let bcfg = BacktrackConfig {
                         consistency: Consistency::Ac4,
@@ -348,6 +367,11 @@ impl<'a> F1Map<'a> {
         }
     }
 
+    /// The best board of trial `t` (its solution, when it solved).
+    pub fn best_board(&self, t: usize) -> Board {
+        self.board_of(t)
+    }
+
     fn board_of(&self, t: usize) -> Board {
         let cells = self.puzzle.cells();
         Board {
@@ -380,6 +404,9 @@ fn run_trial_round(
     }
     let steps = ROUND.min(cfg.max_iters - st.iterations);
     for _ in 0..steps {
+        if cfg.keep_fixed_points {
+            wk.prev.copy_from_slice(x);
+        }
         let ok = match cfg.kind {
             MapKind::Rrr => rrr_step(f1, cfg, x, asg, wk, st.warm),
             MapKind::Dm => dm_step(f1, cfg, x, asg, wk, st.warm),
@@ -403,6 +430,9 @@ fn run_trial_round(
         if score == max_score {
             st.solved_at = Some(st.iterations);
             st.solved_by = Some(Mechanism::Map);
+            if cfg.keep_fixed_points {
+                st.fixed_x = Some(wk.prev.clone());
+            }
             return;
         }
         if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {

@@ -114,7 +114,7 @@ fn dc_measure() {
                     let weights = if weights == "adaptive" { Weights::Adaptive } else { Weights::Uniform };
                     for hybrid in env_list("DC_HYBRID", "0") {
                         let hybrid = hybrid == "1";
-                        for readout in env_list("DC_READOUT", "assignment") {
+                        for readout in env_list("DC_READOUT", "argmax") {
                             let readout = if readout == "argmax" { Readout::Argmax } else { Readout::Assignment };
                             let cfg = DcConfig { kind, beta, weights, hybrid, readout, gamma, trials, max_iters: iters, seed, stop_at_first: false, ..Default::default() };
                             let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());

@@ -32,3 +32,70 @@ fn rrr_and_dm_solve_generated_5x5_and_every_claim_verifies() {
         assert!(verify::check(&p, &board).valid);
     }
 }
+
+#[test]
+fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
+    use concur::certify;
+    use concur::map::F1Map;
+    for kind in [MapKind::Rrr, MapKind::Dm] {
+        let (p, _) = generated(5, 5, 31);
+        let cfg = MapConfig { kind, trials: 4, max_iters: 20_000, seed: 2, keep_fixed_points: true, ..Default::default() };
+        let mut m = F1Map::new(&p, cfg.clone()).unwrap();
+        let r = m.run(|_| {});
+        let (t, it, board) = r.solution.clone().expect("solves");
+        let cert = certify::make(&p, kind, cfg.beta, cfg.edge, t, it, r.trials[t].solved_by, m.certified_state(t), None).unwrap();
+        // Round trip through JSON, then re-check from x alone.
+        let cert: certify::Certificate = serde_json::from_str(&serde_json::to_string(&cert).unwrap()).unwrap();
+        let rep = certify::check(&p, &cert).unwrap();
+        assert!(rep.certifies(), "{kind:?}: {:?}", rep.reasons);
+        assert!(rep.gap_matches_record && rep.board_matches_decoded);
+        assert_eq!(rep.verdict.score, p.max_score());
+        let cells: Vec<[u32; 2]> = board.cells.iter().map(|c| [c.piece as u32, c.rot as u32]).collect();
+        assert_eq!(cert.board, cells);
+
+        // A swapped board no longer matches x.
+        let mut swapped = cert.clone();
+        swapped.board.swap(6, 18);
+        let rep = certify::check(&p, &swapped).unwrap();
+        assert!(!rep.certifies());
+        assert!(rep.reasons.iter().any(|r| r.contains("not the board decoded from x")), "{:?}", rep.reasons);
+
+        // A perturbed x decodes to a different, invalid board.
+        let mut perturbed = cert.clone();
+        for (i, v) in perturbed.x.iter_mut().enumerate() {
+            *v += ((i * 7919) % 13) as f32 - 6.0;
+        }
+        let rep = certify::check(&p, &perturbed).unwrap();
+        assert!(!rep.certifies());
+        assert!(!rep.fixed_point);
+        assert!(rep.reasons.iter().any(|r| r.contains("not a solution")), "{:?}", rep.reasons);
+
+        // A certificate for another puzzle is refused outright.
+        let (other, _) = generated(4, 4, 1);
+        assert!(certify::check(&other, &cert).is_err());
+    }
+}
+
+#[test]
+fn completion_is_reported_as_map_plus_ac() {
+    use concur::map::{Completion, Mechanism};
+    // A budget too small for the map alone, with generous completion: whatever solves must be
+    // labelled by the mechanism that found it, and every claim verifies.
+    let (p, _) = generated(6, 6, 3);
+    let cfg = MapConfig {
+        trials: 4,
+        max_iters: 300,
+        seed: 1,
+        stop_at_first: false,
+        complete: Some(Completion { k: 60, stall: 100, radius: 6, max_nodes: 1_000_000 }),
+        ..Default::default()
+    };
+    let r = map::solve(&p, cfg, |_| {}).unwrap();
+    let by_ac = r.trials.iter().filter(|t| t.solved_by == Some(Mechanism::MapAc)).count();
+    assert!(by_ac >= 1, "a radius covering the board must complete: {:?}", r.trials);
+    for t in &r.trials {
+        assert_eq!(t.solved_at.is_some(), t.solved_by.is_some());
+    }
+    let (_, _, b) = r.solution.unwrap();
+    assert!(verify::check(&p, &b).valid);
+}

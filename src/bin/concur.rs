@@ -5,7 +5,8 @@ use clap::{Args, Parser, Subcommand};
 use concur::puzzle::format;
 use concur::puzzle::generate::{generate, GenerateOptions};
 use concur::puzzle::{Board, Puzzle};
-use concur::map::{self, Completion, MapConfig, MapKind, MapResult};
+use concur::certify;
+use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
 use concur::project::EdgeProjection;
 use indicatif::{ProgressBar, ProgressStyle};
 use concur::report::{draw_board, Method, SolveReport};
@@ -29,7 +30,13 @@ enum Cmd {
     /// Check a solution exactly; exit 0 when valid, 1 when not. Prints the score either way.
     Verify {
         puzzle: PathBuf,
-        solution: PathBuf,
+        /// A solution in Brendan Owen's format (or use --state).
+        #[arg(required_unless_present = "state")]
+        solution: Option<PathBuf>,
+        /// Check a fixed-point certificate written by `solve --dump-state` instead: recompute
+        /// both projections from x, the gap, and verify the decoded board exactly.
+        #[arg(long, conflicts_with = "solution")]
+        state: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -121,6 +128,13 @@ struct SolveArgs {
     /// Iterations without improvement after which a trial's best board is completed.
     #[arg(long, default_value_t = 5_000)]
     complete_stall: u64,
+    /// Write a fixed-point certificate (JSON: x, both projections, gap, board) of the solving
+    /// trial into this folder, as trial-T.json.
+    #[arg(long, value_name = "DIR")]
+    dump_state: Option<PathBuf>,
+    /// With --dump-state: a certificate for every trial, solved or not.
+    #[arg(long, requires = "dump_state")]
+    dump_all: bool,
     /// Solve every assignment cold instead of warm-starting from the previous duals.
     #[arg(long)]
     cold_assign: bool,
@@ -218,8 +232,10 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                     radius: a.complete_radius,
                     max_nodes: a.complete_nodes,
                 }),
+                keep_fixed_points: a.dump_state.is_some(),
             };
-            let result = with_threads(a.threads, || run_map(&puzzle, &cfg))??;
+            let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
+            let result = with_threads(a.threads, || run_map(&puzzle, &cfg, dump))??;
             SolveReport::from_map(&puzzle, a.method, &result, &cfg)
         }
     };
@@ -235,14 +251,24 @@ fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -
 }
 
 /// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one).
-fn run_map(puzzle: &Puzzle, cfg: &MapConfig) -> Result<MapResult> {
+/// Where to write fixed-point certificates: a folder, and whether every trial gets one.
+struct Dump<'a> {
+    dir: &'a Path,
+    all: bool,
+}
+
+/// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one).
+fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<MapResult> {
     let bar = ProgressBar::new(cfg.max_iters);
     bar.set_style(
         ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}")
             .expect("static template"),
     );
     let max = puzzle.max_score();
-    let result = map::solve(puzzle, cfg.clone(), |p| {
+    let mut cfg = cfg.clone();
+    cfg.keep_fixed_points |= dump.is_some();
+    let mut m = F1Map::new(puzzle, cfg.clone()).context("the puzzle has no board that fits its rim")?;
+    let result = m.run(|p| {
         bar.set_position(p.iterations);
         bar.set_message(format!(
             "{:.0} it/s, best {}/{}, solved {}/{}",
@@ -252,9 +278,32 @@ fn run_map(puzzle: &Puzzle, cfg: &MapConfig) -> Result<MapResult> {
             p.solved_trials,
             cfg.trials
         ));
-    })
-    .context("the puzzle has no board that fits its rim")?;
+    });
     bar.finish_and_clear();
+    if let Some((_, _, board)) = &result.solution {
+        // Never report a claim the exact verifier has not seen.
+        anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
+    }
+    if let Some(d) = dump {
+        std::fs::create_dir_all(d.dir).with_context(|| format!("cannot create {}", d.dir.display()))?;
+        let trials: Vec<usize> = if d.all { (0..result.trials.len()).collect() } else { result.solution.iter().map(|s| s.0).collect() };
+        for t in trials {
+            let tr = &result.trials[t];
+            let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
+            let cert = certify::make(
+                puzzle,
+                cfg.kind,
+                cfg.beta,
+                cfg.edge,
+                t,
+                tr.solved_at.unwrap_or(tr.iterations),
+                tr.solved_by,
+                m.certified_state(t),
+                completed.as_ref(),
+            )?;
+            write(&d.dir.join(format!("trial-{t}.json")), &serde_json::to_string(&cert)?)?;
+        }
+    }
     Ok(result)
 }
 
@@ -271,6 +320,31 @@ fn finish(puzzle: &Puzzle, report: SolveReport, output: Option<&Path>, json: boo
         println!("{}", report.summary());
     }
     Ok(if report.solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn verify_state(puzzle: &Path, state: &Path, json: bool) -> Result<ExitCode> {
+    let p = load_puzzle(puzzle)?;
+    let text = read(state)?;
+    let cert: certify::Certificate = serde_json::from_slice(&text).with_context(|| format!("{}: not a certificate", state.display()))?;
+    let r = certify::check(&p, &cert).with_context(|| format!("{}", state.display()))?;
+    if json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!(
+            "{}: score {}/{}; gap {:.3e} ({} a fixed point within {:.0e}); board {} the one decoded from x",
+            if r.certifies() { "valid" } else { "invalid" },
+            r.verdict.score,
+            r.verdict.max_score,
+            r.gap,
+            if r.fixed_point { "is" } else { "not" },
+            r.tolerance,
+            if r.board_matches_decoded { "is" } else { "is not" }
+        );
+        for reason in &r.reasons {
+            eprintln!("  {reason}");
+        }
+    }
+    Ok(if r.certifies() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
@@ -293,7 +367,7 @@ fn demo(size: usize, seed: u64) -> Result<ExitCode> {
     let (puzzle, _) = generate(&opts)?;
     println!("generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta 0.5, 8 trials)...", puzzle.num_colors() - 1);
     let cfg = MapConfig { seed, trials: 8, max_iters: 200_000, ..Default::default() };
-    let result = run_map(&puzzle, &cfg)?;
+    let result = run_map(&puzzle, &cfg, None)?;
     let report = SolveReport::from_map(&puzzle, Method::Rrr, &result, &cfg);
     finish(&puzzle, report, None, false)
 }
@@ -311,7 +385,9 @@ fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Solve(a) => solve(a),
-        Cmd::Verify { puzzle, solution, json } => verify_cmd(&puzzle, &solution, json),
+        Cmd::Verify { puzzle, solution: Some(solution), state: None, json } => verify_cmd(&puzzle, &solution, json),
+        Cmd::Verify { puzzle, state: Some(state), json, .. } => verify_state(&puzzle, &state, json),
+        Cmd::Verify { .. } => anyhow::bail!("verify needs a SOLUTION or --state FILE"),
         Cmd::Generate { width, height, frame_colors, inner_colors, seed, output, solution, unique, unique_attempts, unique_nodes } => {
             let opts = GenerateOptions { width, height, frame_colors, inner_colors, seed };
             if unique {

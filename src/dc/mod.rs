@@ -525,7 +525,7 @@ fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &m
                 let (r, q) = (layout.con_range(k), layout.choice_range(k));
                 let acc = fuse.then_some(&mut wk.acc[..]);
                 let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, &chosen[q.clone()], beta, acc);
-                wk.err[k] = e2.max(0.0).sqrt();
+                wk.err[k] = (e2.max(0.0) / q.len().max(1) as f32).sqrt();
                 divide_one(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
                 if fuse {
                     count_chosen(&mut wk.cnt, sv, &chosen[q]);
@@ -555,7 +555,7 @@ fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &m
                 // y += beta (P_a(f_b(y)) - P_b(f_a(y))), then P_b of the new y.
                 let acc = fuse.then_some(&mut wk.acc[..]);
                 let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, tmp, beta, acc);
-                wk.err[k] = e2.max(0.0).sqrt();
+                wk.err[k] = (e2.max(0.0) / q.len().max(1) as f32).sqrt();
                 divide_one(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
                 if fuse {
                     count_chosen(&mut wk.cnt, sv, &chosen[q]);

@@ -7,6 +7,7 @@ pub mod assign;
 pub mod certify;
 pub mod dc;
 pub mod error;
+pub mod ladder;
 pub mod map;
 pub mod project;
 pub mod puzzle;

@@ -3,6 +3,7 @@ mod cli;
 mod common;
 mod dc;
 mod formats;
+mod ladder;
 mod maps;
 mod propagate;
 mod search;

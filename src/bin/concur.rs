@@ -6,6 +6,7 @@ use concur::puzzle::format;
 use concur::puzzle::generate::{generate, GenerateOptions};
 use concur::puzzle::{Board, Puzzle};
 use concur::certify;
+use concur::ladder::{self, Shard};
 use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
 use concur::project::EdgeProjection;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -85,6 +86,41 @@ enum Cmd {
         time_limit: Option<f64>,
         #[arg(long)]
         json: bool,
+    },
+    /// Run a benchmark ladder: one JSON line per finished run in DIR, sharded, resumable.
+    Ladder {
+        config: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.
+        #[arg(long)]
+        shard: Option<Shard>,
+        /// Skip runs already in the results file.
+        #[arg(long)]
+        resume: bool,
+        /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
+        /// ../shared/puzzles).
+        #[arg(long)]
+        puzzles: Option<PathBuf>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Merge ladder results and write a Markdown table, SVG plots and growth fits.
+    Report {
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Draw a board as SVG, with mismatched joins marked.
+    Render {
+        puzzle: PathBuf,
+        solution: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
     },
     /// Generate a 5x5 puzzle, solve it, draw the board and print the statistics.
     Demo {
@@ -407,6 +443,48 @@ fn run() -> Result<ExitCode> {
             generate_cmd(opts, &output, solution.as_deref())
         }
         Cmd::Demo { size, seed } => demo(size, seed),
+        Cmd::Ladder { config, out, shard, resume, puzzles, threads } => {
+            let text = read(&config)?;
+            let text = std::str::from_utf8(&text).with_context(|| format!("{}: not text", config.display()))?;
+            let cfg = ladder::parse_config(text).with_context(|| format!("{}", config.display()))?;
+            let dir = puzzles
+                .or_else(|| std::env::var_os("CONCUR_PUZZLES").map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
+            let done = std::sync::atomic::AtomicUsize::new(0);
+            let recs = with_threads(threads, || {
+                ladder::run(&cfg, &dir, &out, shard, resume, |r| {
+                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    eprintln!(
+                        "[{n}] {} {} run {}: {} {} {} in {:.2} s",
+                        r.instance,
+                        r.label,
+                        r.run,
+                        if r.solved { "solved" } else { "unsolved" },
+                        r.work,
+                        r.work_unit,
+                        r.wall_s
+                    );
+                })
+            })??;
+            eprintln!("{} runs written to {}", recs.len(), ladder::results_path(&out, shard).display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Report { inputs, output, json } => {
+            let w = ladder::report::write(&inputs, &output)?;
+            if json {
+                println!("{}", serde_json::to_string(&w)?);
+            } else {
+                print!("{}", ladder::report::markdown(&w.rows, &w.fits));
+                eprintln!("{} runs merged; wrote {}", w.records, w.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Render { puzzle, solution, output } => {
+            let p = load_puzzle(&puzzle)?;
+            let b = format::read_solution(&read(&solution)?, &p).with_context(|| format!("{}", solution.display()))?;
+            write(&output, &ladder::svg::board(&p, &b))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Count { puzzle, limit, ac, order, time_limit: t, json } => {
             let p = load_puzzle(&puzzle)?;
             let c = backtrack::count(&p, ac, order, limit, time_limit(t)?);

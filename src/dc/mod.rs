@@ -18,31 +18,34 @@
 //!
 //! With [`Weights::Adaptive`], each constraint `k` carries a weight `lambda_k` used in the
 //! concur mean (so concur is the projection in the `lambda`-weighted metric), updated every
-//! iteration by Elser's rule `lambda_k += gamma (err_k / mean(err) - lambda_k)`, where
-//! `err_k` is the distance between the constraint's divided replica and the concur value on
-//! its slots: constraints that stay violated weigh more (Gravel & Elser 2008, §III.D).
+//! iteration by Elser's adaptive-weight rule `lambda_k += gamma (err_k / mean(err) - lambda_k)`
+//! (floored at 1e-3), where `err_k` is the distance between the constraint's divided replica
+//! and the concur value on its slots, divided by the square root of the number of slots the
+//! constraint chooses (1 for a cell or piece, 2 for a join, one per cell for the assignment,
+//! which would otherwise dwarf the joins): constraints that stay violated weigh more.
 //!
 //! **Readout.** The concur point (`P_a(2 P_b x - x)` for RRR, `P_a(f_b(y))` for the
 //! difference map) is read out every iteration as a board: the per-cell argmax, scored when
-//! it is a permutation of the pieces; when it is not, the max-weight assignment of pieces to
-//! cells over the concur values (always a permutation) is read instead, every iteration with
-//! [`Readout::Assignment`] or once per round with [`Readout::Argmax`] (to track the best
-//! board). The two found solutions at the same iterations in our runs; the argmax is cheaper. The board is scored exactly
-//! (matched joins), the best board is kept, and a trial stops when a board matches every join
-//! and passes [`verify::check`]. Exact limit cycles are detected as in [`crate::map`]:
-//! the state is hashed every [`ROUND`] iterations against the last 16 hashes, and a trial
-//! caught in one restarts from a fresh random point.
+//! it is a permutation of the pieces. When it is not, the max-weight assignment of pieces to
+//! cells over the concur values (always a permutation) is read instead: every iteration with
+//! [`Readout::Assignment`], only on the last iteration of each round with
+//! [`Readout::Argmax`] (to track the best board). Both found their solutions at the same
+//! iterations in our runs, and the argmax is cheaper. The board is scored exactly (matched
+//! joins), the best board is kept, and a trial stops when a board matches every join and
+//! passes [`verify::check`]. Exact limit cycles are detected as in [`crate::map`]: the state
+//! is hashed every [`ROUND`] iterations against the last 16 hashes, and a trial caught in
+//! one restarts from a fresh random point.
 //!
 //! **Implementation.** Every divide output is one-hot per constraint, so `P_b` is kept
-//! sparsely as the chosen slots of each constraint. An RRR iteration is then two passes over
-//! the slots: a concur gather (`m = P_a(2 P_b x - x)` per variable, from the CSR table and a
-//! scatter of the chosen slots), and one fused pass per constraint that applies
-//! `x += beta (m - P_b x)` to its slots and immediately projects them again for the next
-//! iteration; with uniform weights that pass also accumulates the next concur sums, so the
-//! gather runs only once per round. The difference map does the same with one more divide per constraint (on
-//! `f_a(y)`, built in a per-constraint buffer). The batch state is flat and trial-major
-//! (`trials * S` floats, `trials * choices` chosen slots, `trials * C` weights); scratch
-//! belongs to one rayon worker and is allocated once, so the iteration loop never allocates.
+//! sparsely as the chosen slots of each constraint. An RRR iteration is then a concur gather
+//! (`m = P_a(2 P_b x - x)` per variable, from the CSR table and a scatter of the chosen
+//! slots) and one fused pass per constraint that applies `x += beta (m - P_b x)` to its slots
+//! and immediately projects them again for the next iteration. With uniform weights that pass
+//! also accumulates the next concur sums, so the gather runs only once per round. The
+//! difference map does the same with one more divide per constraint (on `f_a(y)`, built in a
+//! per-constraint buffer). The batch state is flat and trial-major (`trials * S` floats,
+//! `trials * choices` chosen slots, `trials * C` weights); scratch belongs to one rayon
+//! worker and is allocated once, so the iteration loop never allocates.
 
 pub mod layout;
 pub mod project;

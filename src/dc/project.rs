@@ -5,9 +5,10 @@
 //!   - cell and piece constraints: the nearest one-hot vector, at the argmax;
 //!   - join `(c, c')`: the nearest pair `(e_i, e_j)` with `i` in `D(c)`, `j` in `D(c')`
 //!     showing equal colours on the facing sides and naming different pieces, i.e. the
-//!     compatible pair maximising `u[i] + w[j]`, found per colour from bucket maxima (the
-//!     runner-up of a different piece covers the case where both bests name the same piece)
-//!     in `O(|D(c)| + |D(c')| + K)`;
+//!     compatible pair maximising `u[i] + w[j]`, found per colour from the best entry of
+//!     each side among the candidates showing that colour (the best entry of a different
+//!     piece covers the case where both bests name the same piece), in
+//!     `O(|D(c)| + |D(c')| + K)`, using the per-side colour groups of [`Layout::side_groups`];
 //!   - assignment (hybrid layout): the nearest permutation board, a max-weight assignment
 //!     per border class ([`Layout::assign`]).
 //!
@@ -66,8 +67,9 @@ fn best_other_piece(z: &[f32], pieces: &[u32], idx: &[u32], exclude: u32) -> Opt
 /// colour they show on the facing side ([`Layout::side_groups`]); `pieces_*` are the
 /// candidates' pieces. Per colour, the best entry of each side and the best of a different
 /// piece settle it: if both bests name the same piece, one side takes its runner-up. Cost
-/// `O(|u| + |w| + K)` (the runner-up scan runs only on a clash). If no compatible pair exists at all (only on a puzzle with no
-/// solution) it falls back to the argmax of each side; `None` when a side is empty.
+/// `O(|u| + |w| + K)` (the runner-up scan runs only on such a clash). If no compatible pair
+/// exists at all (only on a puzzle with no solution) it falls back to the argmax of each
+/// side; `None` when a side is empty.
 #[allow(clippy::too_many_arguments, reason = "the two sides of a join, each with its tables")]
 pub fn project_join(
     u: &[f32],

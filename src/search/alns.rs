@@ -109,7 +109,7 @@ pub struct AlnsConfig {
     pub time_limit: Option<Duration>,
     /// Smallest number of cells destroyed per iteration.
     pub destroy_min: usize,
-    /// Largest number of cells destroyed per iteration; 0 picks `clamp(cells / 4, 4, 48)`.
+    /// Largest number of cells destroyed per iteration; 0 picks `clamp(cells / 3, 4, 48)`.
     pub destroy_max: usize,
     /// The operator portfolio; empty means [`Destroy::ALL`].
     pub operators: Vec<Destroy>,
@@ -142,19 +142,19 @@ impl Default for AlnsConfig {
             seed: 0,
             max_iterations: Some(10_000_000),
             time_limit: None,
-            destroy_min: 2,
+            destroy_min: 4,
             destroy_max: 0,
             operators: Vec::new(),
             exact_repair: true,
             init: Init::Greedy,
-            temperature: 0.5,
+            temperature: 1.5,
             cooling: 0.999,
             min_temperature: 0.05,
-            reheat_after: 2_000,
+            reheat_after: 500,
             reaction: 0.95,
             rewards: [10.0, 4.0, 1.0, 0.0],
             min_weight: 0.05,
-            restart_after: 20_000,
+            restart_after: 2_000,
         }
     }
 }
@@ -950,7 +950,7 @@ impl Search {
 pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
     let start = Instant::now();
     let n = puzzle.cells();
-    let k_max = if cfg.destroy_max == 0 { (n / 4).clamp(4, 48) } else { cfg.destroy_max }.min(n).max(1);
+    let k_max = if cfg.destroy_max == 0 { (n / 3).clamp(4, 48) } else { cfg.destroy_max }.min(n).max(1);
     let k_min = cfg.destroy_min.clamp(1, k_max);
     let ops: Vec<Destroy> = if cfg.operators.is_empty() { Destroy::ALL.to_vec() } else { cfg.operators.clone() };
     let mut stats: Vec<OperatorStats> = ops

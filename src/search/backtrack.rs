@@ -32,7 +32,7 @@ pub struct BacktrackConfig {
 }
 
 /// Which open cell to branch on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellOrder {
     /// Row-major scan (cells with one candidate left first).

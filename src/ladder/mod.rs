@@ -1,0 +1,394 @@
+//! The benchmark ladder: many independent runs of several methods over many instances,
+//! one JSON line per finished run, sharded deterministically and resumable.
+//!
+//! A config (TOML or JSON, detected from the content) names instances (files or globs,
+//! relative to the puzzle folder, or generator specs), methods with parameters, runs per
+//! (instance, method) and budgets. Runs are enumerated in a fixed order; shard `K/N` takes
+//! every run whose index is `K - 1` modulo `N`, so N machines (Slurm array jobs, Kubernetes
+//! indexed jobs) write disjoint files whose union is the unsharded run. Every finished run is
+//! appended and flushed as one line, so an interrupted ladder loses nothing it finished, and
+//! `--resume` skips every run already on file.
+
+pub mod report;
+pub mod svg;
+
+use crate::map::{self, MapConfig, MapKind, Mechanism};
+use crate::project::EdgeProjection;
+use crate::puzzle::generate::{generate, GenerateOptions};
+use crate::puzzle::{format, Puzzle};
+use crate::search::backtrack::{self, BacktrackConfig, CellOrder};
+use crate::verify::{self, Consistency};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A ladder configuration.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Runs (independent seeds) per instance and method.
+    #[serde(default = "one")]
+    pub runs: u64,
+    /// Base seed; run `r` uses a seed derived from `(seed, r)`.
+    #[serde(default)]
+    pub seed: u64,
+    /// Folder that relative instance paths and globs start from (default: the puzzle folder).
+    #[serde(default)]
+    pub root: Option<PathBuf>,
+    pub instances: Vec<InstanceSpec>,
+    pub methods: Vec<MethodSpec>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// Where instances come from.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum InstanceSpec {
+    /// A file or a glob pattern.
+    Path { path: String },
+    /// A generated puzzle.
+    Generate { generate: GenSpec },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenSpec {
+    pub width: usize,
+    pub height: usize,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub frame_colors: Option<usize>,
+    #[serde(default)]
+    pub inner_colors: Option<usize>,
+}
+
+/// A method and its parameters; budgets bound every run.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MethodSpec {
+    pub method: crate::report::Method,
+    /// A name for tables and plots (default: the method name).
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub beta: Option<f32>,
+    #[serde(default)]
+    pub edge: Option<EdgeProjection>,
+    #[serde(default)]
+    pub ac: Option<Consistency>,
+    #[serde(default)]
+    pub order: Option<CellOrder>,
+    /// Arc-consistent completion of near-fixed points (maps): K mismatched joins.
+    #[serde(default)]
+    pub complete: Option<usize>,
+    #[serde(default)]
+    pub max_iters: Option<u64>,
+    #[serde(default)]
+    pub max_nodes: Option<u64>,
+    #[serde(default)]
+    pub time_limit: Option<f64>,
+}
+
+impl MethodSpec {
+    pub fn label(&self) -> String {
+        self.label.clone().unwrap_or_else(|| method_name(self.method))
+    }
+}
+
+pub fn method_name(m: crate::report::Method) -> String {
+    serde_json::to_value(m).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+}
+
+/// One finished run: one JSON line.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Record {
+    pub instance: String,
+    pub width: usize,
+    pub height: usize,
+    /// Colours, grey excluded.
+    pub colors: usize,
+    pub method: String,
+    pub label: String,
+    pub params: serde_json::Value,
+    pub run: u64,
+    pub seed: u64,
+    pub backend: String,
+    pub solved: bool,
+    /// `map`, `map+ac`, or the method name for the controls; null when unsolved.
+    pub mechanism: Option<String>,
+    /// Iterations (maps), nodes (backtrack), moves or iterations (local search).
+    pub work: u64,
+    pub work_unit: String,
+    pub wall_s: f64,
+    pub best_score: usize,
+    pub max_score: usize,
+    pub version: String,
+}
+
+impl Record {
+    /// The identity of a run, for resuming and for checking shards.
+    pub fn key(&self) -> (String, String, u64) {
+        (self.instance.clone(), self.label.clone(), self.run)
+    }
+}
+
+/// A shard `K/N` (1-based K).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub k: u64,
+    pub n: u64,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (k, n) = s.split_once('/').ok_or_else(|| format!("expected K/N, got {s:?}"))?;
+        let k: u64 = k.trim().parse().map_err(|_| format!("bad shard index in {s:?}"))?;
+        let n: u64 = n.trim().parse().map_err(|_| format!("bad shard count in {s:?}"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {s:?}: need 1 <= K <= N"));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+/// Reads a config, TOML or JSON by content.
+pub fn parse_config(text: &str) -> Result<Config> {
+    let cfg: Config = if text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| Error::invalid(format!("bad ladder JSON: {e}")))?
+    } else {
+        toml::from_str(text).map_err(|e| Error::invalid(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
+    };
+    if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
+        return Err(Error::invalid("a ladder needs at least one instance, one method and one run"));
+    }
+    let mut labels = HashSet::new();
+    for m in &cfg.methods {
+        if !labels.insert(m.label()) {
+            return Err(Error::invalid(format!("two methods share the label {:?}; give them distinct labels", m.label())));
+        }
+    }
+    Ok(cfg)
+}
+
+/// An instance ready to run.
+pub struct Instance {
+    pub name: String,
+    pub puzzle: Puzzle,
+}
+
+/// Expands the instance specs (globs sorted, so the order is stable).
+pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> {
+    let root = cfg.root.clone().unwrap_or_else(|| puzzle_dir.to_path_buf());
+    let mut out = Vec::new();
+    for spec in &cfg.instances {
+        match spec {
+            InstanceSpec::Path { path } => {
+                let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { root.join(path) };
+                let pattern = full.to_string_lossy().to_string();
+                let mut paths: Vec<PathBuf> = glob::glob(&pattern)
+                    .map_err(|e| Error::invalid(format!("bad glob {pattern:?}: {e}")))?
+                    .filter_map(|p| p.ok())
+                    .collect();
+                paths.sort();
+                if paths.is_empty() {
+                    return Err(Error::invalid(format!("no instance matches {pattern:?}")));
+                }
+                for p in paths {
+                    let bytes = std::fs::read(&p).map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?;
+                    let puzzle = format::read_puzzle(&bytes).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
+                    let name = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().to_string();
+                    out.push(Instance { name, puzzle });
+                }
+            }
+            InstanceSpec::Generate { generate: g } => {
+                let opts = GenerateOptions { width: g.width, height: g.height, frame_colors: g.frame_colors, inner_colors: g.inner_colors, seed: g.seed };
+                let (puzzle, _) = generate(&opts)?;
+                out.push(Instance { name: format!("generated:{}x{}:seed{}", g.width, g.height, g.seed), puzzle });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One planned run.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub instance: usize,
+    pub method: usize,
+    pub run: u64,
+}
+
+/// Every run of the ladder in its fixed order, then the shard's share.
+pub fn plan(cfg: &Config, instances: usize, shard: Option<Shard>) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for i in 0..instances {
+        for m in 0..cfg.methods.len() {
+            for run in 0..cfg.runs {
+                jobs.push(Job { instance: i, method: m, run });
+            }
+        }
+    }
+    match shard {
+        None => jobs,
+        Some(s) => jobs.into_iter().enumerate().filter(|(i, _)| *i as u64 % s.n == s.k - 1).map(|(_, j)| j).collect(),
+    }
+}
+
+/// Runs one job (single-threaded) and returns its record. Every claimed solution has passed
+/// the exact verifier.
+pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> Result<Record> {
+    let p = &inst.puzzle;
+    let seed = map::trial_seed(base_seed, run);
+    let time_limit = spec.time_limit.map(Duration::from_secs_f64);
+    let (solved, mechanism, work, unit, wall_s, best) = match spec.method {
+        crate::report::Method::Rrr | crate::report::Method::Dm => {
+            let cfg = MapConfig {
+                kind: if spec.method == crate::report::Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
+                beta: spec.beta.unwrap_or(0.5),
+                trials: 1,
+                max_iters: spec.max_iters.unwrap_or(100_000),
+                time_limit,
+                seed,
+                edge: spec.edge.unwrap_or_default(),
+                complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
+                ..Default::default()
+            };
+            let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
+            let t = r.trials[0];
+            let mech = t.solved_by.map(|m| match m {
+                Mechanism::Map => "map".to_string(),
+                Mechanism::MapAc => "map+ac".to_string(),
+            });
+            (t.solved_at.is_some(), mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
+        }
+        crate::report::Method::Backtrack => {
+            let cfg = BacktrackConfig {
+                consistency: spec.ac.unwrap_or(Consistency::Ac4),
+                order: spec.order.unwrap_or(CellOrder::MrvDegree),
+                seed,
+                time_limit,
+                max_nodes: spec.max_nodes,
+                ..Default::default()
+            };
+            let (sol, _, stats) = backtrack::solve(p, cfg);
+            let solved = sol.as_ref().is_some_and(|b| verify::check(p, b).valid);
+            let best = if solved { p.max_score() } else { 0 };
+            (solved, solved.then(|| "backtrack".to_string()), stats.nodes, "nodes", stats.wall_s, best)
+        }
+    };
+    let mut params = serde_json::to_value(spec).unwrap_or_default();
+    if let Some(o) = params.as_object_mut() {
+        o.retain(|_, v| !v.is_null());
+    }
+    Ok(Record {
+        instance: inst.name.clone(),
+        width: p.width(),
+        height: p.height(),
+        colors: p.num_colors() - 1,
+        method: method_name(spec.method),
+        label: spec.label(),
+        params,
+        run,
+        seed,
+        backend: "cpu".into(),
+        solved,
+        mechanism,
+        work,
+        work_unit: unit.into(),
+        wall_s,
+        best_score: best,
+        max_score: p.max_score(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    })
+}
+
+/// Reads every record of a JSONL file; a torn last line (from a crash) is ignored.
+pub fn read_records(path: &Path) -> Result<Vec<Record>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::invalid(format!("cannot read {}: {e}", path.display()))),
+    };
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Record>(line) {
+            Ok(r) => out.push(r),
+            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
+            Err(e) => return Err(Error::parse(i + 1, format!("{}: bad result line: {e}", path.display()))),
+        }
+    }
+    Ok(out)
+}
+
+/// The results file of a shard.
+pub fn results_path(out: &Path, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        None => out.join("results.jsonl"),
+        Some(s) => out.join(format!("results-{}-of-{}.jsonl", s.k, s.n)),
+    }
+}
+
+/// Runs a ladder into `out`. With `resume`, runs already in the results file are skipped;
+/// without it an existing non-empty results file is an error (nothing is overwritten).
+/// `progress` sees each finished record. Returns the records written by this call.
+pub fn run(
+    cfg: &Config,
+    puzzle_dir: &Path,
+    out: &Path,
+    shard: Option<Shard>,
+    resume: bool,
+    progress: impl Fn(&Record) + Sync,
+) -> Result<Vec<Record>> {
+    let instances = load_instances(cfg, puzzle_dir)?;
+    std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
+    let path = results_path(out, shard);
+    let done: HashSet<(String, String, u64)> = read_records(&path)?.iter().map(Record::key).collect();
+    if !done.is_empty() && !resume {
+        return Err(Error::invalid(format!("{} already holds results; use --resume to continue it", path.display())));
+    }
+    // Drop a torn last line before appending.
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            let keep = text.rfind('\n').map_or(0, |i| i + 1);
+            std::fs::write(&path, &text[..keep]).map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
+        }
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| Error::invalid(format!("cannot open {}: {e}", path.display())))?;
+    let file = Mutex::new(file);
+    let jobs: Vec<Job> = plan(cfg, instances.len(), shard)
+        .into_iter()
+        .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))
+        .collect();
+    let records: Vec<Result<Record>> = jobs
+        .par_iter()
+        .map(|j| {
+            let rec = run_job(&instances[j.instance], &cfg.methods[j.method], j.run, cfg.seed)?;
+            let line = serde_json::to_string(&rec).expect("plain record") + "\n";
+            {
+                let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+                f.write_all(line.as_bytes()).and_then(|_| f.flush()).map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
+            }
+            progress(&rec);
+            Ok(rec)
+        })
+        .collect();
+    records.into_iter().collect()
+}

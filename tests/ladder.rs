@@ -1,0 +1,114 @@
+//! The ladder: lines written, resume after a crash, shards, and the report reading its own output.
+use concur::ladder::{self, report, Record, Shard};
+use std::path::{Path, PathBuf};
+
+const CONFIG: &str = r#"
+runs = 3
+seed = 5
+
+[[instances]]
+generate = { width = 3, height = 3, seed = 1 }
+
+[[instances]]
+generate = { width = 4, height = 4, seed = 2 }
+
+[[methods]]
+method = "rrr"
+max_iters = 20000
+
+[[methods]]
+method = "backtrack"
+label = "bt-ac3"
+ac = "ac3"
+max_nodes = 100000
+"#;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("concur-ladder-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Records without their timings, sorted: what must agree between runs.
+fn canon(mut v: Vec<Record>) -> Vec<Record> {
+    for r in &mut v {
+        r.wall_s = 0.0;
+    }
+    v.sort_by_key(|r| r.key());
+    v
+}
+
+fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
+    let cfg = ladder::parse_config(CONFIG).unwrap();
+    ladder::run(&cfg, Path::new("."), dir, shard, resume, |_| {}).unwrap()
+}
+
+#[test]
+fn a_tiny_ladder_writes_one_line_per_run() {
+    let dir = tmp("tiny");
+    let recs = run(&dir, None, false);
+    assert_eq!(recs.len(), 2 * 2 * 3);
+    let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
+    assert_eq!(canon(on_file), canon(recs.clone()));
+    for r in &recs {
+        assert!(r.solved, "{r:?}");
+        assert_eq!(r.best_score, r.max_score);
+        assert_eq!(r.backend, "cpu");
+        assert!(["iterations", "nodes"].contains(&r.work_unit.as_str()));
+    }
+    // Running again without --resume refuses to touch the file.
+    let cfg = ladder::parse_config(CONFIG).unwrap();
+    assert!(ladder::run(&cfg, Path::new("."), &dir, None, false, |_| {}).is_err());
+}
+
+#[test]
+fn a_crashed_ladder_resumes_to_the_same_union() {
+    let full_dir = tmp("full");
+    let full = run(&full_dir, None, false);
+    let dir = tmp("crashed");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Simulate a crash: five finished lines, then half of the sixth.
+    let text = std::fs::read_to_string(ladder::results_path(&full_dir, None)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut partial = lines[..5].join("\n") + "\n";
+    partial.push_str(&lines[5][..lines[5].len() / 2]);
+    std::fs::write(ladder::results_path(&dir, None), partial).unwrap();
+    let added = run(&dir, None, true);
+    assert_eq!(added.len(), full.len() - 5);
+    let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
+    assert_eq!(canon(on_file), canon(full));
+    // Resuming a finished ladder does nothing.
+    assert!(run(&dir, None, true).is_empty());
+}
+
+#[test]
+fn shards_are_disjoint_and_their_union_is_the_whole() {
+    let whole = run(&tmp("whole"), None, false);
+    let a = run(&tmp("s1"), Some("1/2".parse().unwrap()), false);
+    let b = run(&tmp("s2"), Some("2/2".parse().unwrap()), false);
+    let ka: std::collections::HashSet<_> = a.iter().map(Record::key).collect();
+    assert!(b.iter().all(|r| !ka.contains(&r.key())), "shards overlap");
+    assert_eq!(canon([a, b].concat()), canon(whole));
+    assert!("0/2".parse::<Shard>().is_err() && "3/2".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+}
+
+#[test]
+fn the_report_reads_its_own_output() {
+    let dir = tmp("report");
+    let recs = run(&dir, None, false);
+    let out = dir.join("rep");
+    let w = report::write(&[dir.clone()], &out).unwrap();
+    assert_eq!(w.records, recs.len());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| rrr | 4x4 | 3/3 |") && md.contains("| bt-ac3 | 3x3 | 3/3 |"), "{md}");
+    for f in ["work.svg", "seconds.svg"] {
+        let svg = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    }
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["records"], recs.len());
+    // Merging the same folder twice changes nothing; the report's own JSON is not a result file.
+    let again = report::write(&[dir.clone(), dir.join("results.jsonl")], &dir.join("rep2")).unwrap();
+    assert_eq!(again.records, recs.len());
+    assert_eq!(again.rows.len(), w.rows.len());
+}

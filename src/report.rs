@@ -15,6 +15,8 @@ pub enum Method {
     Rrr,
     /// The general-beta difference map between the same two sets.
     Dm,
+    /// Divide and concur (Gravel & Elser): replicas per constraint, averaged by concur.
+    Dc,
     /// Arc-consistent backtracking with restarts.
     Backtrack,
 }
@@ -69,7 +71,9 @@ impl SolveReport {
     }
 
     /// The report of a batched map run (`method` is `rrr` or `dm`).
-    pub fn from_map(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
+    /// The report of a batched map run of either formulation; `params` (a JSON object: beta,
+    /// trials and the formulation's options) is merged into the details.
+    pub fn from_map(puzzle: &Puzzle, method: Method, r: &MapResult, seed: u64, params: Value) -> Self {
         let (solved, board, trial, iterations) = match &r.solution {
             Some((t, it, b)) => (verify::check(puzzle, b).valid, b.clone(), Some(*t), *it),
             None => (false, r.best.clone(), None, r.trials.iter().map(|t| t.iterations).max().unwrap_or(0)),
@@ -90,22 +94,29 @@ impl SolveReport {
             "iterations": iterations,
             "iters_per_s": if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },
             "trial_iterations": r.trial_iterations,
-            "beta": cfg.beta,
-            "trials": cfg.trials,
-            "edge": cfg.edge,
             "restarts": r.trials.iter().map(|t| t.restarts).sum::<u64>(),
             "solved_trials": r.trials.iter().filter(|t| t.solved_at.is_some()).count(),
         });
+        let mut details = details.as_object().expect("object").clone();
+        if let Value::Object(extra) = params {
+            details.extend(extra);
+        }
         SolveReport {
             method,
             solved,
             best_score,
             max_score: puzzle.max_score(),
             wall_s: r.wall_s,
-            seed: cfg.seed,
+            seed,
             board: Some(board),
-            details: details.as_object().expect("object").clone(),
+            details,
         }
+    }
+
+    /// The report of an F1 run (`rrr` or `dm`).
+    pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
+        let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge });
+        Self::from_map(puzzle, method, r, cfg.seed, params)
     }
 
     /// One human-readable line.
@@ -131,6 +142,11 @@ impl SolveReport {
         }
         s
     }
+}
+
+/// An f32 parameter as the f64 of its shortest decimal form (0.7, not 0.699999988).
+pub fn short(x: f32) -> f64 {
+    format!("{x}").parse().unwrap_or(x as f64)
 }
 
 /// One character per colour: 0 is `.` (grey), then 1-9, a-z, A-Z.

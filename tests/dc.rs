@@ -17,9 +17,10 @@ fn check_claims(p: &Puzzle, r: &MapResult) {
     }
 }
 
-/// The default variant the tests pin: RRR, uniform weights, plain layout, assignment readout.
+/// The best variant measured on set 1 5x5 and 6x4: RRR at beta 0.7, uniform weights, the
+/// hybrid layout (one assignment constraint plus the joins), argmax readout.
 fn best_variant() -> DcConfig {
-    DcConfig { kind: MapKind::Rrr, beta: 0.5, ..Default::default() }
+    DcConfig { kind: MapKind::Rrr, beta: 0.7, weights: Weights::Uniform, hybrid: true, readout: Readout::Argmax, ..Default::default() }
 }
 
 #[test]
@@ -60,6 +61,27 @@ fn argmax_readout_solves_and_the_best_board_is_a_permutation() {
     pieces.sort();
     assert!(pieces.iter().enumerate().all(|(i, &q)| i == q as usize));
     assert_eq!(p.score(&r.best), r.best_score);
+}
+
+#[test]
+fn hinted_cells_are_respected() {
+    let (p, sol) = generated(5, 4, 8);
+    // Pin two planted placements as hints: their cells get one candidate each.
+    let hints: Vec<concur::puzzle::Hint> = [0usize, 7]
+        .iter()
+        .map(|&c| concur::puzzle::Hint { cell: c, piece: sol.cells[c].piece as usize, rot: sol.cells[c].rot })
+        .collect();
+    let p = Puzzle::new(p.width(), p.height(), p.pieces().to_vec(), hints).unwrap();
+    for hybrid in [false, true] {
+        let layout = dc::Layout::new(&p, hybrid);
+        assert_eq!((layout.cell_vars(0).len(), layout.cell_vars(7).len()), (1, 1));
+        let cfg = DcConfig { hybrid, trials: 8, max_iters: 20_000, seed: 5, ..best_variant() };
+        let r = dc::solve(&p, cfg, |_| {}).unwrap();
+        check_claims(&p, &r);
+        let (_, _, board) = r.solution.expect("a hinted 5x4 solves");
+        assert_eq!(board.cells[0], sol.cells[0]);
+        assert_eq!(board.cells[7], sol.cells[7]);
+    }
 }
 
 #[test]

@@ -6,6 +6,7 @@ use concur::puzzle::format;
 use concur::puzzle::generate::{generate, GenerateOptions};
 use concur::puzzle::{Board, Puzzle};
 use concur::certify;
+use concur::dc::{self, DcConfig, Readout, Weights};
 use concur::ladder::{self, Shard};
 use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
 use concur::project::EdgeProjection;
@@ -139,12 +140,27 @@ struct SolveArgs {
     /// Independent trials of the map, run as one batch.
     #[arg(long, default_value_t = 8)]
     trials: usize,
-    /// Step size of RRR / the difference map.
-    #[arg(long, default_value_t = 0.5)]
-    beta: f32,
+    /// Step size of the map (default 0.5 for rrr and dm, 0.7 for dc).
+    #[arg(long)]
+    beta: Option<f32>,
     /// Iterations per trial.
     #[arg(long, default_value_t = 100_000)]
     max_iters: u64,
+    /// Divide and concur: the map between concur and divide.
+    #[arg(long, value_enum, default_value_t = MapKind::Rrr)]
+    dc_map: MapKind,
+    /// Divide and concur: constraint weights in the concur mean.
+    #[arg(long, value_enum, default_value_t = Weights::Uniform)]
+    weights: Weights,
+    /// Divide and concur: step of the adaptive weights.
+    #[arg(long, default_value_t = 0.1)]
+    gamma: f32,
+    /// Divide and concur: one global assignment constraint instead of cell and piece constraints.
+    #[arg(long)]
+    hybrid: bool,
+    /// Divide and concur: how the board is read out of the concur values.
+    #[arg(long, value_enum, default_value_t = Readout::Argmax)]
+    readout: Readout,
     /// Edge projection of the map.
     #[arg(long, value_enum, default_value_t = EdgeProjection::Average)]
     edge: EdgeProjection,
@@ -244,16 +260,34 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             let (board, ending, stats) = backtrack::solve(&puzzle, cfg);
             SolveReport::from_backtrack(&puzzle, board, ending, &stats, a.ac, a.seed)
         }
+        Method::Dc => {
+            let beta = check_map_args(&a, DcConfig::default().beta)?;
+            let cfg = DcConfig {
+                kind: a.dc_map,
+                beta,
+                trials: a.trials,
+                max_iters: a.max_iters,
+                time_limit,
+                seed: a.seed,
+                weights: a.weights,
+                gamma: a.gamma,
+                hybrid: a.hybrid,
+                readout: a.readout,
+                stop_at_first: !a.all_trials,
+                cycle_restart: !a.no_cycle_restart,
+            };
+            let result = with_threads(a.threads, || run_dc(&puzzle, &cfg))??;
+            let params = serde_json::json!({
+                "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
+                "hybrid": a.hybrid, "readout": a.readout, "replica_bytes": dc::replica_bytes(&puzzle, a.hybrid),
+            });
+            SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params)
+        }
         Method::Rrr | Method::Dm => {
-            if !(a.beta > 0.0 && a.beta <= 2.0) {
-                anyhow::bail!("--beta must be in (0, 2], got {}", a.beta);
-            }
-            if a.trials == 0 {
-                anyhow::bail!("--trials must be at least 1");
-            }
+            let beta = check_map_args(&a, 0.5)?;
             let cfg = MapConfig {
                 kind: if a.method == Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
-                beta: a.beta,
+                beta,
                 trials: a.trials,
                 max_iters: a.max_iters,
                 time_limit,
@@ -272,10 +306,55 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let result = with_threads(a.threads, || run_map(&puzzle, &cfg, dump))??;
-            SolveReport::from_map(&puzzle, a.method, &result, &cfg)
+            SolveReport::from_f1(&puzzle, a.method, &result, &cfg)
         }
     };
     finish(&puzzle, report, a.output.as_deref(), a.json)
+}
+
+/// Checks the options every map shares; returns beta (or the method's default).
+fn check_map_args(a: &SolveArgs, default_beta: f32) -> Result<f32> {
+    let beta = a.beta.unwrap_or(default_beta);
+    if !(beta > 0.0 && beta <= 2.0) {
+        anyhow::bail!("--beta must be in (0, 2], got {beta}");
+    }
+    if a.trials == 0 {
+        anyhow::bail!("--trials must be at least 1");
+    }
+    Ok(beta)
+}
+
+fn progress_bar(max_iters: u64) -> ProgressBar {
+    let bar = ProgressBar::new(max_iters);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}")
+            .expect("static template"),
+    );
+    bar
+}
+
+fn show(bar: &ProgressBar, p: &map::Progress, max: usize, trials: usize) {
+    bar.set_position(p.iterations);
+    bar.set_message(format!(
+        "{:.0} it/s, best {}/{}, solved {}/{}",
+        p.trial_iterations as f64 / p.elapsed_s.max(1e-9),
+        p.best_score,
+        max,
+        p.solved_trials,
+        trials
+    ));
+}
+
+/// Runs divide and concur with a progress bar on a terminal.
+fn run_dc(puzzle: &Puzzle, cfg: &DcConfig) -> Result<MapResult> {
+    let bar = progress_bar(cfg.max_iters);
+    let result = dc::solve(puzzle, cfg.clone(), |p| show(&bar, p, puzzle.max_score(), cfg.trials))
+        .context("the puzzle has no board that fits its rim")?;
+    bar.finish_and_clear();
+    if let Some((_, _, board)) = &result.solution {
+        anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
+    }
+    Ok(result)
 }
 
 fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
@@ -295,26 +374,12 @@ struct Dump<'a> {
 
 /// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one).
 fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<MapResult> {
-    let bar = ProgressBar::new(cfg.max_iters);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}")
-            .expect("static template"),
-    );
+    let bar = progress_bar(cfg.max_iters);
     let max = puzzle.max_score();
     let mut cfg = cfg.clone();
     cfg.keep_fixed_points |= dump.is_some();
     let mut m = F1Map::new(puzzle, cfg.clone()).context("the puzzle has no board that fits its rim")?;
-    let result = m.run(|p| {
-        bar.set_position(p.iterations);
-        bar.set_message(format!(
-            "{:.0} it/s, best {}/{}, solved {}/{}",
-            p.trial_iterations as f64 / p.elapsed_s.max(1e-9),
-            p.best_score,
-            max,
-            p.solved_trials,
-            cfg.trials
-        ));
-    });
+    let result = m.run(|p| show(&bar, p, max, cfg.trials));
     bar.finish_and_clear();
     if let Some((_, _, board)) = &result.solution {
         // Never report a claim the exact verifier has not seen.
@@ -404,7 +469,7 @@ fn demo(size: usize, seed: u64) -> Result<ExitCode> {
     println!("generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta 0.5, 8 trials)...", puzzle.num_colors() - 1);
     let cfg = MapConfig { seed, trials: 8, max_iters: 200_000, ..Default::default() };
     let result = run_map(&puzzle, &cfg, None)?;
-    let report = SolveReport::from_map(&puzzle, Method::Rrr, &result, &cfg);
+    let report = SolveReport::from_f1(&puzzle, Method::Rrr, &result, &cfg);
     finish(&puzzle, report, None, false)
 }
 

@@ -115,7 +115,7 @@ impl Default for DcConfig {
     fn default() -> Self {
         DcConfig {
             kind: MapKind::Rrr,
-            beta: 0.5,
+            beta: 0.7,
             trials: 8,
             max_iters: 100_000,
             time_limit: None,
@@ -131,7 +131,8 @@ impl Default for DcConfig {
 }
 
 /// Bytes of replica state per trial: the `S` slot values (f32). The per-trial chosen slots
-/// (`u32`, about a third of `S`) and adaptive weights (one `f32` per constraint) come on top.
+/// (one `u32` per cell and piece constraint, two per join) and the adaptive weights (one
+/// `f32` per constraint) come on top; both are small next to `S`.
 pub fn replica_bytes(puzzle: &Puzzle, hybrid: bool) -> usize {
     Layout::new(puzzle, hybrid).slots() * std::mem::size_of::<f32>()
 }

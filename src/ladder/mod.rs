@@ -87,6 +87,11 @@ pub struct MethodSpec {
     pub ac: Option<Consistency>,
     #[serde(default)]
     pub order: Option<CellOrder>,
+    /// Divide and concur: constraint weights, and the hybrid with the global assignment.
+    #[serde(default)]
+    pub weights: Option<crate::dc::Weights>,
+    #[serde(default)]
+    pub hybrid: Option<bool>,
     /// Arc-consistent completion of near-fixed points (maps): K mismatched joins.
     #[serde(default)]
     pub complete: Option<usize>,
@@ -270,6 +275,22 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 Mechanism::MapAc => "map+ac".to_string(),
             });
             (t.solved_at.is_some(), mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
+        }
+        crate::report::Method::Dc => {
+            let cfg = crate::dc::DcConfig {
+                beta: spec.beta.unwrap_or(crate::dc::DcConfig::default().beta),
+                trials: 1,
+                max_iters: spec.max_iters.unwrap_or(100_000),
+                time_limit,
+                seed,
+                weights: spec.weights.unwrap_or(crate::dc::Weights::Uniform),
+                hybrid: spec.hybrid.unwrap_or(false),
+                ..Default::default()
+            };
+            let r = crate::dc::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
+            let t = r.trials[0];
+            let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
+            (solved, solved.then(|| "map".to_string()), t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
         }
         crate::report::Method::Backtrack => {
             let cfg = BacktrackConfig {

@@ -362,10 +362,9 @@ impl State {
     #[inline]
     fn seams(&self, f: &Frame, c: usize, q: Piece) -> u32 {
         let mut m = 0;
-        for s in 0..4 {
-            let d = f.nb[c][s];
+        for (s, (&d, &qs)) in f.nb[c].iter().zip(q.iter()).enumerate() {
             if d != NONE && self.filled[d as usize] {
-                m += u32::from(q[s] == self.col[d as usize][(s + 2) % 4]);
+                m += u32::from(qs == self.col[d as usize][(s + 2) % 4]);
             }
         }
         m
@@ -462,7 +461,7 @@ impl Search {
         let n = f.cells();
         let (w, h) = (f.width, f.height);
         let perm_all: Vec<u32> = (0..n as u32).filter(|&c| !f.fixed[c as usize]).collect();
-        let parity = |c: u32| ((c as usize / w + c as usize % w) % 2) as usize;
+        let parity = |c: u32| (c as usize / w + c as usize % w) % 2;
         let perm_par = [0, 1].map(|p| perm_all.iter().copied().filter(|&c| parity(c) == p).collect::<Vec<u32>>());
         let mut rings = Vec::new();
         let mut ring_of = vec![(0, 0); n];
@@ -619,7 +618,8 @@ impl Search {
                 self.pad(k);
             }
             Destroy::Band => {
-                let rows = w == h && self.rng.random_bool(0.5) || w != h && self.rng.random_ratio(w as u32, (w + h) as u32);
+                let rows =
+                    w == h && self.rng.random_bool(0.5) || w != h && self.rng.random_ratio(w as u32, (w + h) as u32);
                 // A "line" is a row (length w, h of them) or a column (length h, w of them).
                 let (len, count) = if rows { (w, h) } else { (h, w) };
                 let cell = |line: usize, i: usize| if rows { line * w + i } else { i * w + line };
@@ -663,7 +663,8 @@ impl Search {
                     let mut sum: u32 = (0..k).map(|i| u32::from(bad[cell(line, i)])).sum();
                     for start in 0..=len - k {
                         if start > 0 {
-                            sum = sum + u32::from(bad[cell(line, start + k - 1)]) - u32::from(bad[cell(line, start - 1)]);
+                            sum =
+                                sum + u32::from(bad[cell(line, start + k - 1)]) - u32::from(bad[cell(line, start - 1)]);
                         }
                         if start == 0 || sum > best {
                             (best, at, ties) = (sum, start, 1);
@@ -813,7 +814,12 @@ impl Search {
                 if self.used[j] || self.f.piece_class[p as usize] != cls {
                     continue;
                 }
-                let (r0, r1) = if cls == 2 { (0, 4) } else { let r = self.f.rim_rot(p, c); (r, r + 1) };
+                let (r0, r1) = if cls == 2 {
+                    (0, 4)
+                } else {
+                    let r = self.f.rim_rot(p, c);
+                    (r, r + 1)
+                };
                 for r in r0..r1 {
                     let v = self.st.seams(&self.f, c, self.f.rot[p as usize][r as usize]);
                     match best {
@@ -1035,7 +1041,7 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
             }
         }
     }
-    let local = LocalResult::finish(&s.f, puzzle, &best, best_score, s.moves, restarts, cfg.seed, start);
+    let local = LocalResult::finish(puzzle, &best, best_score, s.moves, restarts, cfg.seed, start);
     AlnsResult {
         iterations,
         iterations_per_s: if local.wall_s > 0.0 { iterations as f64 / local.wall_s } else { 0.0 },
@@ -1049,7 +1055,7 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::puzzle::generate::{GenerateOptions, generate};
     use crate::verify;
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {

@@ -20,7 +20,7 @@
 //! the map's own benchmark. This module also holds the pieces shared with [`super::alns`]: the
 //! static [`Frame`] of a puzzle (classes, rim rotations, neighbours) and [`LocalResult`].
 
-use crate::puzzle::{cell_class, piece_class, rotated, Board, Class, Piece, Placement, Puzzle};
+use crate::puzzle::{Board, Class, Piece, Placement, Puzzle, cell_class, piece_class, rotated};
 use crate::verify;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -82,11 +82,11 @@ impl Frame {
             (0..n).map(|c| [0, 1, 2, 3].map(|s| puzzle.neighbour(c, s).map_or(NONE, |d| d as u32))).collect();
         let cell_cls: Vec<u8> = (0..n).map(|c| class_index(cell_class(w, h, c))).collect();
         // Puzzle::new has checked that every piece has a class.
-        let piece_cls: Vec<u8> =
-            puzzle.pieces().iter().map(|&p| piece_class(p).map_or(2, class_index)).collect();
+        let piece_cls: Vec<u8> = puzzle.pieces().iter().map(|&p| piece_class(p).map_or(2, class_index)).collect();
         let piece_mask: Vec<u8> =
             puzzle.pieces().iter().map(|p| (0..4).filter(|&s| p[s] == 0).fold(0, |m, s| m | 1 << s)).collect();
-        let cell_mask: Vec<u8> = nb.iter().map(|a| (0..4).filter(|&s| a[s] == NONE).fold(0, |m, s| m | 1 << s)).collect();
+        let cell_mask: Vec<u8> =
+            nb.iter().map(|a| (0..4).filter(|&s| a[s] == NONE).fold(0, |m, s| m | 1 << s)).collect();
         let mut fit = [[0u8; 16]; 16];
         for (pm, row) in fit.iter_mut().enumerate() {
             for (cm, f) in row.iter_mut().enumerate() {
@@ -192,6 +192,7 @@ impl Frame {
         score
     }
 
+    #[cfg(test)]
     pub fn board(&self, cells: &[Placement]) -> Board {
         Board { width: self.width, height: self.height, cells: cells.to_vec() }
     }
@@ -220,7 +221,6 @@ pub struct LocalResult {
 
 impl LocalResult {
     pub(crate) fn finish(
-        frame: &Frame,
         puzzle: &Puzzle,
         best: &[Placement],
         best_score: usize,
@@ -229,15 +229,16 @@ impl LocalResult {
         seed: u64,
         start: Instant,
     ) -> Self {
-        let board = frame.board(best);
+        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best.to_vec() };
+        let max_score = puzzle.max_score();
         // Never trust the search: a solution is reported only after the exact check.
-        let solved = best_score == frame.max_score && verify::check(puzzle, &board).valid;
-        debug_assert!(best_score < frame.max_score || solved, "local search claimed an invalid solution");
+        let solved = best_score == max_score && verify::check(puzzle, &board).valid;
+        debug_assert!(best_score < max_score || solved, "local search claimed an invalid solution");
         let wall_s = start.elapsed().as_secs_f64();
         LocalResult {
             board,
             best_score,
-            max_score: frame.max_score,
+            max_score,
             solved,
             moves,
             moves_per_s: if wall_s > 0.0 { moves as f64 / wall_s } else { 0.0 },
@@ -265,13 +266,7 @@ pub struct HillConfig {
 
 impl Default for HillConfig {
     fn default() -> Self {
-        HillConfig {
-            seed: 0,
-            max_moves: Some(100_000_000),
-            time_limit: None,
-            plateau: 20_000,
-            move_weights: [1, 1, 1],
-        }
+        HillConfig { seed: 0, max_moves: Some(100_000_000), time_limit: None, plateau: 5_000, move_weights: [1, 1, 1] }
     }
 }
 
@@ -382,8 +377,8 @@ impl Climber {
                     (a, b)
                 };
                 let (old_a, old_b) = (self.cells[a], self.cells[b]);
-                let before = self.frame.matched_around(&self.col, a, NONE)
-                    + self.frame.matched_around(&self.col, b, a as u32);
+                let before =
+                    self.frame.matched_around(&self.col, a, NONE) + self.frame.matched_around(&self.col, b, a as u32);
                 let (rot_a, rot_b) = if self.frame.cell_class[a] != 2 {
                     (self.frame.rim_rot(old_b.piece, a), self.frame.rim_rot(old_a.piece, b))
                 } else if kind == 2 {
@@ -393,8 +388,8 @@ impl Climber {
                 };
                 self.set(a, Placement { piece: old_b.piece, rot: rot_a });
                 self.set(b, Placement { piece: old_a.piece, rot: rot_b });
-                let after = self.frame.matched_around(&self.col, a, NONE)
-                    + self.frame.matched_around(&self.col, b, a as u32);
+                let after =
+                    self.frame.matched_around(&self.col, a, NONE) + self.frame.matched_around(&self.col, b, a as u32);
                 self.score = (self.score as i32 + after - before) as usize;
                 (Move::Swap { a: a as u32, b: b as u32, old_a, old_b }, after - before)
             }
@@ -457,14 +452,14 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
             }
         }
     }
-    LocalResult::finish(&cl.frame, puzzle, &best, best_score, moves, restarts, cfg.seed, start)
+    LocalResult::finish(puzzle, &best, best_score, moves, restarts, cfg.seed, start)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
     use crate::puzzle::Hint;
+    use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
@@ -525,7 +520,9 @@ mod tests {
 
     #[test]
     fn hints_stay_put() {
-        let (p, sol) = generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 7 }).unwrap();
+        let (p, sol) =
+            generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 7 })
+                .unwrap();
         let hints: Vec<Hint> = [0usize, 6, 12]
             .iter()
             .map(|&c| Hint { cell: c, piece: sol.cells[c].piece as usize, rot: sol.cells[c].rot })

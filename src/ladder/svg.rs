@@ -36,6 +36,11 @@ impl Svg {
         let s = s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
         let _ = writeln!(self.buf, r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}">{s}</text>"#);
     }
+    /// Text turned a quarter anticlockwise (for a y-axis label).
+    pub fn vtext(&mut self, x: f64, y: f64, s: &str) {
+        let s = s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let _ = writeln!(self.buf, r#"<text x="{x:.1}" y="{y:.1}" text-anchor="middle" transform="rotate(-90 {x:.1} {y:.1})">{s}</text>"#);
+    }
     pub fn finish(mut self) -> String {
         self.buf.push_str("</svg>\n");
         self.buf
@@ -87,7 +92,7 @@ pub fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> S
         svg.text(px(x), h - b + 18.0, "middle", &format!("{x:.0}"));
     }
     svg.text((l + w - r) / 2.0, h - 10.0, "middle", xlabel);
-    svg.text(16.0, (t + h - b) / 2.0, "middle", ylabel);
+    svg.vtext(18.0, (t + h - b) / 2.0, ylabel);
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
         let mut pts = s.points.clone();

@@ -19,6 +19,10 @@ pub enum Method {
     Dc,
     /// Arc-consistent backtracking with restarts.
     Backtrack,
+    /// Hill-climbing over full boards with restarts (a control).
+    Hill,
+    /// Adaptive large-neighbourhood search (a control).
+    Alns,
 }
 
 /// The result of one solve, as printed by `--json`.
@@ -117,6 +121,29 @@ impl SolveReport {
     pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
         let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge });
         Self::from_map(puzzle, method, r, cfg.seed, params)
+    }
+
+    /// The report of a local search (`hill` or `alns`): its serialised result becomes the
+    /// details.
+    pub fn from_local(puzzle: &Puzzle, method: Method, local: &crate::search::hill::LocalResult, details: Value) -> Self {
+        let solved = local.solved && verify::check(puzzle, &local.board).valid;
+        let mut details = match details {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        for k in ["solved", "best_score", "max_score", "wall_s", "seed"] {
+            details.remove(k);
+        }
+        SolveReport {
+            method,
+            solved,
+            best_score: local.best_score,
+            max_score: puzzle.max_score(),
+            wall_s: local.wall_s,
+            seed: local.seed,
+            board: Some(local.board.clone()),
+            details,
+        }
     }
 
     /// One human-readable line.

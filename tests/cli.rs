@@ -98,7 +98,7 @@ fn generate_is_deterministic_and_its_solution_verifies() {
 fn solve_writes_a_solution_that_verify_accepts() {
     let (puz, sol) = (tmp("s-p.txt"), tmp("s-sol.txt"));
     assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "7", "-o", s(&puz)]).status.success());
-    for method in ["rrr", "dm", "dc", "backtrack"] {
+    for method in ["rrr", "dm", "dc", "backtrack", "hill", "alns"] {
         let _ = std::fs::remove_file(&sol);
         let out = concur(&["solve", s(&puz), "--method", method, "--seed", "3", "--json", "-o", s(&sol)]);
         assert_eq!(out.status.code(), Some(0), "{method}: {}", String::from_utf8_lossy(&out.stderr));

@@ -51,6 +51,20 @@ fn alns_solves_brendan_4x4_from_16_seeds() {
 }
 
 #[test]
+fn both_solve_brendan_5x5_from_8_seeds() {
+    let Some(dir) = puzzles("both_solve_brendan_5x5_from_8_seeds") else { return };
+    let p = brendan(&dir, 1, 5, 5);
+    for seed in 100..108 {
+        let r = hill_run(&p, seed, None, Some(Duration::from_secs(10)));
+        check_claim(&p, &r, "hill");
+        assert!(r.solved, "hill seed {seed}: best {}/{} after {} moves", r.best_score, r.max_score, r.moves);
+        let r = alns_run(&p, seed, None, Some(Duration::from_secs(10)));
+        check_claim(&p, &r.local, "alns");
+        assert!(r.local.solved, "alns seed {seed}: best {}/{}", r.local.best_score, r.local.max_score);
+    }
+}
+
+#[test]
 fn both_solve_generated_4x4_and_5x4() {
     for (w, h, seed) in [(4, 4, 31), (5, 4, 32)] {
         let (p, _) = generated(w, h, seed);
@@ -231,5 +245,28 @@ fn measure() {
                 );
             }
         }
+    }
+    if part == "e2" {
+        // Not part of the default run: the 16 x 16 eternity2.dev puzzle v00, one seed each.
+        let path = dir.join("eternity2_dev_cc0/e2-16x16-v00.json");
+        let p = concur::puzzle::format::read_puzzle(&std::fs::read(&path).unwrap()).unwrap();
+        let r = hill::hill_climb(
+            &p,
+            &HillConfig { seed: 1, max_moves: None, time_limit: Some(budget), ..Default::default() },
+        );
+        check_claim(&p, &r, "hill");
+        eprintln!(
+            "e2 16x16 hill: {}/{} in {:.1} s ({:.2e} moves/s)",
+            r.best_score, r.max_score, r.wall_s, r.moves_per_s
+        );
+        let a = alns::alns(
+            &p,
+            &AlnsConfig { seed: 1, max_iterations: None, time_limit: Some(budget), ..Default::default() },
+        );
+        check_claim(&p, &a.local, "alns");
+        eprintln!(
+            "e2 16x16 alns: {}/{} in {:.1} s ({:.2e} iterations/s, {} restarts)",
+            a.local.best_score, a.local.max_score, a.local.wall_s, a.iterations_per_s, a.local.restarts
+        );
     }
 }

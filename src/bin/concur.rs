@@ -12,7 +12,9 @@ use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
 use concur::project::EdgeProjection;
 use indicatif::{ProgressBar, ProgressStyle};
 use concur::report::{draw_board, Method, SolveReport};
+use concur::search::alns::{self, AlnsConfig, Destroy};
 use concur::search::backtrack::{self, BacktrackConfig, CellOrder};
+use concur::search::hill::{self, HillConfig};
 use concur::verify::{self, Consistency};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -143,9 +145,10 @@ struct SolveArgs {
     /// Step size of the map (default 0.5 for rrr and dm, 0.7 for dc).
     #[arg(long)]
     beta: Option<f32>,
-    /// Iterations per trial.
-    #[arg(long, default_value_t = 100_000)]
-    max_iters: u64,
+    /// Iterations per trial (maps; default 100,000), moves (hill; default 1e8) or iterations
+    /// (alns; default 1e7).
+    #[arg(long)]
+    max_iters: Option<u64>,
     /// Divide and concur: the map between concur and divide.
     #[arg(long, value_enum, default_value_t = MapKind::Rrr)]
     dc_map: MapKind,
@@ -197,6 +200,27 @@ struct SolveArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Hill-climber: restart after this many moves without improvement (0: never).
+    #[arg(long, default_value_t = 5_000)]
+    plateau: u64,
+    /// ALNS: fewest cells one destroy removes.
+    #[arg(long)]
+    destroy_min: Option<usize>,
+    /// ALNS: most cells one destroy removes (default: a third of the board, 4..=48).
+    #[arg(long)]
+    destroy_max: Option<usize>,
+    /// ALNS: destroy operators to use (default: all), comma separated.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    operators: Vec<Destroy>,
+    /// ALNS: no exact (assignment) refill of non-adjacent holes.
+    #[arg(long)]
+    no_exact_repair: bool,
+    /// ALNS: restart from a new board after this many iterations without a new best (0: never).
+    #[arg(long)]
+    restart_after: Option<u64>,
+    /// ALNS: starting temperature of the annealing acceptance.
+    #[arg(long)]
+    temperature: Option<f64>,
     /// Propagation of the backtracker.
     #[arg(long, value_enum, default_value_t = Consistency::Ac3)]
     ac: Consistency,
@@ -260,13 +284,35 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             let (board, ending, stats) = backtrack::solve(&puzzle, cfg);
             SolveReport::from_backtrack(&puzzle, board, ending, &stats, a.ac, a.seed)
         }
+        Method::Hill => {
+            let cfg = HillConfig { seed: a.seed, max_moves: a.max_iters.or(HillConfig::default().max_moves), time_limit, plateau: a.plateau, ..Default::default() };
+            let r = hill::hill_climb(&puzzle, &cfg);
+            SolveReport::from_local(&puzzle, Method::Hill, &r, serde_json::to_value(&r)?)
+        }
+        Method::Alns => {
+            let d = AlnsConfig::default();
+            let cfg = AlnsConfig {
+                seed: a.seed,
+                max_iterations: a.max_iters.or(d.max_iterations),
+                time_limit,
+                destroy_min: a.destroy_min.unwrap_or(d.destroy_min),
+                destroy_max: a.destroy_max.unwrap_or(d.destroy_max),
+                operators: a.operators.clone(),
+                exact_repair: !a.no_exact_repair,
+                restart_after: a.restart_after.unwrap_or(d.restart_after),
+                temperature: a.temperature.unwrap_or(d.temperature),
+                ..d
+            };
+            let r = alns::alns(&puzzle, &cfg);
+            SolveReport::from_local(&puzzle, Method::Alns, &r.local, serde_json::to_value(&r)?)
+        }
         Method::Dc => {
             let beta = check_map_args(&a, DcConfig::default().beta)?;
             let cfg = DcConfig {
                 kind: a.dc_map,
                 beta,
                 trials: a.trials,
-                max_iters: a.max_iters,
+                max_iters: a.max_iters.unwrap_or(100_000),
                 time_limit,
                 seed: a.seed,
                 weights: a.weights,
@@ -289,7 +335,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 kind: if a.method == Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
                 beta,
                 trials: a.trials,
-                max_iters: a.max_iters,
+                max_iters: a.max_iters.unwrap_or(100_000),
                 time_limit,
                 seed: a.seed,
                 edge: a.edge,

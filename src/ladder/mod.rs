@@ -292,6 +292,18 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
             (solved, solved.then(|| "map".to_string()), t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
         }
+        crate::report::Method::Hill => {
+            let cfg = crate::search::hill::HillConfig { seed, max_moves: spec.max_iters, time_limit, ..Default::default() };
+            let r = crate::search::hill::hill_climb(p, &cfg);
+            let solved = r.solved && verify::check(p, &r.board).valid;
+            (solved, solved.then(|| "hill".to_string()), r.moves, "moves", r.wall_s, r.best_score)
+        }
+        crate::report::Method::Alns => {
+            let cfg = crate::search::alns::AlnsConfig { seed, max_iterations: spec.max_iters, time_limit, ..Default::default() };
+            let r = crate::search::alns::alns(p, &cfg);
+            let solved = r.local.solved && verify::check(p, &r.local.board).valid;
+            (solved, solved.then(|| "alns".to_string()), r.iterations, "iterations", r.local.wall_s, r.local.best_score)
+        }
         crate::report::Method::Backtrack => {
             let cfg = BacktrackConfig {
                 consistency: spec.ac.unwrap_or(Consistency::Ac4),

@@ -16,9 +16,9 @@
 //! cells only, so a move costs O(1). After `plateau` consecutive moves without a strict
 //! improvement the climber restarts from a fresh random board (random-restart hill climbing).
 //!
-//! DESIGN.md §10 records why this control exists: a hill-climber once beat the difference map on
+//! DESIGN.md §9 records why this control exists: a hill-climber once beat the difference map on
 //! the map's own benchmark. This module also holds the pieces shared with [`super::alns`]: the
-//! static [`Frame`] of a puzzle (classes, rim rotations, neighbours) and [`LocalResult`].
+//! static `Frame` of a puzzle (classes, rim rotations, neighbours) and [`LocalResult`].
 
 use crate::puzzle::{Board, Class, Piece, Placement, Puzzle, cell_class, piece_class, rotated};
 use crate::verify;

@@ -284,7 +284,8 @@ impl<'a> F1Map<'a> {
         let max_score = self.puzzle.max_score();
         let threads = rayon::current_num_threads().max(1);
         let trials = self.status.len();
-        let per = trials.div_ceil(threads);
+        // A few chunks per thread, so trials that stop early do not leave a core idle.
+        let per = trials.div_ceil(threads * 4).max(1);
         let puzzle = self.puzzle;
         let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
         let mut workers: Vec<Worker> = (0..trials.div_ceil(per))

@@ -295,7 +295,8 @@ impl<'a> DcMap<'a> {
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let threads = rayon::current_num_threads().max(1);
         let trials = self.trials.len();
-        let per = trials.div_ceil(threads);
+        // A few chunks per thread, so trials that stop early do not leave a core idle.
+        let per = trials.div_ceil(threads * 4).max(1);
         let mut workers: Vec<Worker> = (0..trials.div_ceil(per)).map(|_| Worker::new(layout)).collect();
         let ctx = Ctx { puzzle: self.puzzle, layout, cfg: &self.cfg, max_score: self.puzzle.max_score() };
         let cfg = &self.cfg;

@@ -535,7 +535,8 @@ pub fn mismatch_region(puzzle: &Puzzle, board: &Board, radius: usize) -> Vec<boo
 /// Solution counts of a complete search.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Count {
-    /// Solutions found (every one verified exactly).
+    /// Solutions found (every one verified exactly); also in `stats`, where JSON shows it.
+    #[serde(skip)]
     pub solutions: u64,
     /// Distinct solutions up to turning the whole board, on square boards without hints
     /// (where every turned solution is again a solution).

@@ -40,9 +40,8 @@ fn bench_assign(c: &mut Criterion) {
         });
 
         for (name, eps) in [("warm_pm0.01", 0.01f32), ("warm_pm0.001", 0.001)] {
-            let pool: Vec<Vec<f32>> = (0..POOL)
-                .map(|_| (0..n * n).map(|_| rng.random_range(-eps..eps)).collect())
-                .collect();
+            let pool: Vec<Vec<f32>> =
+                (0..POOL).map(|_| (0..n * n).map(|_| rng.random_range(-eps..eps)).collect()).collect();
             let mut a = Assigner::new(n);
             a.solve(&base).unwrap();
             let mut k = 0usize;
@@ -50,10 +49,7 @@ fn bench_assign(c: &mut Criterion) {
                 b.iter_batched(
                     || {
                         k = (k + 1) % POOL;
-                        base.iter()
-                            .zip(&pool[k])
-                            .map(|(&x, &e)| x + e)
-                            .collect::<Vec<f32>>()
+                        base.iter().zip(&pool[k]).map(|(&x, &e)| x + e).collect::<Vec<f32>>()
                     },
                     |w| black_box(a.solve_warm(black_box(&w)).unwrap()),
                     BatchSize::NumIterations(8),

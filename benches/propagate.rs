@@ -4,11 +4,12 @@
 //!   (the same node counts for AC-3 and AC-2001: they reach the same fixed points).
 //! - `slice/8x8`: a fixed 100,000-node slice of the set 1 8x8 search, for nodes/s deep in a
 //!   hard tree.
+//!
 //! Falls back to generated puzzles of the same sizes when the shared sets are absent.
-use concur::puzzle::{format, generate, Puzzle};
+use concur::puzzle::{Puzzle, format, generate};
 use concur::search::backtrack::{self, BacktrackConfig};
 use concur::verify::Consistency;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -20,7 +21,8 @@ fn load(w: usize, h: usize) -> Puzzle {
     match std::fs::read(&path) {
         Ok(bytes) => format::read_puzzle(&bytes).expect("valid puzzle"),
         Err(_) => {
-            let opts = generate::GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: 1 };
+            let opts =
+                generate::GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: 1 };
             generate::generate(&opts).expect("generated").0
         }
     }

@@ -44,17 +44,11 @@ pub const UNASSIGNED: u32 = u32::MAX;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum AssignError {
     /// The allowed (non `-inf`) pairs admit no perfect matching.
-    #[error(
-        "no perfect assignment exists: the allowed (finite-weight) pairs admit no perfect matching"
-    )]
+    #[error("no perfect assignment exists: the allowed (finite-weight) pairs admit no perfect matching")]
     Infeasible,
     /// `weights.len() != n * n`.
     #[error("weights has length {got}, expected n*n = {expected} (n = {n})")]
-    BadShape {
-        n: usize,
-        expected: usize,
-        got: usize,
-    },
+    BadShape { n: usize, expected: usize, got: usize },
     /// A weight is NaN or `+inf` (only finite values and `-inf` are allowed).
     #[error("weight at row {row}, column {col} is {value}; weights must be finite or -inf")]
     InvalidWeight { row: usize, col: usize, value: f32 },
@@ -166,11 +160,7 @@ impl Assigner {
     fn run(&mut self, w: &[f32], warm: bool) -> Result<f32, AssignError> {
         let n = self.n;
         if n.checked_mul(n) != Some(w.len()) {
-            return Err(AssignError::BadShape {
-                n,
-                expected: n.saturating_mul(n),
-                got: w.len(),
-            });
+            return Err(AssignError::BadShape { n, expected: n.saturating_mul(n), got: w.len() });
         }
         self.has_duals = false;
         if n == 0 {
@@ -184,13 +174,7 @@ impl Assigner {
             // When the new weights moved so far that the old potentials leave
             // about as many rows free as a cold start would (~n/e on random
             // data), they are a worse starting point than column reduction.
-            self.init_warm(w).and_then(|()| {
-                if self.free.len() * 3 > n {
-                    self.init_cold(w)
-                } else {
-                    Ok(())
-                }
-            })
+            self.init_warm(w).and_then(|()| if self.free.len() * 3 > n { self.init_cold(w) } else { Ok(()) })
         } else {
             self.init_cold(w)
         }
@@ -244,10 +228,8 @@ impl Assigner {
                     // best column becomes as attractive as j1.
                     let j1 = self.x[i] as usize;
                     let row = &w[i * n..(i + 1) * n];
-                    let mu = fmin(
-                        min_reduced(&row[..j1], &self.v[..j1]),
-                        min_reduced(&row[j1 + 1..], &self.v[j1 + 1..]),
-                    );
+                    let mu =
+                        fmin(min_reduced(&row[..j1], &self.v[..j1]), min_reduced(&row[j1 + 1..], &self.v[j1 + 1..]));
                     if mu < INF {
                         self.v[j1] -= mu;
                     }
@@ -579,9 +561,7 @@ fn find_reduced(row: &[f32], v: &[f64], start: usize, target: f64) -> usize {
         }
     }
     let tail = start + (r.len() / LANES) * LANES;
-    (tail..row.len())
-        .find(|&j| cost(row[j]) - v[j] == target)
-        .unwrap_or(row.len())
+    (tail..row.len()).find(|&j| cost(row[j]) - v[j] == target).unwrap_or(row.len())
 }
 
 /// Column minima of the cost matrix with (lowest) arg-row, as `f64` row
@@ -612,15 +592,8 @@ fn validate(n: usize, w: &[f32]) -> Result<(), AssignError> {
     if !w.chunks(256).any(row_invalid) {
         return Ok(());
     }
-    let p = w
-        .iter()
-        .position(|&x| x.is_nan() || x == f32::INFINITY)
-        .unwrap_or(0);
-    Err(AssignError::InvalidWeight {
-        row: p / n.max(1),
-        col: p % n.max(1),
-        value: w[p],
-    })
+    let p = w.iter().position(|&x| x.is_nan() || x == f32::INFINITY).unwrap_or(0);
+    Err(AssignError::InvalidWeight { row: p / n.max(1), col: p % n.max(1), value: w[p] })
 }
 
 /// Exhaustive oracle (intended for `n <= 9`): the best total weight and a
@@ -654,12 +627,7 @@ pub fn brute_force(n: usize, weights: &[f32]) -> Option<(f32, Vec<usize>)> {
             rec(s, r + 1, used | (1 << c), acc + wv as f64);
         }
     }
-    let mut s = S {
-        n,
-        w: weights,
-        perm: vec![0; n],
-        best: None,
-    };
+    let mut s = S { n, w: weights, perm: vec![0; n], best: None };
     rec(&mut s, 0, 0, 0.0);
     s.best.map(|(t, p)| (t as f32, p))
 }
@@ -739,11 +707,7 @@ mod tests {
         let got = a.solve(w);
         match brute_force(n, w) {
             None => {
-                assert_eq!(
-                    got,
-                    Err(AssignError::Infeasible),
-                    "{ctx}: expected infeasible"
-                );
+                assert_eq!(got, Err(AssignError::Infeasible), "{ctx}: expected infeasible");
                 false
             }
             Some((bt, perm)) => {
@@ -831,13 +795,7 @@ mod tests {
                 assert!(vs_brute(n, &w, &format!("banded n={n} s={s}")));
                 // Large magnitudes mixed with small ones.
                 let w: Vec<f32> = (0..n * n)
-                    .map(|_| {
-                        if r.random_bool(0.2) {
-                            r.random_range(-1e6f32..1e6)
-                        } else {
-                            r.random()
-                        }
-                    })
+                    .map(|_| if r.random_bool(0.2) { r.random_range(-1e6f32..1e6) } else { r.random() })
                     .collect();
                 assert!(vs_brute(n, &w, &format!("mixed-scale n={n} s={s}")));
             }
@@ -872,10 +830,7 @@ mod tests {
             }
         }
         // Make sure both branches were really exercised.
-        assert!(
-            feasible > 200 && infeasible > 200,
-            "{feasible} / {infeasible}"
-        );
+        assert!(feasible > 200 && infeasible > 200, "{feasible} / {infeasible}");
     }
 
     fn km_total(n: usize, wi: &[i64]) -> i64 {
@@ -912,11 +867,7 @@ mod tests {
                     let w: Vec<f32> = wi.iter().map(|&v| v as f32).collect();
                     let t = a.solve_warm(&w).unwrap();
                     check_solution(&a, &w, t);
-                    assert_eq!(
-                        a.total_f64(),
-                        km_total(n, &wi) as f64,
-                        "warm n={n} step={step}"
-                    );
+                    assert_eq!(a.total_f64(), km_total(n, &wi) as f64, "warm n={n} step={step}");
                 }
             }
         }
@@ -924,13 +875,7 @@ mod tests {
 
     #[test]
     fn warm_sequences_match_cold() {
-        for (n, seeds, steps) in [
-            (3, 30, 20),
-            (7, 30, 20),
-            (16, 20, 20),
-            (50, 8, 15),
-            (128, 3, 10),
-        ] {
+        for (n, seeds, steps) in [(3, 30, 20), (7, 30, 20), (16, 20, 20), (50, 8, 15), (128, 3, 10)] {
             for s in 0..seeds {
                 let mut r = rng(6000 + 100 * n as u64 + s);
                 let eps = [0.001f32, 0.01, 0.1][s as usize % 3];
@@ -946,10 +891,7 @@ mod tests {
                     let sw = check_solution(&warm, &w, tw);
                     let tc = cold.solve(&w).unwrap();
                     let sc = check_solution(&cold, &w, tc);
-                    assert!(
-                        close(sw, sc),
-                        "n={n} s={s} step={step}: warm {sw} cold {sc}"
-                    );
+                    assert!(close(sw, sc), "n={n} s={s} step={step}: warm {sw} cold {sc}");
                     if n <= 8 {
                         let b = brute_force(n, &w).unwrap().0 as f64;
                         assert!(close(sw, b), "n={n} s={s} step={step}: warm {sw} brute {b}");
@@ -967,15 +909,8 @@ mod tests {
                 let mut r = rng(7000 + 50 * n as u64 + s);
                 let scale = [1.0f32, 1000.0, 1e-3, -7.0][s as usize % 4];
                 // Random forbidden pattern, but a random permutation kept allowed.
-                let mut w: Vec<f32> = (0..n * n)
-                    .map(|_| {
-                        if r.random_bool(0.3) {
-                            NEG
-                        } else {
-                            r.random::<f32>() * scale
-                        }
-                    })
-                    .collect();
+                let mut w: Vec<f32> =
+                    (0..n * n).map(|_| if r.random_bool(0.3) { NEG } else { r.random::<f32>() * scale }).collect();
                 let shift = r.random_range(0..n);
                 for i in 0..n {
                     w[i * n + (i + shift) % n] = r.random::<f32>() * scale;
@@ -1094,14 +1029,7 @@ mod tests {
         assert_eq!(a.solve(&[]), Ok(0.0));
         assert_eq!(a.solve_warm(&[]), Ok(0.0));
         assert!(a.row_to_col().is_empty());
-        assert!(matches!(
-            a.solve(&[1.0]),
-            Err(AssignError::BadShape {
-                n: 0,
-                expected: 0,
-                got: 1
-            })
-        ));
+        assert!(matches!(a.solve(&[1.0]), Err(AssignError::BadShape { n: 0, expected: 0, got: 1 })));
 
         let mut a = Assigner::new(1);
         assert_eq!(a.n(), 1);
@@ -1111,51 +1039,24 @@ mod tests {
         assert_eq!(a.solve_warm(&[3.0]), Ok(3.0));
 
         let mut a = Assigner::new(3);
-        assert_eq!(
-            a.solve(&[0.0; 8]),
-            Err(AssignError::BadShape {
-                n: 3,
-                expected: 9,
-                got: 8
-            })
-        );
+        assert_eq!(a.solve(&[0.0; 8]), Err(AssignError::BadShape { n: 3, expected: 9, got: 8 }));
         let mut w = [0.5f32; 9];
         w[5] = f32::NAN;
-        assert!(matches!(
-            a.solve(&w),
-            Err(AssignError::InvalidWeight { row: 1, col: 2, .. })
-        ));
+        assert!(matches!(a.solve(&w), Err(AssignError::InvalidWeight { row: 1, col: 2, .. })));
         w[5] = f32::INFINITY;
-        assert_eq!(
-            a.solve_warm(&w),
-            Err(AssignError::InvalidWeight {
-                row: 1,
-                col: 2,
-                value: f32::INFINITY
-            })
-        );
+        assert_eq!(a.solve_warm(&w), Err(AssignError::InvalidWeight { row: 1, col: 2, value: f32::INFINITY }));
         // Invalid weights take precedence over infeasibility, cold or warm.
         let mut both = [0.5f32; 9];
         both[..3].fill(NEG);
         both[7] = f32::NAN;
-        assert!(matches!(
-            a.solve(&both),
-            Err(AssignError::InvalidWeight { row: 2, col: 1, .. })
-        ));
+        assert!(matches!(a.solve(&both), Err(AssignError::InvalidWeight { row: 2, col: 1, .. })));
         a.solve(&[0.5; 9]).unwrap();
-        assert!(matches!(
-            a.solve_warm(&both),
-            Err(AssignError::InvalidWeight { row: 2, col: 1, .. })
-        ));
+        assert!(matches!(a.solve_warm(&both), Err(AssignError::InvalidWeight { row: 2, col: 1, .. })));
         w[5] = f32::MAX;
         let t = a.solve(&w).unwrap();
         check_solution(&a, &w, t);
         assert_eq!(t, f32::MAX);
-        assert!(
-            AssignError::Infeasible
-                .to_string()
-                .contains("no perfect assignment")
-        );
+        assert!(AssignError::Infeasible.to_string().contains("no perfect assignment"));
     }
 
     #[test]
@@ -1173,16 +1074,11 @@ mod tests {
             let v = a.col_potentials();
             let mut bound = 0.0f64;
             for i in 0..n {
-                let u = (0..n)
-                    .map(|j| w[i * n + j] as f64 + v[j])
-                    .fold(f64::NEG_INFINITY, f64::max);
+                let u = (0..n).map(|j| w[i * n + j] as f64 + v[j]).fold(f64::NEG_INFINITY, f64::max);
                 bound += u;
             }
             bound -= v.iter().sum::<f64>();
-            assert!(
-                (bound - s).abs() < 1e-6 * n as f64,
-                "n={n}: dual bound {bound} vs primal {s}"
-            );
+            assert!((bound - s).abs() < 1e-6 * n as f64, "n={n}: dual bound {bound} vs primal {s}");
             let mut b = Assigner::new(n);
             let tt = b.solve(&wt).unwrap();
             let st = check_solution(&b, &wt, tt);
@@ -1202,15 +1098,7 @@ mod tests {
             let t = a.solve_warm(&w).unwrap();
             assert_eq!(check_solution(&a, &w, t), 0.25 * n as f64);
             // Banded: only |r - c| <= 1 allowed, all equal.
-            let w: Vec<f32> = (0..n * n)
-                .map(|k| {
-                    if (k / n).abs_diff(k % n) <= 1 {
-                        1.0
-                    } else {
-                        NEG
-                    }
-                })
-                .collect();
+            let w: Vec<f32> = (0..n * n).map(|k| if (k / n).abs_diff(k % n) <= 1 { 1.0 } else { NEG }).collect();
             let t = a.solve_warm(&w).unwrap();
             assert_eq!(check_solution(&a, &w, t), n as f64);
         }
@@ -1219,9 +1107,8 @@ mod tests {
         for n in 2..=8 {
             for s in 0..60u64 {
                 let mut r = rng(11_000 + 100 * n as u64 + s);
-                let w: Vec<f32> = (0..n * n)
-                    .map(|_| r.random_range(0..3) as f32 + r.random_range(-1e-6f32..1e-6))
-                    .collect();
+                let w: Vec<f32> =
+                    (0..n * n).map(|_| r.random_range(0..3) as f32 + r.random_range(-1e-6f32..1e-6)).collect();
                 assert!(vs_brute(n, &w, &format!("near-ties n={n} s={s}")));
             }
         }

@@ -60,7 +60,14 @@ pub struct Evaluation {
 }
 
 /// Recomputes the projections of the map at `x` from scratch.
-pub fn evaluate(puzzle: &Puzzle, f1: &F1, kind: MapKind, beta: f32, edge: EdgeProjection, x: &[f32]) -> Result<Evaluation, AssignError> {
+pub fn evaluate(
+    puzzle: &Puzzle,
+    f1: &F1,
+    kind: MapKind,
+    beta: f32,
+    edge: EdgeProjection,
+    x: &[f32],
+) -> Result<Evaluation, AssignError> {
     let dim = f1.dim();
     let mut pe = vec![0.0; dim];
     let mut r = vec![0.0; dim];
@@ -180,12 +187,19 @@ pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
     }
     let f1 = F1::new(puzzle).map_err(|e| bad(format!("puzzle has no board: {e}")))?;
     if cert.x.len() != f1.dim() || cert.board.len() != puzzle.cells() {
-        return Err(bad(format!("certificate holds {} values and {} cells, expected {} and {}", cert.x.len(), cert.board.len(), f1.dim(), puzzle.cells())));
+        return Err(bad(format!(
+            "certificate holds {} values and {} cells, expected {} and {}",
+            cert.x.len(),
+            cert.board.len(),
+            f1.dim(),
+            puzzle.cells()
+        )));
     }
     if cert.x.iter().any(|v| !v.is_finite()) || !(cert.beta > 0.0 && cert.beta.is_finite()) {
         return Err(bad("certificate holds non-finite values".into()));
     }
-    let ev = evaluate(puzzle, &f1, cert.method, cert.beta, cert.edge, &cert.x).map_err(|e| bad(format!("projection failed: {e}")))?;
+    let ev = evaluate(puzzle, &f1, cert.method, cert.beta, cert.edge, &cert.x)
+        .map_err(|e| bad(format!("projection failed: {e}")))?;
     let mut stored = Vec::with_capacity(cert.board.len());
     for &[p, r] in &cert.board {
         if p as usize >= puzzle.cells() || r > 3 {
@@ -205,5 +219,13 @@ pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
         reasons.push("the recorded board is not the board decoded from x".into());
     }
     let gap_matches_record = (ev.gap - cert.gap).abs() <= 1e-4 * (1.0 + cert.gap.abs());
-    Ok(Report { gap: ev.gap, tolerance: TOLERANCE, fixed_point: ev.gap <= TOLERANCE, gap_matches_record, board_matches_decoded, verdict, reasons })
+    Ok(Report {
+        gap: ev.gap,
+        tolerance: TOLERANCE,
+        fixed_point: ev.gap <= TOLERANCE,
+        gap_matches_record,
+        board_matches_decoded,
+        verdict,
+        reasons,
+    })
 }

@@ -16,14 +16,14 @@
 //! iteration loop never allocates.
 
 use crate::assign::AssignError;
-use crate::project::{Assigners, EdgeProjection, PieceScratch, F1};
+use crate::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::puzzle::{Board, Puzzle};
-use crate::search::backtrack::{mismatch_region, BacktrackConfig, Backtracker};
+use crate::search::backtrack::{BacktrackConfig, Backtracker, mismatch_region};
 use crate::verify::{self, Consistency, Network};
-use std::sync::Arc;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Which F1 map.
@@ -344,7 +344,8 @@ impl<'a> F1Map<'a> {
             .filter_map(|t| self.status[t].solved_at.map(|it| (it, t)))
             .min()
             .map(|(it, t)| (t, it, self.board_of(t)));
-        let best_t = (0..trials).max_by_key(|&t| (self.status[t].best_score, std::cmp::Reverse(t))).expect("at least one trial");
+        let best_t =
+            (0..trials).max_by_key(|&t| (self.status[t].best_score, std::cmp::Reverse(t))).expect("at least one trial");
         MapResult {
             best: self.board_of(best_t),
             best_score: self.status[best_t].best_score,
@@ -388,7 +389,10 @@ fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
 }
 
 /// One round (up to [`ROUND`] iterations) of one trial.
-#[allow(clippy::too_many_arguments, reason = "the per-trial slices of the batch, passed apart to keep borrows disjoint")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the per-trial slices of the batch, passed apart to keep borrows disjoint"
+)]
 fn run_trial_round(
     f1: &F1,
     puzzle: &Puzzle,
@@ -475,7 +479,14 @@ fn run_trial_round(
 }
 
 /// One RRR step; the board chosen by P_P is left in `wk.board`.
-fn rrr_step(f1: &F1, cfg: &MapConfig, x: &mut [f32], asg: &mut Assigners, wk: &mut Worker, warm: bool) -> Result<(), AssignError> {
+fn rrr_step(
+    f1: &F1,
+    cfg: &MapConfig,
+    x: &mut [f32],
+    asg: &mut Assigners,
+    wk: &mut Worker,
+    warm: bool,
+) -> Result<(), AssignError> {
     let beta = cfg.beta;
     f1.project_edges_with(cfg.edge, x, &mut wk.pe);
     for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
@@ -496,7 +507,14 @@ fn rrr_step(f1: &F1, cfg: &MapConfig, x: &mut [f32], asg: &mut Assigners, wk: &m
 
 /// One general-beta difference-map step (two assignments); the board of `P_a(f_b(y))` is
 /// left in `wk.board`.
-fn dm_step(f1: &F1, cfg: &MapConfig, x: &mut [f32], asg: &mut Assigners, wk: &mut Worker, warm: bool) -> Result<(), AssignError> {
+fn dm_step(
+    f1: &F1,
+    cfg: &MapConfig,
+    x: &mut [f32],
+    asg: &mut Assigners,
+    wk: &mut Worker,
+    warm: bool,
+) -> Result<(), AssignError> {
     let beta = cfg.beta;
     let inv = 1.0 / beta;
     // f_b(y) = (1 + 1/beta) P_E(y) - (1/beta) y
@@ -538,7 +556,7 @@ pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
@@ -548,7 +566,15 @@ mod tests {
     fn dm_at_beta_one_is_rrr_at_beta_one() {
         let p = puzzle(4, 4, 5);
         let run = |kind| {
-            let cfg = MapConfig { kind, beta: 1.0, trials: 2, max_iters: 50, cycle_restart: false, stop_at_first: false, ..Default::default() };
+            let cfg = MapConfig {
+                kind,
+                beta: 1.0,
+                trials: 2,
+                max_iters: 50,
+                cycle_restart: false,
+                stop_at_first: false,
+                ..Default::default()
+            };
             let mut m = F1Map::new(&p, cfg).unwrap();
             m.run(|_| {});
             m.x.clone()
@@ -574,7 +600,9 @@ mod tests {
     #[test]
     fn a_fixed_point_stays_put() {
         // x = the picture of the planted solution is a fixed point of RRR.
-        let (p, sol) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 }).unwrap();
+        let (p, sol) =
+            generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 })
+                .unwrap();
         let cfg = MapConfig { trials: 1, max_iters: 1, ..Default::default() };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         let f1 = m.f1.clone();

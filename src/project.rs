@@ -12,7 +12,7 @@
 //!   and inner cells never share pieces, so this is three independent assignments.
 
 use crate::assign::{AssignError, Assigner};
-use crate::puzzle::{cell_class, opposite, piece_class, Class, Placement, Puzzle, DOWN, RIGHT};
+use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
 /// Which edge projection the map uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -74,7 +74,9 @@ impl F1 {
         for c in 0..n {
             for s in 0..4 {
                 match puzzle.neighbour(c, s) {
-                    Some(m) if s == RIGHT || s == DOWN => joins.push(((c * 4 + s) as u32, (m * 4 + opposite(s)) as u32)),
+                    Some(m) if s == RIGHT || s == DOWN => {
+                        joins.push(((c * 4 + s) as u32, (m * 4 + opposite(s)) as u32))
+                    }
                     Some(_) => {}
                     None => rim.push((c * 4 + s) as u32),
                 }
@@ -97,7 +99,8 @@ impl F1 {
             classes[class_of(cell_class(w, h, c))].cells.push(c as u32);
         }
         let mut cand_off = vec![0u32];
-        let (mut cand_col, mut cand_idx, mut cand_colors, mut cand_place) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut cand_col, mut cand_idx, mut cand_colors, mut cand_place) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for c in 0..n {
             for (pl, q) in cands.of(c).iter().zip(cands.colors_of(c)) {
                 cand_col.push(col_of_piece[pl.piece as usize] as u16);
@@ -230,7 +233,11 @@ impl F1 {
                 }
             }
             let solver = &mut asg.0[t];
-            if warm { solver.solve_warm(wts)? } else { solver.solve(wts)? };
+            if warm {
+                solver.solve_warm(wts)?
+            } else {
+                solver.solve(wts)?
+            };
             for (i, &col) in solver.row_to_col().iter().enumerate() {
                 board[table.cells[i] as usize] = best[i * n + col as usize];
             }
@@ -294,7 +301,7 @@ impl F1 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::puzzle::generate::{GenerateOptions, generate};
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -359,10 +366,12 @@ mod tests {
             for &(a, b) in &f1.joins {
                 let (a, b) = (a as usize * k, b as usize * k);
                 let cost = |col: usize| -> f64 {
-                    (0..k).map(|i| {
-                        let t = if i == col { 1.0 } else { 0.0 };
-                        ((x[a + i] - t) as f64).powi(2) + ((x[b + i] - t) as f64).powi(2)
-                    }).sum()
+                    (0..k)
+                        .map(|i| {
+                            let t = if i == col { 1.0 } else { 0.0 };
+                            ((x[a + i] - t) as f64).powi(2) + ((x[b + i] - t) as f64).powi(2)
+                        })
+                        .sum()
                 };
                 let best = (0..k).map(cost).fold(f64::INFINITY, f64::min);
                 let got = (0..k).find(|&i| pe[a + i] == 1.0).unwrap();

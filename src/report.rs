@@ -1,11 +1,11 @@
 //! What a solve reports: the shared result record of every method, and a text drawing of a
 //! board for terminals.
 
-use crate::puzzle::{Board, Puzzle, DOWN, LEFT, RIGHT, UP};
 use crate::map::{MapConfig, MapResult};
+use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use crate::search::backtrack::{BacktrackStats, Ending};
 use crate::verify::{self, Consistency};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Solving methods (DESIGN.md §7); each lands with its issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -86,8 +86,14 @@ impl SolveReport {
         let mut solved_its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
         solved_its.sort_unstable();
         let q = |f: f64| solved_its.get(((solved_its.len() as f64 - 1.0) * f).round() as usize).copied();
-        let mechanism = r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(crate::map::Mechanism::Map));
-        let by = |m| r.trials.iter().filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(crate::map::Mechanism::Map) == m).count();
+        let mechanism =
+            r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(crate::map::Mechanism::Map));
+        let by = |m| {
+            r.trials
+                .iter()
+                .filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(crate::map::Mechanism::Map) == m)
+                .count()
+        };
         let details = json!({
             "mechanism": mechanism,
             "solved_by_map": by(crate::map::Mechanism::Map),
@@ -125,7 +131,12 @@ impl SolveReport {
 
     /// The report of a local search (`hill` or `alns`): its serialised result becomes the
     /// details.
-    pub fn from_local(puzzle: &Puzzle, method: Method, local: &crate::search::hill::LocalResult, details: Value) -> Self {
+    pub fn from_local(
+        puzzle: &Puzzle,
+        method: Method,
+        local: &crate::search::hill::LocalResult,
+        details: Value,
+    ) -> Self {
         let solved = local.solved && verify::check(puzzle, &local.board).valid;
         let mut details = match details {
             Value::Object(m) => m,

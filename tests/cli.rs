@@ -89,7 +89,25 @@ fn generate_is_deterministic_and_its_solution_verifies() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("invalid: score "));
     // Colour counts are honoured.
     let c = tmp("g-c.txt");
-    assert!(concur(&["generate", "--width", "4", "--height", "4", "--frame-colors", "2", "--inner-colors", "5", "--seed", "1", "-o", s(&c)]).status.success());
+    assert!(
+        concur(&[
+            "generate",
+            "--width",
+            "4",
+            "--height",
+            "4",
+            "--frame-colors",
+            "2",
+            "--inner-colors",
+            "5",
+            "--seed",
+            "1",
+            "-o",
+            s(&c)
+        ])
+        .status
+        .success()
+    );
     let p = concur::puzzle::format::read_puzzle(&std::fs::read(&c).unwrap()).unwrap();
     assert_eq!(p.num_colors(), 8);
 }
@@ -112,11 +130,23 @@ fn solve_writes_a_solution_that_verify_accepts() {
     // The map's JSON contract.
     let out = concur(&["solve", s(&puz), "--method", "rrr", "--trials", "3", "--json"]);
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["solved", "trial", "iterations", "wall_s", "iters_per_s", "best_score", "max_score", "method", "beta", "trials"] {
+    for key in [
+        "solved",
+        "trial",
+        "iterations",
+        "wall_s",
+        "iters_per_s",
+        "best_score",
+        "max_score",
+        "method",
+        "beta",
+        "trials",
+    ] {
         assert!(j.get(key).is_some(), "missing {key} in {j}");
     }
     // Unsolved within the budget: exit 1, and the best board is still written.
-    let out = concur(&["solve", s(&puz), "--method", "rrr", "--max-iters", "1", "--trials", "1", "-o", s(&sol), "--json"]);
+    let out =
+        concur(&["solve", s(&puz), "--method", "rrr", "--max-iters", "1", "--trials", "1", "-o", s(&sol), "--json"]);
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     if j["solved"] == false {
         assert_eq!(out.status.code(), Some(1));

@@ -1,6 +1,6 @@
 //! Shared helpers: where the real puzzle sets are, and generated puzzles.
-use concur::puzzle::generate::{generate, GenerateOptions};
-use concur::puzzle::{format, Board, Puzzle};
+use concur::puzzle::generate::{GenerateOptions, generate};
+use concur::puzzle::{Board, Puzzle, format};
 use std::path::PathBuf;
 
 /// The shared puzzle folder (`CONCUR_PUZZLES`, else `../shared/puzzles`). When neither

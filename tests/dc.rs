@@ -20,7 +20,14 @@ fn check_claims(p: &Puzzle, r: &MapResult) {
 /// The best variant measured on set 1 5x5 and 6x4: RRR at beta 0.7, uniform weights, the
 /// hybrid layout (one assignment constraint plus the joins), argmax readout.
 fn best_variant() -> DcConfig {
-    DcConfig { kind: MapKind::Rrr, beta: 0.7, weights: Weights::Uniform, hybrid: true, readout: Readout::Argmax, ..Default::default() }
+    DcConfig {
+        kind: MapKind::Rrr,
+        beta: 0.7,
+        weights: Weights::Uniform,
+        hybrid: true,
+        readout: Readout::Argmax,
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -41,7 +48,16 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
     let (p, _) = generated(4, 4, 21);
     for (weights, hybrid) in [(Weights::Adaptive, false), (Weights::Uniform, true), (Weights::Adaptive, true)] {
         for kind in [MapKind::Rrr, MapKind::Dm] {
-            let cfg = DcConfig { kind, weights, hybrid, beta: 0.5, trials: 8, max_iters: 5_000, seed: 4, ..Default::default() };
+            let cfg = DcConfig {
+                kind,
+                weights,
+                hybrid,
+                beta: 0.5,
+                trials: 8,
+                max_iters: 5_000,
+                seed: 4,
+                ..Default::default()
+            };
             let r = dc::solve(&p, cfg, |_| {}).unwrap();
             check_claims(&p, &r);
             assert!(r.solution.is_some(), "{kind:?} {weights:?} hybrid {hybrid} did not solve");
@@ -52,7 +68,14 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
 #[test]
 fn argmax_readout_solves_and_the_best_board_is_a_permutation() {
     let (p, _) = generated(4, 3, 5);
-    let cfg = DcConfig { readout: Readout::Argmax, trials: 4, max_iters: 5_000, seed: 2, stop_at_first: false, ..best_variant() };
+    let cfg = DcConfig {
+        readout: Readout::Argmax,
+        trials: 4,
+        max_iters: 5_000,
+        seed: 2,
+        stop_at_first: false,
+        ..best_variant()
+    };
     let r = dc::solve(&p, cfg, |_| {}).unwrap();
     check_claims(&p, &r);
     assert!(r.solution.is_some());
@@ -100,7 +123,12 @@ fn replica_bytes_count_the_slots() {
 // ---------------------------------------------------------------------------------------
 
 fn env_list(name: &str, default: &str) -> Vec<String> {
-    std::env::var(name).unwrap_or_else(|_| default.to_string()).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+    std::env::var(name)
+        .unwrap_or_else(|_| default.to_string())
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 fn env_num<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -124,7 +152,9 @@ fn dc_measure() {
     let iters: u64 = env_num("DC_ITERS", 20_000);
     let gamma: f32 = env_num("DC_GAMMA", 0.1);
     let seed: u64 = env_num("DC_SEED", 1);
-    println!("size kind beta weights hybrid readout | solved/trials q1 median q3 (iterations to solution) | best-score median | restarts | trial it/s (1 thread)");
+    println!(
+        "size kind beta weights hybrid readout | solved/trials q1 median q3 (iterations to solution) | best-score median | restarts | trial it/s (1 thread)"
+    );
     for sz in env_list("DC_SIZES", "5x5") {
         let (w, h) = size(&sz);
         let p = brendan(&dir, 1, w, h);
@@ -138,7 +168,19 @@ fn dc_measure() {
                         let hybrid = hybrid == "1";
                         for readout in env_list("DC_READOUT", "argmax") {
                             let readout = if readout == "argmax" { Readout::Argmax } else { Readout::Assignment };
-                            let cfg = DcConfig { kind, beta, weights, hybrid, readout, gamma, trials, max_iters: iters, seed, stop_at_first: false, ..Default::default() };
+                            let cfg = DcConfig {
+                                kind,
+                                beta,
+                                weights,
+                                hybrid,
+                                readout,
+                                gamma,
+                                trials,
+                                max_iters: iters,
+                                seed,
+                                stop_at_first: false,
+                                ..Default::default()
+                            };
                             let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());
                             check_claims(&p, &r);
                             let mut its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
@@ -177,7 +219,9 @@ fn dc_measure() {
 fn dc_speed() {
     let Some(dir) = puzzles("dc_speed") else { return };
     let reps: usize = env_num("DC_REPS", 3);
-    println!("size kind hybrid weights | V S replica-bytes/trial | iterations x reps | trial it/s (1 thread, best run)");
+    println!(
+        "size kind hybrid weights | V S replica-bytes/trial | iterations x reps | trial it/s (1 thread, best run)"
+    );
     for sz in env_list("DC_SIZES", "5x5,8x8,16x16") {
         let (w, h) = size(&sz);
         let p = brendan(&dir, 1, w, h);
@@ -187,7 +231,16 @@ fn dc_speed() {
             for kind in [MapKind::Rrr, MapKind::Dm] {
                 for weights in [Weights::Uniform, Weights::Adaptive] {
                     // A trial that solves stops early: count the iterations actually run.
-                    let cfg = DcConfig { kind, hybrid, weights, beta: 0.7, trials: 1, max_iters: iters, seed: 99, ..Default::default() };
+                    let cfg = DcConfig {
+                        kind,
+                        hybrid,
+                        weights,
+                        beta: 0.7,
+                        trials: 1,
+                        max_iters: iters,
+                        seed: 99,
+                        ..Default::default()
+                    };
                     let best = (0..reps)
                         .map(|_| {
                             let r = one_thread(|| dc::solve(&p, cfg.clone(), |_| {}).unwrap());

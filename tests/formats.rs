@@ -1,6 +1,6 @@
 //! Formats and the exact verifier against Brendan Owen's planted solutions.
 use crate::common::puzzles;
-use concur::puzzle::{format, Board, Puzzle};
+use concur::puzzle::{Board, Puzzle, format};
 use concur::verify;
 
 /// An independent scorer written straight from the format description: colours in URDL
@@ -30,11 +30,13 @@ fn naive_score(p: &Puzzle, b: &Board) -> usize {
 fn all_171_planted_solutions_verify_and_corruptions_are_caught() {
     let Some(dir) = puzzles("all_171_planted_solutions_verify") else { return };
     let mut count = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(dir.join("brendan_owen/solutions_set_1")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir.join("brendan_owen/solutions_set_1")).unwrap().map(|e| e.unwrap().path()).collect();
     entries.sort();
     for sol_path in entries {
         let name = sol_path.file_name().unwrap().to_str().unwrap().replace("solutions_", "pieces_");
-        let p = format::read_puzzle(&std::fs::read(dir.join("brendan_owen/pieces_set_1").join(&name)).unwrap()).unwrap();
+        let p =
+            format::read_puzzle(&std::fs::read(dir.join("brendan_owen/pieces_set_1").join(&name)).unwrap()).unwrap();
         let text = std::fs::read_to_string(&sol_path).unwrap();
         let b = format::parse_solution(&text, &p).unwrap();
         let v = verify::check(&p, &b);
@@ -42,7 +44,10 @@ fn all_171_planted_solutions_verify_and_corruptions_are_caught() {
         assert_eq!(v.score, p.max_score());
         assert_eq!(naive_score(&p, &b), p.max_score());
         // Writing the board gives back the file's lines.
-        assert_eq!(format::write_solution(&b).unwrap().split_whitespace().collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(
+            format::write_solution(&b).unwrap().split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
         // Corrupt it: swap the pieces of two cells, and turn the corner at cell 0.
         let mut bad = b.clone();
         let (i, j) = (p.width() + 1, p.cells() - p.width() - 2);
@@ -73,7 +78,7 @@ fn every_shared_puzzle_parses() {
             n += 1;
         }
     }
-    assert!(n >= 171 * 2 + 14 + 1, "{n}");
+    assert!(n > 171 * 2 + 14, "{n}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The ladder: lines written, resume after a crash, shards, and the report reading its own output.
-use concur::ladder::{self, report, Record, Shard};
+use concur::ladder::{self, Record, Shard, report};
 use std::path::{Path, PathBuf};
 
 const CONFIG: &str = r#"
@@ -97,7 +97,7 @@ fn the_report_reads_its_own_output() {
     let dir = tmp("report");
     let recs = run(&dir, None, false);
     let out = dir.join("rep");
-    let w = report::write(&[dir.clone()], &out).unwrap();
+    let w = report::write(std::slice::from_ref(&dir), &out).unwrap();
     assert_eq!(w.records, recs.len());
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| rrr | 4x4 | 3/3 |") && md.contains("| bt-ac3 | 3x3 | 3/3 |"), "{md}");
@@ -105,7 +105,8 @@ fn the_report_reads_its_own_output() {
         let svg = std::fs::read_to_string(out.join(f)).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     }
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["records"], recs.len());
     // Merging the same folder twice changes nothing; the report's own JSON is not a result file.
     let again = report::write(&[dir.clone(), dir.join("results.jsonl")], &dir.join("rep2")).unwrap();

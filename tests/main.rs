@@ -4,7 +4,7 @@ mod common;
 mod dc;
 mod formats;
 mod ladder;
+mod local;
 mod maps;
 mod propagate;
 mod search;
-mod local;

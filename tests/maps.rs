@@ -39,11 +39,14 @@ fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
     use concur::map::F1Map;
     for kind in [MapKind::Rrr, MapKind::Dm] {
         let (p, _) = generated(5, 5, 31);
-        let cfg = MapConfig { kind, trials: 4, max_iters: 20_000, seed: 2, keep_fixed_points: true, ..Default::default() };
+        let cfg =
+            MapConfig { kind, trials: 4, max_iters: 20_000, seed: 2, keep_fixed_points: true, ..Default::default() };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         let r = m.run(|_| {});
         let (t, it, board) = r.solution.clone().expect("solves");
-        let cert = certify::make(&p, kind, cfg.beta, cfg.edge, t, it, r.trials[t].solved_by, m.certified_state(t), None).unwrap();
+        let cert =
+            certify::make(&p, kind, cfg.beta, cfg.edge, t, it, r.trials[t].solved_by, m.certified_state(t), None)
+                .unwrap();
         // Round trip through JSON, then re-check from x alone.
         let cert: certify::Certificate = serde_json::from_str(&serde_json::to_string(&cert).unwrap()).unwrap();
         let rep = certify::check(&p, &cert).unwrap();

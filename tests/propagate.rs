@@ -1,6 +1,6 @@
 //! AC-3 and AC-2001 against the naive AC-1 on random partial boards.
 use crate::common::generated;
-use concur::verify::{ac1, Consistency, Network, Propagator, SupportCounts};
+use concur::verify::{Consistency, Network, Propagator, SupportCounts, ac1};
 use proptest::prelude::*;
 
 /// Places `k` random candidates (each from the current domain, all-different applied, no
@@ -111,7 +111,8 @@ proptest! {
 #[test]
 fn a_wipe_out_is_reported_as_one() {
     // Two corners that share no colour cannot be neighbours on a 2x2 board.
-    let p = concur::puzzle::Puzzle::new(2, 2, vec![[0, 1, 2, 0], [0, 0, 3, 4], [5, 6, 0, 0], [7, 0, 0, 8]], vec![]).unwrap();
+    let p = concur::puzzle::Puzzle::new(2, 2, vec![[0, 1, 2, 0], [0, 0, 3, 4], [5, 6, 0, 0], [7, 0, 0, 8]], vec![])
+        .unwrap();
     let net = Network::new(&p);
     let mut prop = Propagator::new(&net);
     for kind in [Consistency::Ac3, Consistency::Ac2001] {

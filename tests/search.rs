@@ -66,7 +66,13 @@ fn node_limit_is_honoured() {
 
 /// Every board that respects the candidate lists, counted by brute force.
 fn brute_force_count(p: &concur::puzzle::Puzzle) -> u64 {
-    fn rec(p: &concur::puzzle::Puzzle, cands: &concur::puzzle::Candidates, c: usize, cells: &mut Vec<concur::puzzle::Placement>, used: &mut Vec<bool>) -> u64 {
+    fn rec(
+        p: &concur::puzzle::Puzzle,
+        cands: &concur::puzzle::Candidates,
+        c: usize,
+        cells: &mut Vec<concur::puzzle::Placement>,
+        used: &mut Vec<bool>,
+    ) -> u64 {
         if c == p.cells() {
             let b = concur::puzzle::Board { width: p.width(), height: p.height(), cells: cells.clone() };
             return u64::from(p.score(&b) == p.max_score());
@@ -89,7 +95,7 @@ fn brute_force_count(p: &concur::puzzle::Puzzle) -> u64 {
 
 #[test]
 fn counts_match_brute_force_on_small_generated_puzzles() {
-    use concur::search::backtrack::{count, CellOrder};
+    use concur::search::backtrack::{CellOrder, count};
     for (w, h, seed) in [(3, 3, 1), (3, 3, 2), (4, 3, 3), (4, 3, 4), (4, 3, 5)] {
         let (p, _) = generated(w, h, seed);
         let want = brute_force_count(&p);
@@ -105,7 +111,8 @@ fn counts_match_brute_force_on_small_generated_puzzles() {
 fn brendan_set_1_6x6_has_65_solutions_up_to_rotation() {
     let Some(dir) = puzzles("brendan_set_1_6x6_has_65_solutions") else { return };
     let p = brendan(&dir, 1, 6, 6);
-    let c = concur::search::backtrack::count(&p, Consistency::Ac4, concur::search::backtrack::CellOrder::Scan, None, None);
+    let c =
+        concur::search::backtrack::count(&p, Consistency::Ac4, concur::search::backtrack::CellOrder::Scan, None, None);
     assert!(c.complete);
     assert_eq!((c.solutions, c.up_to_rotation), (260, Some(65)));
 }
@@ -113,7 +120,7 @@ fn brendan_set_1_6x6_has_65_solutions_up_to_rotation() {
 #[test]
 fn generate_unique_gives_a_puzzle_with_one_solution() {
     use concur::puzzle::generate::GenerateOptions;
-    use concur::search::backtrack::{count, generate_unique, CellOrder};
+    use concur::search::backtrack::{CellOrder, count, generate_unique};
     let opts = GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 1 };
     let u = generate_unique(&opts, 50, 2_000_000).unwrap().expect("a unique 5x5 within 50 draws");
     let c = count(&u.puzzle, Consistency::Ac3, CellOrder::Mrv, None, None);

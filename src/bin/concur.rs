@@ -2,20 +2,20 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
-use concur::puzzle::format;
-use concur::puzzle::generate::{generate, GenerateOptions};
-use concur::puzzle::{Board, Puzzle};
 use concur::certify;
 use concur::dc::{self, DcConfig, Readout, Weights};
 use concur::ladder::{self, Shard};
 use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
 use concur::project::EdgeProjection;
-use indicatif::{ProgressBar, ProgressStyle};
-use concur::report::{draw_board, Method, SolveReport};
+use concur::puzzle::format;
+use concur::puzzle::generate::{GenerateOptions, generate};
+use concur::puzzle::{Board, Puzzle};
+use concur::report::{Method, SolveReport, draw_board};
 use concur::search::alns::{self, AlnsConfig, Destroy};
 use concur::search::backtrack::{self, BacktrackConfig, CellOrder};
 use concur::search::hill::{self, HillConfig};
 use concur::verify::{self, Consistency};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -28,6 +28,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process")]
 enum Cmd {
     /// Solve a puzzle; exit 0 when a verified solution is found, 1 when not.
     Solve(SolveArgs),
@@ -262,8 +263,11 @@ fn write(path: &Path, text: &str) -> Result<()> {
 }
 
 fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
-    secs.map(|s| Duration::try_from_secs_f64(s).map_err(|_| anyhow::anyhow!("--time-limit must be a non-negative number of seconds, got {s}")))
-        .transpose()
+    secs.map(|s| {
+        Duration::try_from_secs_f64(s)
+            .map_err(|_| anyhow::anyhow!("--time-limit must be a non-negative number of seconds, got {s}"))
+    })
+    .transpose()
 }
 
 fn solve(a: SolveArgs) -> Result<ExitCode> {
@@ -285,7 +289,13 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             SolveReport::from_backtrack(&puzzle, board, ending, &stats, a.ac, a.seed)
         }
         Method::Hill => {
-            let cfg = HillConfig { seed: a.seed, max_moves: a.max_iters.or(HillConfig::default().max_moves), time_limit, plateau: a.plateau, ..Default::default() };
+            let cfg = HillConfig {
+                seed: a.seed,
+                max_moves: a.max_iters.or(HillConfig::default().max_moves),
+                time_limit,
+                plateau: a.plateau,
+                ..Default::default()
+            };
             let r = hill::hill_climb(&puzzle, &cfg);
             SolveReport::from_local(&puzzle, Method::Hill, &r, serde_json::to_value(&r)?)
         }
@@ -373,8 +383,7 @@ fn check_map_args(a: &SolveArgs, default_beta: f32) -> Result<f32> {
 fn progress_bar(max_iters: u64) -> ProgressBar {
     let bar = ProgressBar::new(max_iters);
     bar.set_style(
-        ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}")
-            .expect("static template"),
+        ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}").expect("static template"),
     );
     bar
 }
@@ -433,7 +442,8 @@ fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<M
     }
     if let Some(d) = dump {
         std::fs::create_dir_all(d.dir).with_context(|| format!("cannot create {}", d.dir.display()))?;
-        let trials: Vec<usize> = if d.all { (0..result.trials.len()).collect() } else { result.solution.iter().map(|s| s.0).collect() };
+        let trials: Vec<usize> =
+            if d.all { (0..result.trials.len()).collect() } else { result.solution.iter().map(|s| s.0).collect() };
         for t in trials {
             let tr = &result.trials[t];
             let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
@@ -472,7 +482,8 @@ fn finish(puzzle: &Puzzle, report: SolveReport, output: Option<&Path>, json: boo
 fn verify_state(puzzle: &Path, state: &Path, json: bool) -> Result<ExitCode> {
     let p = load_puzzle(puzzle)?;
     let text = read(state)?;
-    let cert: certify::Certificate = serde_json::from_slice(&text).with_context(|| format!("{}: not a certificate", state.display()))?;
+    let cert: certify::Certificate =
+        serde_json::from_slice(&text).with_context(|| format!("{}: not a certificate", state.display()))?;
     let r = certify::check(&p, &cert).with_context(|| format!("{}", state.display()))?;
     if json {
         println!("{}", serde_json::to_string(&r)?);
@@ -512,7 +523,10 @@ fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
 fn demo(size: usize, seed: u64) -> Result<ExitCode> {
     let opts = GenerateOptions { width: size, height: size, frame_colors: None, inner_colors: None, seed };
     let (puzzle, _) = generate(&opts)?;
-    println!("generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta 0.5, 8 trials)...", puzzle.num_colors() - 1);
+    println!(
+        "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta 0.5, 8 trials)...",
+        puzzle.num_colors() - 1
+    );
     let cfg = MapConfig { seed, trials: 8, max_iters: 200_000, ..Default::default() };
     let result = run_map(&puzzle, &cfg, None)?;
     let report = SolveReport::from_f1(&puzzle, Method::Rrr, &result, &cfg);
@@ -535,7 +549,18 @@ fn run() -> Result<ExitCode> {
         Cmd::Verify { puzzle, solution: Some(solution), state: None, json } => verify_cmd(&puzzle, &solution, json),
         Cmd::Verify { puzzle, state: Some(state), json, .. } => verify_state(&puzzle, &state, json),
         Cmd::Verify { .. } => anyhow::bail!("verify needs a SOLUTION or --state FILE"),
-        Cmd::Generate { width, height, frame_colors, inner_colors, seed, output, solution, unique, unique_attempts, unique_nodes } => {
+        Cmd::Generate {
+            width,
+            height,
+            frame_colors,
+            inner_colors,
+            seed,
+            output,
+            solution,
+            unique,
+            unique_attempts,
+            unique_nodes,
+        } => {
             let opts = GenerateOptions { width, height, frame_colors, inner_colors, seed };
             if unique {
                 let Some(u) = backtrack::generate_unique(&opts, unique_attempts, unique_nodes)? else {
@@ -586,7 +611,11 @@ fn run() -> Result<ExitCode> {
                 println!("{}", serde_json::to_string(&w)?);
             } else {
                 print!("{}", ladder::report::markdown(&w.rows, &w.fits));
-                eprintln!("{} runs merged; wrote {}", w.records, w.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "));
+                eprintln!(
+                    "{} runs merged; wrote {}",
+                    w.records,
+                    w.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

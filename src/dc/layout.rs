@@ -23,7 +23,7 @@
 //! uploaded unchanged to a GPU.
 
 use crate::assign::{AssignError, Assigner};
-use crate::puzzle::{cell_class, opposite, piece_class, Class, Placement, Puzzle, DOWN, RIGHT};
+use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
 /// What constraint `k` of a [`Layout`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,7 +199,11 @@ impl Layout {
         for &[c, d, _] in &joins {
             let (c, d) = (c as usize, d as usize);
             let empty = cell_off[c] == cell_off[c + 1] || cell_off[d] == cell_off[d + 1];
-            push(&mut (cell_off[c]..cell_off[c + 1]).chain(cell_off[d]..cell_off[d + 1]), if empty { 0 } else { 2 }, &mut slot_var);
+            push(
+                &mut (cell_off[c]..cell_off[c + 1]).chain(cell_off[d]..cell_off[d + 1]),
+                if empty { 0 } else { 2 },
+                &mut slot_var,
+            );
         }
         let s_total = slot_var.len();
 
@@ -503,7 +507,7 @@ pub struct AssignScratch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0

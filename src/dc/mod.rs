@@ -54,7 +54,7 @@ pub use layout::{AssignScratch, Constraint, Layout};
 pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner};
-use crate::map::{trial_seed, MapKind, MapResult, Progress, TrialSummary, ROUND};
+use crate::map::{MapKind, MapResult, Progress, ROUND, TrialSummary, trial_seed};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
 use project::divide_one;
@@ -309,8 +309,12 @@ impl<'a> DcMap<'a> {
                 .zip(self.best_boards.par_chunks_mut(per * n))
                 .zip(workers.par_iter_mut())
                 .for_each(|(((((xs, chs), lams), trs), bests), wk)| {
-                    for ((((x, ch), lam), tr), best) in
-                        xs.chunks_mut(s).zip(chs.chunks_mut(nc)).zip(lams.chunks_mut(nk)).zip(trs).zip(bests.chunks_mut(n))
+                    for ((((x, ch), lam), tr), best) in xs
+                        .chunks_mut(s)
+                        .zip(chs.chunks_mut(nc))
+                        .zip(lams.chunks_mut(nk))
+                        .zip(trs)
+                        .zip(bests.chunks_mut(n))
                     {
                         run_trial_round(&ctx, x, ch, lam, tr, best, wk);
                     }
@@ -335,9 +339,7 @@ impl<'a> DcMap<'a> {
             .filter_map(|t| self.trials[t].solved_at.map(|it| (it, t)))
             .min()
             .map(|(it, t)| (t, it, self.board_of(t)));
-        let best_t = (0..trials)
-            .max_by_key(|&t| (self.trials[t].best_score, std::cmp::Reverse(t)))
-            .unwrap_or(0);
+        let best_t = (0..trials).max_by_key(|&t| (self.trials[t].best_score, std::cmp::Reverse(t))).unwrap_or(0);
         MapResult {
             best: self.board_of(best_t),
             best_score: self.trials[best_t].best_score,
@@ -348,7 +350,13 @@ impl<'a> DcMap<'a> {
             trials: self
                 .trials
                 .iter()
-                .map(|t| TrialSummary { iterations: t.iterations, best_score: t.best_score, solved_at: t.solved_at, restarts: t.restarts, ..Default::default() })
+                .map(|t| TrialSummary {
+                    iterations: t.iterations,
+                    best_score: t.best_score,
+                    solved_at: t.solved_at,
+                    restarts: t.restarts,
+                    ..Default::default()
+                })
                 .collect(),
         }
     }
@@ -364,7 +372,14 @@ impl<'a> DcMap<'a> {
 }
 
 /// A fresh random start: uniform slot values in [0, 1), unit weights, and `P_b(x)`.
-fn start_trial(layout: &Layout, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, wk: &mut Worker) -> Result<(), AssignError> {
+fn start_trial(
+    layout: &Layout,
+    x: &mut [f32],
+    chosen: &mut [u32],
+    lambda: &mut [f32],
+    tr: &mut Trial,
+    wk: &mut Worker,
+) -> Result<(), AssignError> {
     x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
     lambda.iter_mut().for_each(|l| *l = 1.0);
     tr.warm = false;
@@ -383,7 +398,15 @@ fn restart(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr:
 }
 
 /// One round (up to [`ROUND`] iterations) of one trial.
-fn run_trial_round(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, best: &mut [u32], wk: &mut Worker) {
+fn run_trial_round(
+    ctx: &Ctx,
+    x: &mut [f32],
+    chosen: &mut [u32],
+    lambda: &mut [f32],
+    tr: &mut Trial,
+    best: &mut [u32],
+    wk: &mut Worker,
+) {
     let cfg = ctx.cfg;
     if tr.solved_at.is_some() || tr.iterations >= cfg.max_iters {
         return;
@@ -462,7 +485,15 @@ fn gather(layout: &Layout, x: &[f32], chosen: &[u32], lambda: Option<&[f32]>, wk
 /// of the next iteration, and returns 0; without it (adaptive weights) it returns the squared
 /// distance between the constraint's divided replica (the chosen slots) and `m` there.
 #[inline]
-fn apply(x: &mut [f32], base: usize, vars: &[u32], m: &[f32], chosen: &[u32], beta: f32, acc: Option<&mut [f32]>) -> f32 {
+fn apply(
+    x: &mut [f32],
+    base: usize,
+    vars: &[u32],
+    m: &[f32],
+    chosen: &[u32],
+    beta: f32,
+    acc: Option<&mut [f32]>,
+) -> f32 {
     match acc {
         Some(acc) => {
             for (xv, &j) in x.iter_mut().zip(vars) {
@@ -504,7 +535,14 @@ fn count_chosen(cnt: &mut [f32], slot_var: &[u32], chosen: &[u32]) {
 
 /// One map iteration: leaves the concur point to read out in `wk.m`, updates `x`, and leaves
 /// `P_b` of the new `x` in `chosen`.
-fn step(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, wk: &mut Worker) -> Result<(), AssignError> {
+fn step(
+    ctx: &Ctx,
+    x: &mut [f32],
+    chosen: &mut [u32],
+    lambda: &mut [f32],
+    tr: &mut Trial,
+    wk: &mut Worker,
+) -> Result<(), AssignError> {
     let (layout, cfg) = (ctx.layout, ctx.cfg);
     let adaptive = cfg.weights == Weights::Adaptive;
     let beta = cfg.beta;
@@ -619,7 +657,7 @@ pub fn solve(puzzle: &Puzzle, cfg: DcConfig, progress: impl FnMut(&Progress)) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
@@ -630,7 +668,16 @@ mod tests {
         let p = puzzle(4, 4, 5);
         for weights in [Weights::Uniform, Weights::Adaptive] {
             let run = |kind| {
-                let cfg = DcConfig { kind, beta: 1.0, trials: 2, max_iters: 40, weights, cycle_restart: false, stop_at_first: false, ..Default::default() };
+                let cfg = DcConfig {
+                    kind,
+                    beta: 1.0,
+                    trials: 2,
+                    max_iters: 40,
+                    weights,
+                    cycle_restart: false,
+                    stop_at_first: false,
+                    ..Default::default()
+                };
                 let mut m = DcMap::new(&p, cfg).unwrap();
                 m.run(|_| {});
                 m.x.clone()
@@ -643,9 +690,19 @@ mod tests {
 
     #[test]
     fn a_planted_solution_is_a_fixed_point() {
-        let (p, sol) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 }).unwrap();
+        let (p, sol) =
+            generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 })
+                .unwrap();
         for (kind, hybrid) in [(MapKind::Rrr, false), (MapKind::Dm, false), (MapKind::Rrr, true), (MapKind::Dm, true)] {
-            let cfg = DcConfig { kind, hybrid, beta: 0.7, trials: 1, max_iters: 3, readout: Readout::Argmax, ..Default::default() };
+            let cfg = DcConfig {
+                kind,
+                hybrid,
+                beta: 0.7,
+                trials: 1,
+                max_iters: 3,
+                readout: Readout::Argmax,
+                ..Default::default()
+            };
             let mut m = DcMap::new(&p, cfg).unwrap();
             let l = m.layout.clone();
             let mut v = vec![0.0; l.vars()];
@@ -668,9 +725,19 @@ mod tests {
         for kind in [MapKind::Rrr, MapKind::Dm] {
             for weights in [Weights::Uniform, Weights::Adaptive] {
                 for hybrid in [false, true] {
-                    let cfg = DcConfig { kind, weights, hybrid, beta: 0.7, trials: 4, max_iters: 5_000, seed: 3, ..Default::default() };
+                    let cfg = DcConfig {
+                        kind,
+                        weights,
+                        hybrid,
+                        beta: 0.7,
+                        trials: 4,
+                        max_iters: 5_000,
+                        seed: 3,
+                        ..Default::default()
+                    };
                     let r = solve(&p, cfg.clone(), |_| {}).unwrap();
-                    let (t, it, board) = r.solution.clone().unwrap_or_else(|| panic!("{kind:?} {weights:?} hybrid {hybrid}: unsolved"));
+                    let (t, it, board) =
+                        r.solution.clone().unwrap_or_else(|| panic!("{kind:?} {weights:?} hybrid {hybrid}: unsolved"));
                     assert!(verify::check(&p, &board).valid);
                     let again = solve(&p, cfg, |_| {}).unwrap();
                     assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));

@@ -228,8 +228,8 @@ pub fn spread(layout: &Layout, m: &[f32], out: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
     use crate::puzzle::Puzzle;
+    use crate::puzzle::generate::{GenerateOptions, generate};
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -273,7 +273,8 @@ mod tests {
                 let mut out = Vec::new();
                 for i in rc.clone() {
                     for j in rd.clone() {
-                        let ok = l.color(i, s as usize) == l.color(j, opposite(s as usize)) && l.cand_piece()[i] != l.cand_piece()[j];
+                        let ok = l.color(i, s as usize) == l.color(j, opposite(s as usize))
+                            && l.cand_piece()[i] != l.cand_piece()[j];
                         if ok {
                             let mut v = one(i - rc.start);
                             v[rc.len() + j - rd.start] = 1.0;
@@ -333,7 +334,12 @@ mod tests {
                         assert!(set.contains(&y), "{:?}: output not in the set", l.constraint(k));
                         assert_eq!(project(&l, k, &y, &mut sc, &mut asg), y, "{:?}: not idempotent", l.constraint(k));
                         let best = set.iter().map(|m| dist2(&z, m)).fold(f64::INFINITY, f64::min);
-                        assert!((dist2(&z, &y) - best).abs() < 1e-4, "{:?}: {} vs brute force {best}", l.constraint(k), dist2(&z, &y));
+                        assert!(
+                            (dist2(&z, &y) - best).abs() < 1e-4,
+                            "{:?}: {} vs brute force {best}",
+                            l.constraint(k),
+                            dist2(&z, &y)
+                        );
                     }
                 }
             }
@@ -403,7 +409,9 @@ mod tests {
 
     #[test]
     fn a_planted_solution_is_fixed_by_divide_and_concur() {
-        let (p, sol) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 }).unwrap();
+        let (p, sol) =
+            generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 })
+                .unwrap();
         for hybrid in [false, true] {
             let l = Layout::new(&p, hybrid);
             let mut x = vec![0.0; l.vars()];

@@ -14,8 +14,8 @@ pub mod svg;
 
 use crate::map::{self, MapConfig, MapKind, Mechanism};
 use crate::project::EdgeProjection;
-use crate::puzzle::generate::{generate, GenerateOptions};
-use crate::puzzle::{format, Puzzle};
+use crate::puzzle::generate::{GenerateOptions, generate};
+use crate::puzzle::{Puzzle, format};
 use crate::search::backtrack::{self, BacktrackConfig, CellOrder};
 use crate::verify::{self, Consistency};
 use crate::{Error, Result};
@@ -171,7 +171,8 @@ pub fn parse_config(text: &str) -> Result<Config> {
     let cfg: Config = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|e| Error::invalid(format!("bad ladder JSON: {e}")))?
     } else {
-        toml::from_str(text).map_err(|e| Error::invalid(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
+        toml::from_str(text)
+            .map_err(|e| Error::invalid(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
     };
     if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
         return Err(Error::invalid("a ladder needs at least one instance, one method and one run"));
@@ -179,7 +180,10 @@ pub fn parse_config(text: &str) -> Result<Config> {
     let mut labels = HashSet::new();
     for m in &cfg.methods {
         if !labels.insert(m.label()) {
-            return Err(Error::invalid(format!("two methods share the label {:?}; give them distinct labels", m.label())));
+            return Err(Error::invalid(format!(
+                "two methods share the label {:?}; give them distinct labels",
+                m.label()
+            )));
         }
     }
     Ok(cfg)
@@ -209,14 +213,22 @@ pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> 
                     return Err(Error::invalid(format!("no instance matches {pattern:?}")));
                 }
                 for p in paths {
-                    let bytes = std::fs::read(&p).map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?;
-                    let puzzle = format::read_puzzle(&bytes).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
+                    let bytes =
+                        std::fs::read(&p).map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?;
+                    let puzzle =
+                        format::read_puzzle(&bytes).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
                     let name = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().to_string();
                     out.push(Instance { name, puzzle });
                 }
             }
             InstanceSpec::Generate { generate: g } => {
-                let opts = GenerateOptions { width: g.width, height: g.height, frame_colors: g.frame_colors, inner_colors: g.inner_colors, seed: g.seed };
+                let opts = GenerateOptions {
+                    width: g.width,
+                    height: g.height,
+                    frame_colors: g.frame_colors,
+                    inner_colors: g.inner_colors,
+                    seed: g.seed,
+                };
                 let (puzzle, _) = generate(&opts)?;
                 out.push(Instance { name: format!("generated:{}x{}:seed{}", g.width, g.height, g.seed), puzzle });
             }
@@ -290,16 +302,29 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let r = crate::dc::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
             let t = r.trials[0];
             let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
-            (solved, solved.then(|| "map".to_string()), t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
+            (
+                solved,
+                solved.then(|| "map".to_string()),
+                t.solved_at.unwrap_or(t.iterations),
+                "iterations",
+                r.wall_s,
+                r.best_score,
+            )
         }
         crate::report::Method::Hill => {
-            let cfg = crate::search::hill::HillConfig { seed, max_moves: spec.max_iters, time_limit, ..Default::default() };
+            let cfg =
+                crate::search::hill::HillConfig { seed, max_moves: spec.max_iters, time_limit, ..Default::default() };
             let r = crate::search::hill::hill_climb(p, &cfg);
             let solved = r.solved && verify::check(p, &r.board).valid;
             (solved, solved.then(|| "hill".to_string()), r.moves, "moves", r.wall_s, r.best_score)
         }
         crate::report::Method::Alns => {
-            let cfg = crate::search::alns::AlnsConfig { seed, max_iterations: spec.max_iters, time_limit, ..Default::default() };
+            let cfg = crate::search::alns::AlnsConfig {
+                seed,
+                max_iterations: spec.max_iters,
+                time_limit,
+                ..Default::default()
+            };
             let r = crate::search::alns::alns(p, &cfg);
             let solved = r.local.solved && verify::check(p, &r.local.board).valid;
             (solved, solved.then(|| "alns".to_string()), r.iterations, "iterations", r.local.wall_s, r.local.best_score)
@@ -397,7 +422,8 @@ pub fn run(
     if let Ok(text) = std::fs::read_to_string(&path) {
         if !text.is_empty() && !text.ends_with('\n') {
             let keep = text.rfind('\n').map_or(0, |i| i + 1);
-            std::fs::write(&path, &text[..keep]).map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
+            std::fs::write(&path, &text[..keep])
+                .map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
         }
     }
     let file = std::fs::OpenOptions::new()
@@ -417,7 +443,9 @@ pub fn run(
             let line = serde_json::to_string(&rec).expect("plain record") + "\n";
             {
                 let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-                f.write_all(line.as_bytes()).and_then(|_| f.flush()).map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
+                f.write_all(line.as_bytes())
+                    .and_then(|_| f.flush())
+                    .map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
             }
             progress(&rec);
             Ok(rec)

@@ -1,8 +1,8 @@
 //! `concur report`: merge ladder results, tabulate success and work per method and size,
 //! plot work-to-solution against board area, and fit a growth rate per method.
 
-use super::svg::{log_plot, Series};
-use super::{read_records, Record};
+use super::svg::{Series, log_plot};
+use super::{Record, read_records};
 use crate::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -222,14 +222,34 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
                 by.entry(&r.label).or_default().push((r.area as f64, q[1], q[0], q[2]));
             }
         }
-        by.into_iter().map(|(l, points)| Series { name: format!("{l} ({})", if secs { "us" } else { units[l] }), points }).collect()
+        by.into_iter()
+            .map(|(l, points)| Series { name: format!("{l} ({})", if secs { "us" } else { units[l] }), points })
+            .collect()
     };
     let md = markdown(&rows, &fits);
     let files = vec![out.join("report.md"), out.join("work.svg"), out.join("seconds.svg"), out.join("summary.json")];
-    let w = |p: &Path, s: String| std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())));
+    let w = |p: &Path, s: String| {
+        std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
+    };
     w(&files[0], md)?;
-    w(&files[1], log_plot("Work to solution (median, quartile band) vs board area", "board area (cells)", "work", &series(false)))?;
-    w(&files[2], log_plot("Time to solution (median, quartile band) vs board area", "board area (cells)", "microseconds", &series(true)))?;
+    w(
+        &files[1],
+        log_plot(
+            "Work to solution (median, quartile band) vs board area",
+            "board area (cells)",
+            "work",
+            &series(false),
+        ),
+    )?;
+    w(
+        &files[2],
+        log_plot(
+            "Time to solution (median, quartile band) vs board area",
+            "board area (cells)",
+            "microseconds",
+            &series(true),
+        ),
+    )?;
     let written = Written { records: records.len(), rows, fits, files };
     w(&written.files[3], serde_json::to_string_pretty(&written).expect("plain data"))?;
     Ok(written)

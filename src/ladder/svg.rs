@@ -1,6 +1,6 @@
 //! A small SVG writer: line plots with quartile bands, and boards.
 
-use crate::puzzle::{Board, Puzzle, DOWN, LEFT, RIGHT, UP};
+use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use std::fmt::Write;
 
 /// An SVG document under construction.
@@ -19,15 +19,26 @@ impl Svg {
         Svg { buf }
     }
     pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
-        let _ = writeln!(self.buf, r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#);
+        let _ = writeln!(
+            self.buf,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#
+        );
     }
     pub fn polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let _ = writeln!(self.buf, r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}"/>"#, p.join(" "));
+        let _ = writeln!(
+            self.buf,
+            r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}"/>"#,
+            p.join(" ")
+        );
     }
     pub fn polygon(&mut self, pts: &[(f64, f64)], fill: &str, opacity: f64) {
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let _ = writeln!(self.buf, r#"<polygon points="{}" fill="{fill}" fill-opacity="{opacity}" stroke="none"/>"#, p.join(" "));
+        let _ = writeln!(
+            self.buf,
+            r#"<polygon points="{}" fill="{fill}" fill-opacity="{opacity}" stroke="none"/>"#,
+            p.join(" ")
+        );
     }
     pub fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str) {
         let _ = writeln!(self.buf, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"/>"#);
@@ -39,7 +50,10 @@ impl Svg {
     /// Text turned a quarter anticlockwise (for a y-axis label).
     pub fn vtext(&mut self, x: f64, y: f64, s: &str) {
         let s = s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-        let _ = writeln!(self.buf, r#"<text x="{x:.1}" y="{y:.1}" text-anchor="middle" transform="rotate(-90 {x:.1} {y:.1})">{s}</text>"#);
+        let _ = writeln!(
+            self.buf,
+            r#"<text x="{x:.1}" y="{y:.1}" text-anchor="middle" transform="rotate(-90 {x:.1} {y:.1})">{s}</text>"#
+        );
     }
     pub fn finish(mut self) -> String {
         self.buf.push_str("</svg>\n");

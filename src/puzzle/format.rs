@@ -8,7 +8,7 @@
 //! - Brendan Owen's solution text: a `W H` line, then line `i` is `x y r` for piece `i`, with
 //!   the origin at the bottom-left, y pointing up and `r` clockwise quarter turns.
 
-use super::{check_size, Board, Hint, Piece, Placement, Puzzle};
+use super::{Board, Hint, Piece, Placement, Puzzle, check_size};
 use crate::error::{Error, Result};
 
 /// What a file holds, judged from its content.
@@ -46,9 +46,8 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
 }
 
 fn number(line: usize, tok: &str, what: &str, max: u64) -> Result<u64> {
-    let v: i128 = tok
-        .parse()
-        .map_err(|_| Error::parse(line, format!("expected {what} (a number), found `{}`", clip(tok))))?;
+    let v: i128 =
+        tok.parse().map_err(|_| Error::parse(line, format!("expected {what} (a number), found `{}`", clip(tok))))?;
     if v < 0 || v > max as i128 {
         return Err(Error::parse(line, format!("{what} {v} is out of range 0..={max}")));
     }
@@ -84,10 +83,7 @@ pub fn detect(text: &str) -> Result<Kind> {
             None => Err(Error::parse(l1, "a `W H` header and nothing after it")),
         },
         4 => Ok(Kind::PieceList),
-        n => Err(Error::parse(
-            l1,
-            format!("expected a `W H` header line (or `{{` for JSON), found {n} fields"),
-        )),
+        n => Err(Error::parse(l1, format!("expected a `W H` header line (or `{{` for JSON), found {n} fields"))),
     }
 }
 
@@ -97,9 +93,7 @@ pub fn parse_puzzle(text: &str) -> Result<Puzzle> {
         Kind::PuzzleJson => parse_json(text),
         Kind::PuzzleText => parse_text(text, true),
         Kind::PieceList => parse_text(text, false),
-        Kind::Solution => Err(Error::invalid(
-            "this is a solution file (`x y r` lines), expected a puzzle",
-        )),
+        Kind::Solution => Err(Error::invalid("this is a solution file (`x y r` lines), expected a puzzle")),
     }
 }
 
@@ -175,8 +169,8 @@ struct JsonHint {
 }
 
 fn parse_json(text: &str) -> Result<Puzzle> {
-    let j: JsonPuzzle = serde_json::from_str(text)
-        .map_err(|e| Error::parse(e.line(), format!("bad puzzle JSON: {e}")))?;
+    let j: JsonPuzzle =
+        serde_json::from_str(text).map_err(|e| Error::parse(e.line(), format!("bad puzzle JSON: {e}")))?;
     let (w, h) = (j.width.min(u32::MAX as u64) as usize, j.height.min(u32::MAX as u64) as usize);
     check_size(w, h)?;
     let max_color = j.num_colors.unwrap_or(super::MAX_COLORS as u64 - 1).min(super::MAX_COLORS as u64 - 1);
@@ -188,10 +182,7 @@ fn parse_json(text: &str) -> Result<Puzzle> {
         let mut q = [0u8; 4];
         for s in 0..4 {
             if p[s] < 0 || p[s] as u64 > max_color {
-                return Err(Error::invalid(format!(
-                    "piece {i} has colour {} out of range 0..={max_color}",
-                    p[s]
-                )));
+                return Err(Error::invalid(format!("piece {i} has colour {} out of range 0..={max_color}", p[s])));
             }
             q[s] = p[s] as u8;
         }
@@ -222,11 +213,8 @@ pub fn write_puzzle_text(p: &Puzzle) -> String {
 
 /// eternity2.dev-style JSON, hints included.
 pub fn write_puzzle_json(p: &Puzzle) -> String {
-    let hints: Vec<JsonHint> = p
-        .hints()
-        .iter()
-        .map(|h| JsonHint { pos: h.cell as i64, piece: h.piece as i64, rot: h.rot as i64 })
-        .collect();
+    let hints: Vec<JsonHint> =
+        p.hints().iter().map(|h| JsonHint { pos: h.cell as i64, piece: h.piece as i64, rot: h.rot as i64 }).collect();
     let v = serde_json::json!({
         "width": p.width(),
         "height": p.height(),

@@ -94,10 +94,7 @@ impl Puzzle {
         check_size(width, height)?;
         let n = width * height;
         if pieces.len() != n {
-            return Err(Error::invalid(format!(
-                "a {width}x{height} board needs {n} pieces, found {}",
-                pieces.len()
-            )));
+            return Err(Error::invalid(format!("a {width}x{height} board needs {n} pieces, found {}", pieces.len())));
         }
         let mut num_colors = 1;
         for (i, p) in pieces.iter().enumerate() {
@@ -223,9 +220,7 @@ pub(crate) fn check_size(width: usize, height: usize) -> Result<()> {
         )));
     }
     if width * height > MAX_CELLS {
-        return Err(Error::invalid(format!(
-            "board {width}x{height} has more than {MAX_CELLS} cells"
-        )));
+        return Err(Error::invalid(format!("board {width}x{height} has more than {MAX_CELLS} cells")));
     }
     Ok(())
 }

@@ -6,11 +6,11 @@
 //! Luby schedule (Luby, Sinclair & Zuckerman 1993) scaled by `restart_base` nodes; with
 //! restarts off the search is complete and can enumerate solutions.
 
-use crate::puzzle::generate::{generate, GenerateOptions};
+use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Consistency, Network, Propagator, SupportCounts};
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -250,7 +250,12 @@ impl<'a> Backtracker<'a> {
             puzzle,
             engine: match cfg.consistency {
                 Consistency::Ac4 => Engine::Counts(SupportCounts::new(&net, &net.full_domains())),
-                _ => Engine::Copy { doms: vec![0; words * (n + 1)], level: 0, prop: Propagator::new(&net), marks: vec![0; n + 1] },
+                _ => Engine::Copy {
+                    doms: vec![0; words * (n + 1)],
+                    level: 0,
+                    prop: Propagator::new(&net),
+                    marks: vec![0; n + 1],
+                },
             },
             order: (0..=n).map(|c| Vec::with_capacity(net.candidates().len(c.min(n - 1)))).collect(),
             net,
@@ -312,16 +317,30 @@ impl<'a> Backtracker<'a> {
             }
             let sz = self.engine.size(&self.net, c) as u64;
             let key = match self.cfg.order {
-                CellOrder::Scan => if sz <= 1 { 0 } else { 1 + c as u64 },
+                CellOrder::Scan => {
+                    if sz <= 1 {
+                        0
+                    } else {
+                        1 + c as u64
+                    }
+                }
                 CellOrder::Mrv => sz,
                 CellOrder::MrvDegree => (sz << 3) | (4 - self.placed_neighbours(c)),
-                CellOrder::DomDeg => if sz <= 1 { 0 } else { (sz << 8) / (1 + self.placed_neighbours(c)) },
+                CellOrder::DomDeg => {
+                    if sz <= 1 {
+                        0
+                    } else {
+                        (sz << 8) / (1 + self.placed_neighbours(c))
+                    }
+                }
                 CellOrder::DomWdeg => {
                     if sz <= 1 {
                         0
                     } else {
                         let wdeg: u64 = (0..4)
-                            .filter_map(|s| self.net.neighbour(c, s).filter(|&m| !self.placed[m]).map(|_| self.engine.weight(c, s)))
+                            .filter_map(|s| {
+                                self.net.neighbour(c, s).filter(|&m| !self.placed[m]).map(|_| self.engine.weight(c, s))
+                            })
                             .sum();
                         (sz << 16) / wdeg.max(1)
                     }
@@ -443,7 +462,9 @@ mod tests {
 
     #[test]
     fn whole_board_rotation_keeps_solutions_valid() {
-        let (p, b) = generate(&GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 8 }).unwrap();
+        let (p, b) =
+            generate(&GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 8 })
+                .unwrap();
         let mut r = b.clone();
         for _ in 0..4 {
             r = rotate_board(&r);
@@ -464,7 +485,9 @@ mod tests {
     #[test]
     fn solves_generated_puzzles_with_every_consistency() {
         for seed in 0..4 {
-            let (p, _) = generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed }).unwrap();
+            let (p, _) =
+                generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed })
+                    .unwrap();
             for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
                 let cfg = BacktrackConfig { consistency, seed, ..Default::default() };
                 let (sol, ending, stats) = solve(&p, cfg);
@@ -476,7 +499,9 @@ mod tests {
 
     #[test]
     fn complete_search_counts_the_same_with_every_consistency() {
-        let (p, _) = generate(&GenerateOptions { width: 4, height: 3, frame_colors: Some(2), inner_colors: Some(2), seed: 3 }).unwrap();
+        let (p, _) =
+            generate(&GenerateOptions { width: 4, height: 3, frame_colors: Some(2), inner_colors: Some(2), seed: 3 })
+                .unwrap();
         let mut counts = Vec::new();
         for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
             let cfg = BacktrackConfig { consistency, restarts: false, ..Default::default() };
@@ -548,8 +573,15 @@ pub struct Count {
 }
 
 /// Counts solutions by complete search (no restarts), stopping after `limit` solutions.
-pub fn count(puzzle: &Puzzle, consistency: Consistency, order: CellOrder, limit: Option<u64>, time_limit: Option<Duration>) -> Count {
-    let cfg = BacktrackConfig { consistency, order, restarts: false, randomize: false, time_limit, ..Default::default() };
+pub fn count(
+    puzzle: &Puzzle,
+    consistency: Consistency,
+    order: CellOrder,
+    limit: Option<u64>,
+    time_limit: Option<Duration>,
+) -> Count {
+    let cfg =
+        BacktrackConfig { consistency, order, restarts: false, randomize: false, time_limit, ..Default::default() };
     let symmetric = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
     let mut classes = std::collections::HashSet::new();
     let mut bt = Backtracker::new(puzzle, cfg);

@@ -3,9 +3,9 @@
 
 mod network;
 
-pub use network::{ac1, Consistency, Network, Propagator, SupportCounts};
+pub use network::{Consistency, Network, Propagator, SupportCounts, ac1};
 
-use crate::puzzle::{rotated, Board, Puzzle};
+use crate::puzzle::{Board, Puzzle, rotated};
 
 /// The outcome of an exact board check.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -47,7 +47,8 @@ pub fn check(puzzle: &Puzzle, board: &Board) -> Verdict {
     let colors: Vec<Option<[u8; 4]>> = board
         .cells
         .iter()
-        .map(|pl| (pl.piece as usize) < n && pl.rot < 4).zip(&board.cells)
+        .map(|pl| (pl.piece as usize) < n && pl.rot < 4)
+        .zip(&board.cells)
         .map(|(good, pl)| good.then(|| rotated(puzzle.pieces()[pl.piece as usize], pl.rot)))
         .collect();
     for (c, pl) in board.cells.iter().enumerate() {
@@ -101,11 +102,13 @@ pub fn check(puzzle: &Puzzle, board: &Board) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{generate, GenerateOptions};
+    use crate::puzzle::generate::{GenerateOptions, generate};
 
     #[test]
     fn planted_board_verifies_and_damage_is_caught() {
-        let (p, b) = generate(&GenerateOptions { width: 5, height: 4, frame_colors: None, inner_colors: None, seed: 9 }).unwrap();
+        let (p, b) =
+            generate(&GenerateOptions { width: 5, height: 4, frame_colors: None, inner_colors: None, seed: 9 })
+                .unwrap();
         let v = check(&p, &b);
         assert!(v.valid, "{v:?}");
         assert_eq!(v.score, p.max_score());

@@ -18,7 +18,7 @@
 //!
 //! Placing a piece removes it from every other domain (all-different on pieces).
 
-use crate::puzzle::{opposite, Candidates, Puzzle};
+use crate::puzzle::{Candidates, Puzzle, opposite};
 
 const NONE: u32 = u32::MAX;
 /// Flag on a trail entry's cell: a whole-cell snapshot, not one removal.
@@ -65,9 +65,8 @@ impl Network {
             let words = cands.len(c).div_ceil(64).max(1);
             word_off.push(word_off[c] + words as u32);
         }
-        let nbr: Vec<[u32; 4]> = (0..n)
-            .map(|c| core::array::from_fn(|s| puzzle.neighbour(c, s).map_or(NONE, |m| m as u32)))
-            .collect();
+        let nbr: Vec<[u32; 4]> =
+            (0..n).map(|c| core::array::from_fn(|s| puzzle.neighbour(c, s).map_or(NONE, |m| m as u32))).collect();
         let mut mask_off = vec![NONE; n * 4 * k];
         let mut masks = Vec::new();
         for c in 0..n {
@@ -105,7 +104,18 @@ impl Network {
             piece_ent.extend(v);
             piece_off.push(piece_ent.len() as u32);
         }
-        Network { width: puzzle.width(), cells: n, colors: k, cands, word_off, nbr, mask_off, masks, piece_off, piece_ent }
+        Network {
+            width: puzzle.width(),
+            cells: n,
+            colors: k,
+            cands,
+            word_off,
+            nbr,
+            mask_off,
+            masks,
+            piece_off,
+            piece_ent,
+        }
     }
 
     pub fn cells(&self) -> usize {
@@ -147,7 +157,13 @@ impl Network {
             let r = self.words(c);
             for (i, w) in d[r].iter_mut().enumerate() {
                 let lo = i * 64;
-                *w = if len >= lo + 64 { !0 } else if len > lo { (1u64 << (len - lo)) - 1 } else { 0 };
+                *w = if len >= lo + 64 {
+                    !0
+                } else if len > lo {
+                    (1u64 << (len - lo)) - 1
+                } else {
+                    0
+                };
             }
         }
         d
@@ -421,7 +437,11 @@ impl Propagator {
             let (c, s) = (arc / 4, arc % 4);
             let m = net.nbr[c][s] as usize;
             self.revisions += 1;
-            let shrank = if residues { self.revise_ac2001(net, d, m, opposite(s)) } else { self.revise_ac3(net, d, m, opposite(s)) };
+            let shrank = if residues {
+                self.revise_ac2001(net, d, m, opposite(s))
+            } else {
+                self.revise_ac3(net, d, m, opposite(s))
+            };
             if shrank {
                 if net.size(d, m) == 0 {
                     return false;
@@ -511,8 +531,8 @@ pub fn ac1(net: &Network, d: &mut [u64]) -> bool {
                 net.members(d, c, &mut members);
                 for &j in &members {
                     let col = cands.colors_of(c)[j as usize][s];
-                    let supported = (0..cands.len(m))
-                        .any(|i| net.contains(d, m, i) && cands.colors_of(m)[i][opposite(s)] == col);
+                    let supported =
+                        (0..cands.len(m)).any(|i| net.contains(d, m, i) && cands.colors_of(m)[i][opposite(s)] == col);
                     if !supported {
                         d[net.word_off[c] as usize + j as usize / 64] &= !(1u64 << (j % 64));
                         changed = true;
@@ -697,7 +717,7 @@ impl SupportCounts {
 
     /// Arc consistency from the current domains (colours already missing count as events).
     pub fn propagate_all(&mut self, net: &Network) -> bool {
-        if self.size.iter().any(|&s| s == 0) {
+        if self.size.contains(&0) {
             return false;
         }
         let k = net.colors;

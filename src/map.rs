@@ -132,6 +132,79 @@ struct TrialStatus {
     warm: bool,
 }
 
+/// What the batch drivers of both formulations read from a trial between rounds.
+pub(crate) trait TrialView {
+    fn iterations(&self) -> u64;
+    fn best_score(&self) -> usize;
+    fn solved_at(&self) -> Option<u64>;
+}
+
+impl TrialView for TrialStatus {
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn best_score(&self) -> usize {
+        self.best_score
+    }
+    fn solved_at(&self) -> Option<u64> {
+        self.solved_at
+    }
+}
+
+/// Trials per parallel chunk: a few chunks per thread, so trials that stop early do not
+/// leave a core idle.
+pub(crate) fn chunk_size(trials: usize) -> usize {
+    trials.div_ceil(rayon::current_num_threads().max(1) * 4).max(1)
+}
+
+/// The round bookkeeping every batch driver shares: progress, stop rules, the outcome.
+pub(crate) struct Rounds {
+    start: Instant,
+}
+
+impl Rounds {
+    pub(crate) fn start() -> Self {
+        Rounds { start: Instant::now() }
+    }
+
+    pub(crate) fn elapsed_s(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Reports progress after a round; returns true when the batch should stop.
+    pub(crate) fn after_round<T: TrialView>(
+        &self,
+        trials: &[T],
+        stop_at_first: bool,
+        max_iters: u64,
+        time_limit: Option<Duration>,
+        progress: &mut impl FnMut(&Progress),
+    ) -> bool {
+        let solved = trials.iter().filter(|t| t.solved_at().is_some()).count();
+        progress(&Progress {
+            iterations: trials.iter().map(|t| t.iterations()).max().unwrap_or(0),
+            trial_iterations: trials.iter().map(|t| t.iterations()).sum(),
+            best_score: trials.iter().map(|t| t.best_score()).max().unwrap_or(0),
+            solved_trials: solved,
+            elapsed_s: self.elapsed_s(),
+        });
+        let budget_done = trials.iter().all(|t| t.solved_at().is_some() || t.iterations() >= max_iters);
+        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t);
+        (stop_at_first && solved > 0) || budget_done || timed_out
+    }
+
+    /// The first solution: fewest iterations, then lowest trial, so it does not depend on
+    /// the threads. Returns (trial, iterations).
+    pub(crate) fn first_solution<T: TrialView>(trials: &[T]) -> Option<(usize, u64)> {
+        trials.iter().enumerate().filter_map(|(t, tr)| tr.solved_at().map(|it| (it, t))).min().map(|(it, t)| (t, it))
+    }
+
+    /// The trial with the best score (lowest index on ties).
+    pub(crate) fn best_trial<T: TrialView>(trials: &[T]) -> usize {
+        (0..trials.len()).max_by_key(|&t| (trials[t].best_score(), std::cmp::Reverse(t))).unwrap_or(0)
+    }
+}
+
 /// A snapshot for progress displays.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
@@ -278,14 +351,12 @@ impl<'a> F1Map<'a> {
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let start = Instant::now();
+        let rounds = Rounds::start();
         let dim = self.f1.dim();
         let cells = self.puzzle.cells();
         let max_score = self.puzzle.max_score();
-        let threads = rayon::current_num_threads().max(1);
         let trials = self.status.len();
-        // A few chunks per thread, so trials that stop early do not leave a core idle.
-        let per = trials.div_ceil(threads * 4).max(1);
+        let per = chunk_size(trials);
         let puzzle = self.puzzle;
         let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
         let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
@@ -322,30 +393,13 @@ impl<'a> F1Map<'a> {
                         run_trial_round(f1, puzzle, cfg, x, st, asg, best, wk, max_score);
                     }
                 });
-            let solved: Vec<usize> = (0..trials).filter(|&t| self.status[t].solved_at.is_some()).collect();
-            let total: u64 = self.status.iter().map(|s| s.iterations).sum();
-            let snapshot = Progress {
-                iterations: self.status.iter().map(|s| s.iterations).max().unwrap_or(0),
-                trial_iterations: total,
-                best_score: self.status.iter().map(|s| s.best_score).max().unwrap_or(0),
-                solved_trials: solved.len(),
-                elapsed_s: start.elapsed().as_secs_f64(),
-            };
-            progress(&snapshot);
-            let budget_done = self.status.iter().all(|s| s.solved_at.is_some() || s.iterations >= cfg.max_iters);
-            let timed_out = cfg.time_limit.is_some_and(|t| start.elapsed() >= t);
-            if (cfg.stop_at_first && !solved.is_empty()) || budget_done || timed_out {
+            if rounds.after_round(&self.status, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
                 break;
             }
         }
-        let wall_s = start.elapsed().as_secs_f64();
-        // The first solution: fewest iterations, then lowest trial: independent of threads.
-        let solution = (0..trials)
-            .filter_map(|t| self.status[t].solved_at.map(|it| (it, t)))
-            .min()
-            .map(|(it, t)| (t, it, self.board_of(t)));
-        let best_t =
-            (0..trials).max_by_key(|&t| (self.status[t].best_score, std::cmp::Reverse(t))).expect("at least one trial");
+        let wall_s = rounds.elapsed_s();
+        let solution = Rounds::first_solution(&self.status).map(|(t, it)| (t, it, self.board_of(t)));
+        let best_t = Rounds::best_trial(&self.status);
         MapResult {
             best: self.board_of(best_t),
             best_score: self.status[best_t].best_score,

@@ -54,14 +54,14 @@ pub use layout::{AssignScratch, Constraint, Layout};
 pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner};
-use crate::map::{MapKind, MapResult, Progress, ROUND, TrialSummary, trial_seed};
+use crate::map::{MapKind, MapResult, Progress, ROUND, Rounds, TrialSummary, TrialView, chunk_size, trial_seed};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
 use project::divide_one;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How the constraints are weighted in the concur mean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -109,6 +109,18 @@ pub struct DcConfig {
     pub stop_at_first: bool,
     /// Restart trials caught in an exact limit cycle.
     pub cycle_restart: bool,
+}
+
+impl TrialView for Trial {
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn best_score(&self) -> usize {
+        self.best_score
+    }
+    fn solved_at(&self) -> Option<u64> {
+        self.solved_at
+    }
 }
 
 impl Default for DcConfig {
@@ -290,13 +302,11 @@ impl<'a> DcMap<'a> {
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let start = Instant::now();
+        let rounds = Rounds::start();
         let layout = &self.layout;
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
-        let threads = rayon::current_num_threads().max(1);
         let trials = self.trials.len();
-        // A few chunks per thread, so trials that stop early do not leave a core idle.
-        let per = trials.div_ceil(threads * 4).max(1);
+        let per = chunk_size(trials);
         let mut workers: Vec<Worker> = (0..trials.div_ceil(per)).map(|_| Worker::new(layout)).collect();
         let ctx = Ctx { puzzle: self.puzzle, layout, cfg: &self.cfg, max_score: self.puzzle.max_score() };
         let cfg = &self.cfg;
@@ -319,27 +329,13 @@ impl<'a> DcMap<'a> {
                         run_trial_round(&ctx, x, ch, lam, tr, best, wk);
                     }
                 });
-            let solved = self.trials.iter().filter(|t| t.solved_at.is_some()).count();
-            progress(&Progress {
-                iterations: self.trials.iter().map(|t| t.iterations).max().unwrap_or(0),
-                trial_iterations: self.trials.iter().map(|t| t.iterations).sum(),
-                best_score: self.trials.iter().map(|t| t.best_score).max().unwrap_or(0),
-                solved_trials: solved,
-                elapsed_s: start.elapsed().as_secs_f64(),
-            });
-            let budget_done = self.trials.iter().all(|t| t.solved_at.is_some() || t.iterations >= cfg.max_iters);
-            let timed_out = cfg.time_limit.is_some_and(|t| start.elapsed() >= t);
-            if (cfg.stop_at_first && solved > 0) || budget_done || timed_out {
+            if rounds.after_round(&self.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
                 break;
             }
         }
-        let wall_s = start.elapsed().as_secs_f64();
-        // The first solution: fewest iterations, then lowest trial: independent of threads.
-        let solution = (0..trials)
-            .filter_map(|t| self.trials[t].solved_at.map(|it| (it, t)))
-            .min()
-            .map(|(it, t)| (t, it, self.board_of(t)));
-        let best_t = (0..trials).max_by_key(|&t| (self.trials[t].best_score, std::cmp::Reverse(t))).unwrap_or(0);
+        let wall_s = rounds.elapsed_s();
+        let solution = Rounds::first_solution(&self.trials).map(|(t, it)| (t, it, self.board_of(t)));
+        let best_t = Rounds::best_trial(&self.trials);
         MapResult {
             best: self.board_of(best_t),
             best_score: self.trials[best_t].best_score,

@@ -547,16 +547,22 @@ fn rrr_step(
         *r = 2.0 * p - xi;
     }
     f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
-    // x += beta (P_P(r) - P_E(x)), with P_P(r) one-hot: subtract densely, add sparsely.
-    for (xi, &p) in x.iter_mut().zip(&wk.pe) {
+    // x += beta (P_P(r) - P_E(x))
+    step_towards_board(f1, beta, x, &wk.pe, &wk.board);
+    Ok(())
+}
+
+/// `x += beta (embed(board) - sub)`: the board's picture is one-hot, so subtract densely and
+/// add sparsely.
+fn step_towards_board(f1: &F1, beta: f32, x: &mut [f32], sub: &[f32], board: &[u32]) {
+    for (xi, &p) in x.iter_mut().zip(sub) {
         *xi -= beta * p;
     }
-    for &j in &wk.board {
+    for &j in board {
         for &i in f1.candidate_slots(j) {
             x[i as usize] += beta;
         }
     }
-    Ok(())
 }
 
 /// One general-beta difference-map step (two assignments); the board of `P_a(f_b(y))` is
@@ -585,14 +591,7 @@ fn dm_step(
     f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
     f1.project_edges_with(cfg.edge, &wk.pp, &mut wk.pe);
     // y += beta (P_a(f_b(y)) - P_b(f_a(y)))
-    for (xi, &p) in x.iter_mut().zip(&wk.pe) {
-        *xi -= beta * p;
-    }
-    for &j in &wk.board {
-        for &i in f1.candidate_slots(j) {
-            x[i as usize] += beta;
-        }
-    }
+    step_towards_board(f1, beta, x, &wk.pe, &wk.board);
     Ok(())
 }
 

@@ -37,6 +37,34 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::{Duration, Instant};
 
+/// The position of the largest value seen, ties broken uniformly at random (reservoir
+/// sampling: the i-th tie replaces the choice with probability 1/i).
+#[derive(Clone, Copy)]
+struct ArgMax {
+    value: u32,
+    at: usize,
+    ties: u32,
+}
+
+impl ArgMax {
+    fn new() -> Self {
+        ArgMax { value: 0, at: 0, ties: 0 }
+    }
+
+    /// Offers `value` at `at`; the first offer always wins.
+    #[inline]
+    fn offer(&mut self, value: u32, at: usize, rng: &mut Xoshiro256PlusPlus) {
+        if self.ties == 0 || value > self.value {
+            *self = ArgMax { value, at, ties: 1 };
+        } else if value == self.value {
+            self.ties += 1;
+            if rng.random_range(0..self.ties) == 0 {
+                self.at = at;
+            }
+        }
+    }
+}
+
 /// Destroy operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -626,56 +654,36 @@ impl Search {
                 let sums = if rows { &self.st.row_bad } else { &self.st.col_bad };
                 if len <= k {
                     let t = (k / len).clamp(1, count);
-                    let (mut best, mut at, mut ties) = (0u32, 0usize, 0u32);
+                    let mut best = ArgMax::new();
                     let mut sum: u32 = sums[..t].iter().sum();
                     for start in 0..=count - t {
                         if start > 0 {
                             sum = sum + sums[start + t - 1] - sums[start - 1];
                         }
-                        if start == 0 || sum > best {
-                            (best, at, ties) = (sum, start, 1);
-                        } else if sum == best {
-                            ties += 1;
-                            if self.rng.random_range(0..ties) == 0 {
-                                at = start;
-                            }
-                        }
+                        best.offer(sum, start, &mut self.rng);
                     }
-                    for line in at..at + t {
+                    for line in best.at..best.at + t {
                         for i in 0..len {
                             self.add(cell(line, i), usize::MAX);
                         }
                     }
                 } else {
-                    let (mut best, mut line, mut ties) = (0u32, 0usize, 0u32);
+                    let mut best_line = ArgMax::new();
                     for (l, &s) in sums.iter().enumerate() {
-                        if l == 0 || s > best {
-                            (best, line, ties) = (s, l, 1);
-                        } else if s == best {
-                            ties += 1;
-                            if self.rng.random_range(0..ties) == 0 {
-                                line = l;
-                            }
-                        }
+                        best_line.offer(s, l, &mut self.rng);
                     }
+                    let line = best_line.at;
                     let bad = &self.st.bad;
-                    let (mut best, mut at, mut ties) = (0u32, 0usize, 0u32);
+                    let mut best = ArgMax::new();
                     let mut sum: u32 = (0..k).map(|i| u32::from(bad[cell(line, i)])).sum();
                     for start in 0..=len - k {
                         if start > 0 {
                             sum =
                                 sum + u32::from(bad[cell(line, start + k - 1)]) - u32::from(bad[cell(line, start - 1)]);
                         }
-                        if start == 0 || sum > best {
-                            (best, at, ties) = (sum, start, 1);
-                        } else if sum == best {
-                            ties += 1;
-                            if self.rng.random_range(0..ties) == 0 {
-                                at = start;
-                            }
-                        }
+                        best.offer(sum, start, &mut self.rng);
                     }
-                    for i in at..at + k {
+                    for i in best.at..best.at + k {
                         self.add(cell(line, i), k);
                     }
                 }
@@ -794,19 +802,11 @@ impl Search {
         self.used.resize(self.pool.len(), false);
         while !self.open.is_empty() {
             // The open cell with the most placed neighbours, ties at random.
-            let (mut bi, mut bd, mut ties) = (0usize, 0u32, 0u32);
+            let mut most = ArgMax::new();
             for (i, &c) in self.open.iter().enumerate() {
-                let d = self.st.filled_neighbours(&self.f, c as usize);
-                if i == 0 || d > bd {
-                    (bi, bd, ties) = (i, d, 1);
-                } else if d == bd {
-                    ties += 1;
-                    if self.rng.random_range(0..ties) == 0 {
-                        bi = i;
-                    }
-                }
+                most.offer(self.st.filled_neighbours(&self.f, c as usize), i, &mut self.rng);
             }
-            let c = self.open.swap_remove(bi) as usize;
+            let c = self.open.swap_remove(most.at) as usize;
             let cls = self.f.cell_class[c];
             let mut best: Option<(u32, usize, u8)> = None;
             let mut ties = 0u32;

@@ -4,6 +4,7 @@
 //! See `DESIGN.md` in the project's shared folder for the maths and conventions; module
 //! layout follows its §5.
 pub mod assign;
+pub mod backend;
 pub mod certify;
 pub mod dc;
 pub mod error;

@@ -52,11 +52,26 @@ pub struct F1 {
     cand_place: Vec<Placement>,
 }
 
-/// Per-worker scratch for [`F1::project_pieces`]: weight matrices and argmax tables.
+/// Per-worker scratch for [`F1::project_pieces`]: the flat weights and their argmax
+/// candidates (layout: [`F1::weight_len`]).
 #[derive(Clone, Debug)]
 pub struct PieceScratch {
-    weights: Vec<Vec<f32>>,
-    best: Vec<Vec<u32>>,
+    weights: Vec<f32>,
+    best: Vec<u32>,
+}
+
+/// The flat F1 tables of the GPU kernels, shared by every trial.
+#[derive(Clone, Debug)]
+pub struct F1Tables {
+    /// Per side slot `c * 4 + s`: the facing side slot, or `u32::MAX` on the rim.
+    pub partner: Vec<u32>,
+    /// Per flat weight entry: its candidates are `pc_cand[pc_off[e]..pc_off[e + 1]]`.
+    pub pc_off: Vec<u32>,
+    pub pc_cand: Vec<u32>,
+    /// Per candidate, the four offsets into x of the colours it shows.
+    pub cand_idx: Vec<u32>,
+    /// Interior joins as (cell, facing cell, side of the first cell), flat.
+    pub joins: Vec<u32>,
 }
 
 /// Per-trial assignment state: one warm-startable solver per class.
@@ -133,10 +148,7 @@ impl F1 {
     }
 
     pub fn piece_scratch(&self) -> PieceScratch {
-        PieceScratch {
-            weights: self.classes.iter().map(|t| vec![0.0; t.cells.len() * t.cells.len()]).collect(),
-            best: self.classes.iter().map(|t| vec![0; t.cells.len() * t.cells.len()]).collect(),
-        }
+        PieceScratch { weights: vec![0.0; self.weight_len()], best: vec![0; self.weight_len()] }
     }
 
     pub fn assigners(&self) -> Assigners {
@@ -197,28 +209,45 @@ impl F1 {
         }
     }
 
-    /// The board part of P_P: weights, then one assignment per class. Writes the chosen
-    /// candidate (a global candidate id) of every cell into `board`.
-    pub fn decode_pieces(
-        &self,
-        x: &[f32],
-        scratch: &mut PieceScratch,
-        asg: &mut Assigners,
-        board: &mut [u32],
-        warm: bool,
-    ) -> Result<(), AssignError> {
-        for (t, table) in self.classes.iter().enumerate() {
+    /// Entries of the flat weight array of one trial: `sum over classes of n_class^2`. Class
+    /// `t` (corner, edge, inner, the non-empty ones in that order) is the row-major
+    /// `n_t x n_t` block at [`F1::weight_offsets`]`[t]`: row `i` is the class's `i`-th cell,
+    /// column `p` its `p`-th piece.
+    pub fn weight_len(&self) -> usize {
+        self.classes.iter().map(|t| t.cells.len() * t.cells.len()).sum()
+    }
+
+    /// Start of each class's block in the flat weight array, plus the total at the end.
+    pub fn weight_offsets(&self) -> Vec<usize> {
+        let mut off = vec![0];
+        for t in &self.classes {
+            off.push(off.last().copied().unwrap_or(0) + t.cells.len() * t.cells.len());
+        }
+        off
+    }
+
+    /// The cells of each class, in row order.
+    pub fn class_cells(&self) -> Vec<Vec<u32>> {
+        self.classes.iter().map(|t| t.cells.clone()).collect()
+    }
+
+    /// The weights of P_P: `w[e] = max over the candidates (piece, r) of the entry's cell
+    /// of sum_s z[c][s][colour]` (-inf where the piece is no candidate), and in `best[e]`
+    /// the first candidate reaching it. Flat layout: see [`F1::weight_len`].
+    pub fn piece_weights(&self, z: &[f32], w: &mut [f32], best: &mut [u32]) {
+        let k = self.colors;
+        let mut off = 0;
+        for table in &self.classes {
             let n = table.cells.len();
-            let wts = &mut scratch.weights[t];
-            let best = &mut scratch.best[t];
-            wts.iter_mut().for_each(|w| *w = f32::NEG_INFINITY);
-            let k = self.colors;
+            let wts = &mut w[off..off + n * n];
+            let bst = &mut best[off..off + n * n];
+            wts.iter_mut().for_each(|v| *v = f32::NEG_INFINITY);
             for (i, &c) in table.cells.iter().enumerate() {
                 let c = c as usize;
                 let row = &mut wts[i * n..(i + 1) * n];
-                let brow = &mut best[i * n..(i + 1) * n];
+                let brow = &mut bst[i * n..(i + 1) * n];
                 // The cell's 4K floats stay in L1; candidates are read as 4 colour bytes.
-                let xc = &x[c * 4 * k..(c + 1) * 4 * k];
+                let xc = &z[c * 4 * k..(c + 1) * 4 * k];
                 let (up, rest) = xc.split_at(k);
                 let (right, rest) = rest.split_at(k);
                 let (down, left) = rest.split_at(k);
@@ -232,17 +261,77 @@ impl F1 {
                     }
                 }
             }
+            off += n * n;
+        }
+    }
+
+    /// The assignment part of P_P: one max-weight assignment per class over flat weights
+    /// (see [`F1::piece_weights`]). Writes, per cell, the chosen entry of the flat array into
+    /// `entry`.
+    pub fn assign_entries(
+        &self,
+        w: &[f32],
+        asg: &mut Assigners,
+        entry: &mut [u32],
+        warm: bool,
+    ) -> Result<(), AssignError> {
+        let mut off = 0;
+        for (t, table) in self.classes.iter().enumerate() {
+            let n = table.cells.len();
             let solver = &mut asg.0[t];
+            let wts = &w[off..off + n * n];
             if warm {
                 solver.solve_warm(wts)?
             } else {
                 solver.solve(wts)?
             };
             for (i, &col) in solver.row_to_col().iter().enumerate() {
-                board[table.cells[i] as usize] = best[i * n + col as usize];
+                entry[table.cells[i] as usize] = (off + i * n + col as usize) as u32;
             }
+            off += n * n;
         }
         Ok(())
+    }
+
+    /// The board part of P_P: weights, then one assignment per class. Writes the chosen
+    /// candidate (a global candidate id) of every cell into `board`.
+    pub fn decode_pieces(
+        &self,
+        x: &[f32],
+        scratch: &mut PieceScratch,
+        asg: &mut Assigners,
+        board: &mut [u32],
+        warm: bool,
+    ) -> Result<(), AssignError> {
+        self.piece_weights(x, &mut scratch.weights, &mut scratch.best);
+        self.assign_entries(&scratch.weights, asg, board, warm)?;
+        for e in board.iter_mut() {
+            *e = scratch.best[*e as usize];
+        }
+        Ok(())
+    }
+
+    /// The flat tables the GPU kernels read (see shaders/f1.wgsl).
+    pub fn gpu_tables(&self) -> F1Tables {
+        let mut partner = vec![u32::MAX; self.cells * 4];
+        for &(a, b) in &self.joins {
+            partner[a as usize] = b;
+            partner[b as usize] = a;
+        }
+        let mut pc_off = vec![0u32];
+        let mut pc_cand = Vec::new();
+        for table in &self.classes {
+            let n = table.cells.len();
+            for &c in &table.cells {
+                let range = self.cand_off[c as usize]..self.cand_off[c as usize + 1];
+                for col in 0..n {
+                    pc_cand.extend(range.clone().filter(|&j| self.cand_col[j as usize] as usize == col));
+                    pc_off.push(pc_cand.len() as u32);
+                }
+            }
+        }
+        let joins = self.joins.iter().flat_map(|&(a, b)| [a / 4, b / 4, a % 4]).collect();
+        F1Tables { partner, pc_off, pc_cand, cand_idx: self.cand_idx.iter().flatten().copied().collect(), joins }
     }
 
     /// Embeds a board (candidate ids per cell) as its one-hot colour picture.

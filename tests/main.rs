@@ -3,6 +3,8 @@ mod cli;
 mod common;
 mod dc;
 mod formats;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod ladder;
 mod local;
 mod maps;

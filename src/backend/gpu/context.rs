@@ -1,0 +1,291 @@
+//! The wgpu device of the GPU backend: adapter choice, limits, pipelines and the few buffer
+//! helpers every kernel family shares.
+//!
+//! A device is built once per process ([`GpuContext::shared`]) and reused: creating one costs
+//! about 50 ms on a software Vulkan driver. Every buffer a run needs is created once, in
+//! [`super::f1`] and [`super::dc`]; per iteration only per-trial status travels.
+
+use super::GpuError;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Threads per workgroup of every element-wise kernel (the shaders say the same).
+pub const WORKGROUP: u32 = 256;
+/// At most this many workgroups per dispatch dimension (WebGPU's limit).
+pub const MAX_GROUPS: u32 = 65_535;
+
+/// One adapter as the user sees it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+}
+
+impl std::fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}, {}", self.name, self.backend, self.device_type)?;
+        if !self.driver.is_empty() {
+            write!(f, ", {}", self.driver)?;
+        }
+        write!(f, ")")
+    }
+}
+
+fn summary(info: &wgpu::AdapterInfo) -> AdapterSummary {
+    AdapterSummary {
+        name: info.name.clone(),
+        backend: format!("{:?}", info.backend).to_lowercase(),
+        device_type: format!("{:?}", info.device_type),
+        driver: [info.driver.as_str(), info.driver_info.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// A device and its queue, with the limits the backend sizes its batches by.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: AdapterSummary,
+    /// Largest storage binding, in bytes.
+    pub max_binding: u64,
+    /// Largest buffer, in bytes.
+    pub max_buffer: u64,
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+/// Every adapter wgpu can see (honours `WGPU_BACKEND`).
+pub fn adapters() -> Vec<AdapterSummary> {
+    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
+        .iter()
+        .map(|a| summary(&a.get_info()))
+        .collect()
+}
+
+impl GpuContext {
+    /// Opens a device. With `name`, the first adapter whose name contains it (ignoring case);
+    /// without, wgpu's high-performance choice. Errors say what was seen, never panic.
+    pub fn new(name: Option<&str>) -> Result<Self, GpuError> {
+        let instance = instance();
+        let adapter = match name {
+            Some(want) => {
+                let all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+                let seen: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
+                let lower = want.to_lowercase();
+                all.into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&lower))
+                    .ok_or_else(|| GpuError::NoMatchingAdapter { want: want.to_string(), seen })?
+            }
+            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: None,
+                ..Default::default()
+            }))
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?,
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let required = wgpu::Limits {
+            max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
+            max_buffer_size: limits.max_buffer_size,
+            max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
+            ..wgpu::Limits::downlevel_defaults()
+        };
+        if limits.max_storage_buffers_per_shader_stage < 8 || limits.max_compute_invocations_per_workgroup < WORKGROUP {
+            return Err(GpuError::Unsupported(format!(
+                "adapter {} allows {} storage buffers per stage and {} invocations per workgroup; the kernels need 8 and {WORKGROUP}",
+                info.name, limits.max_storage_buffers_per_shader_stage, limits.max_compute_invocations_per_workgroup
+            )));
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("concur"),
+            required_limits: required,
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::Device(e.to_string()))?;
+        Ok(GpuContext {
+            device,
+            queue,
+            adapter: summary(&info),
+            max_binding: limits.max_storage_buffer_binding_size,
+            max_buffer: limits.max_buffer_size,
+        })
+    }
+
+    /// One device per process, opened on first use (the default adapter). The error is kept
+    /// too, so a machine without a GPU answers at once after the first try.
+    pub fn shared() -> Result<Arc<GpuContext>, GpuError> {
+        static SHARED: OnceLock<Mutex<Option<Result<Arc<GpuContext>, GpuError>>>> = OnceLock::new();
+        let cell = SHARED.get_or_init(|| Mutex::new(None));
+        let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
+        guard.get_or_insert_with(|| GpuContext::new(None).map(Arc::new)).clone()
+    }
+
+    /// The shared device for the default adapter, or a new one for a named adapter.
+    pub fn open(name: Option<&str>) -> Result<Arc<GpuContext>, GpuError> {
+        match name {
+            None => GpuContext::shared(),
+            Some(n) => GpuContext::new(Some(n)).map(Arc::new),
+        }
+    }
+
+    /// A compute pipeline for one entry point of a WGSL module (bind group 0 derived from
+    /// what the entry point uses).
+    pub fn pipeline(&self, module: &wgpu::ShaderModule, entry: &str) -> wgpu::ComputePipeline {
+        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    }
+
+    pub fn module(&self, label: &str, source: &str) -> wgpu::ShaderModule {
+        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        })
+    }
+
+    /// A storage buffer holding `data` (at least 4 bytes, so an empty table still binds).
+    pub fn storage<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> wgpu::Buffer {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let size = (bytes.len() as u64).max(4).next_multiple_of(4);
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if !bytes.is_empty() {
+            self.queue.write_buffer(&buf, 0, bytes);
+        }
+        buf
+    }
+
+    /// A zeroed storage buffer of `bytes` bytes.
+    pub fn zeroed(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4).next_multiple_of(4),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A uniform buffer holding `data`.
+    pub fn uniform<T: bytemuck::Pod>(&self, label: &str, data: &T) -> wgpu::Buffer {
+        let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: std::mem::size_of::<T>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&buf, 0, bytemuck::bytes_of(data));
+        buf
+    }
+
+    /// A host-readable staging buffer.
+    pub fn staging(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4).next_multiple_of(4),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A bind group for `pipeline` with `buffers` at bindings in the given order.
+    pub fn bind(&self, pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
+    /// Waits for the queue and copies the mapped ranges of `staging` buffers out, in order.
+    /// Each `(buffer, bytes)` is mapped from offset 0.
+    pub fn read_back(&self, reads: &mut [(&wgpu::Buffer, &mut [u8])]) -> Result<(), GpuError> {
+        for (buf, out) in reads.iter() {
+            if !out.is_empty() {
+                buf.map_async(wgpu::MapMode::Read, 0..out.len() as u64, |_| {});
+            }
+        }
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Device(e.to_string()))?;
+        for (buf, out) in reads.iter_mut() {
+            if out.is_empty() {
+                continue;
+            }
+            {
+                let view = buf.get_mapped_range(0..out.len() as u64).map_err(|e| GpuError::Device(e.to_string()))?;
+                out.copy_from_slice(&view);
+            }
+            buf.unmap();
+        }
+        Ok(())
+    }
+
+    /// Waits until the queue is idle.
+    pub fn wait(&self) -> Result<(), GpuError> {
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| GpuError::Device(e.to_string()))
+    }
+}
+
+/// Workgroup counts covering `threads` threads at [`WORKGROUP`] per group, folded into a
+/// second dimension past the 65,535-groups limit. The shaders recover the linear index as
+/// `gid.x + gid.y * num_workgroups.x * WORKGROUP`.
+pub fn grid(threads: u64) -> (u32, u32) {
+    groups_grid(threads.div_ceil(WORKGROUP as u64))
+}
+
+/// Like [`grid`] for a count of workgroups (one workgroup per item).
+pub fn groups_grid(groups: u64) -> (u32, u32) {
+    let groups = groups.max(1);
+    if groups <= MAX_GROUPS as u64 {
+        (groups as u32, 1)
+    } else {
+        let y = groups.div_ceil(MAX_GROUPS as u64);
+        (MAX_GROUPS, y as u32)
+    }
+}
+
+/// Records one dispatch of `pipeline` with `bind` over `(x, y)` workgroups.
+pub fn dispatch(
+    enc: &mut wgpu::CommandEncoder,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    xy: (u32, u32),
+) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind, &[]);
+    pass.dispatch_workgroups(xy.0, xy.1, 1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_folds_past_the_dimension_limit() {
+        assert_eq!(grid(1), (1, 1));
+        assert_eq!(grid(256 * 65_535), (65_535, 1));
+        let (x, y) = grid(1 << 26);
+        assert!(x <= MAX_GROUPS && (x as u64) * (y as u64) * 256 >= 1 << 26);
+    }
+}

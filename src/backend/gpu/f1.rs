@@ -1,0 +1,798 @@
+//! F1 (RRR and the difference map in edge-colour space) on the GPU: `shaders/f1.wgsl`.
+//!
+//! One iteration of RRR for a batch is one device round trip:
+//! 1. CPU (rayon over trials): the three class assignments over the weights read back last
+//!    time, giving per cell the chosen entry of the flat weight array; written down as `sel`.
+//! 2. Device, one submission: `update` (`x += beta (embed(board) - pe)`, board picked from
+//!    `sel` through the per-entry argmax candidates that never leave the device), `score`
+//!    (mismatched joins per trial), then `edges` (`pe = P_E(x)`) and `weights` (of
+//!    `2 pe - x`) for the next iteration.
+//! 3. Read back: the weights, the boards (one `u32` per cell) and the per-trial mismatch
+//!    counts. The CPU recounts every board's mismatches exactly and refuses to go on if the
+//!    device disagrees; a board that matches every join passes [`verify::check`] before the
+//!    trial counts as solved.
+//!
+//! The difference map adds a second weight pass (of `x` itself, for `P_P(y)`) and the `mix`
+//! kernel (`f_a(y)`) followed by a second `edges`. Batches larger than one storage binding
+//! are split into chunks, each with its own buffers; all chunks go in one submission.
+//! Trials start from the same seeded random points as on the CPU backend.
+
+use super::context::{GpuContext, dispatch, grid};
+use super::{F1_WGSL, HASH_WGSL};
+use crate::backend::{EngineError, GpuError};
+use crate::map::{
+    MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, TrialSummary, TrialView, trial_seed,
+};
+use crate::project::{Assigners, EdgeProjection, F1};
+use crate::puzzle::{Board, Puzzle};
+use crate::verify;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    trials: u32,
+    cells: u32,
+    colors: u32,
+    dim: u32,
+    wtot: u32,
+    joins: u32,
+    one_color: u32,
+    pad0: u32,
+    a: f32,
+    b: f32,
+    beta: f32,
+    pad1: f32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct HashParams {
+    pub trials: u32,
+    pub len: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+}
+
+/// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
+pub fn supports(cfg: &MapConfig) -> Result<(), GpuError> {
+    if cfg.complete.is_some() {
+        return Err(GpuError::Unsupported("--complete (arc-consistent completion) runs on the cpu backend".into()));
+    }
+    if cfg.keep_fixed_points {
+        return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
+    }
+    Ok(())
+}
+
+struct Pipelines {
+    edges: wgpu::ComputePipeline,
+    weights: wgpu::ComputePipeline,
+    update: wgpu::ComputePipeline,
+    mix: wgpu::ComputePipeline,
+    score: wgpu::ComputePipeline,
+    hash: wgpu::ComputePipeline,
+}
+
+/// Tables shared by every chunk.
+struct Tables {
+    partner: wgpu::Buffer,
+    pc_off: wgpu::Buffer,
+    pc_cand: wgpu::Buffer,
+    cand_idx: wgpu::Buffer,
+    joins: wgpu::Buffer,
+}
+
+/// One chunk of the batch with its device buffers and bind groups.
+struct Chunk {
+    first: usize,
+    trials: usize,
+    x: wgpu::Buffer,
+    pe: wgpu::Buffer,
+    tmp: wgpu::Buffer,
+    w: wgpu::Buffer,
+    w2: wgpu::Buffer,
+    bestc: wgpu::Buffer,
+    bestc2: wgpu::Buffer,
+    sel: wgpu::Buffer,
+    sel2: wgpu::Buffer,
+    board: wgpu::Buffer,
+    viol: wgpu::Buffer,
+    active: wgpu::Buffer,
+    sums: wgpu::Buffer,
+    st_w: wgpu::Buffer,
+    st_w2: wgpu::Buffer,
+    st_viol: wgpu::Buffer,
+    st_board: wgpu::Buffer,
+    st_sums: wgpu::Buffer,
+    bg_edges_x: wgpu::BindGroup,
+    bg_edges_tmp: wgpu::BindGroup,
+    bg_weights: wgpu::BindGroup,
+    bg_weights_plain: wgpu::BindGroup,
+    bg_update: wgpu::BindGroup,
+    bg_mix: wgpu::BindGroup,
+    bg_score: wgpu::BindGroup,
+    bg_hash: wgpu::BindGroup,
+}
+
+/// One kernel of the family, for tests and benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// `pe = P_E(x)` (or P_E1).
+    Edges,
+    /// The assignment weights of the map's reflection (RRR: of `2 pe - x`).
+    Weights,
+    /// `x += beta (embed(board) - pe)` with the board from `sel`.
+    Update,
+    /// `tmp = a embed(board) + b x` (difference map).
+    Mix,
+    /// Mismatched joins per trial of `board`.
+    Score,
+}
+
+/// The F1 batch on the device.
+pub struct F1Gpu<'a> {
+    ctx: Arc<GpuContext>,
+    puzzle: &'a Puzzle,
+    f1: F1,
+    cfg: MapConfig,
+    pipes: Pipelines,
+    chunks: Vec<Chunk>,
+    trials: usize,
+    dim: usize,
+    wtot: usize,
+    joins: usize,
+    /// Keeps the table buffers alive as long as the bind groups that use them.
+    _tables: Tables,
+}
+
+impl<'a> F1Gpu<'a> {
+    /// Builds tables, pipelines and one chunk of buffers per binding-sized slice of the
+    /// batch. The state is zero until [`F1Gpu::write_state`].
+    pub fn new(ctx: Arc<GpuContext>, puzzle: &'a Puzzle, cfg: MapConfig) -> Result<Self, EngineError> {
+        Self::with_chunk_trials(ctx, puzzle, cfg, usize::MAX)
+    }
+
+    /// Like [`F1Gpu::new`] with at most `chunk` trials per chunk (tests of the split).
+    pub fn with_chunk_trials(
+        ctx: Arc<GpuContext>,
+        puzzle: &'a Puzzle,
+        cfg: MapConfig,
+        chunk: usize,
+    ) -> Result<Self, EngineError> {
+        let f1 = F1::new(puzzle)?;
+        let trials = cfg.trials.max(1);
+        let (n, dim, wtot) = (puzzle.cells(), f1.dim(), f1.weight_len());
+        let tab = f1.gpu_tables();
+        let joins = tab.joins.len() / 3;
+        let per_trial = 4 * dim.max(wtot).max(n) as u64;
+        let limit = ctx.max_binding.min(ctx.max_buffer);
+        if per_trial > limit {
+            return Err(GpuError::Unsupported(format!(
+                "one trial needs {per_trial} bytes in one binding; the adapter allows {limit}"
+            ))
+            .into());
+        }
+        let per_chunk = ((limit / per_trial) as usize).min(chunk).clamp(1, trials);
+        let module = ctx.module("f1", F1_WGSL);
+        let hash = ctx.module("hash", HASH_WGSL);
+        let pipes = Pipelines {
+            edges: ctx.pipeline(&module, "edges"),
+            weights: ctx.pipeline(&module, "weights"),
+            update: ctx.pipeline(&module, "update"),
+            mix: ctx.pipeline(&module, "mix"),
+            score: ctx.pipeline(&module, "score"),
+            hash: ctx.pipeline(&hash, "fingerprint"),
+        };
+        let tables = Tables {
+            partner: ctx.storage("partner", &tab.partner),
+            pc_off: ctx.storage("pc_off", &tab.pc_off),
+            pc_cand: ctx.storage("pc_cand", &tab.pc_cand),
+            cand_idx: ctx.storage("cand_idx", &tab.cand_idx),
+            joins: ctx.storage("joins", &tab.joins),
+        };
+        let beta = cfg.beta;
+        let inv = 1.0 / beta;
+        // The reflection whose weights are scored: RRR 2 P_E(x) - x; DM f_b(y).
+        let (a, b) = match cfg.kind {
+            MapKind::Rrr => (2.0, -1.0),
+            MapKind::Dm => (1.0 + inv, -inv),
+        };
+        let mut chunks = Vec::new();
+        let mut first = 0;
+        while first < trials {
+            let tc = per_chunk.min(trials - first);
+            let base = Params {
+                trials: tc as u32,
+                cells: n as u32,
+                colors: f1.colors() as u32,
+                dim: dim as u32,
+                wtot: wtot as u32,
+                joins: joins as u32,
+                one_color: (cfg.edge == EdgeProjection::OneColor) as u32,
+                pad0: 0,
+                a,
+                b,
+                beta,
+                pad1: 0.0,
+            };
+            let p_main = ctx.uniform("p_main", &base);
+            let p_plain = ctx.uniform("p_plain", &Params { a: 0.0, b: 1.0, ..base });
+            let p_mix = ctx.uniform("p_mix", &Params { a: 1.0 - inv, b: inv, ..base });
+            let p_hash = ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: dim as u32, pad0: 0, pad1: 0 });
+            let (fb, ub) = (4 * (tc * dim) as u64, 4 * (tc * wtot) as u64);
+            let dm = cfg.kind == MapKind::Dm;
+            let x = ctx.zeroed("x", fb);
+            let pe = ctx.zeroed("pe", fb);
+            let tmp = ctx.zeroed("tmp", if dm { fb } else { 4 });
+            let w = ctx.zeroed("w", ub);
+            let w2 = ctx.zeroed("w2", if dm { ub } else { 4 });
+            let bestc = ctx.zeroed("bestc", ub);
+            let bestc2 = ctx.zeroed("bestc2", if dm { ub } else { 4 });
+            let sel = ctx.zeroed("sel", 4 * (tc * n) as u64);
+            let sel2 = ctx.zeroed("sel2", 4 * (tc * n) as u64);
+            let board = ctx.zeroed("board", 4 * (tc * n) as u64);
+            let viol = ctx.zeroed("viol", 4 * tc as u64);
+            let active = ctx.storage("active", &vec![1u32; tc]);
+            let sums = ctx.zeroed("sums", 8 * tc as u64);
+            let t = &tables;
+            let bg_edges_x = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &x), (2, &pe), (9, &t.partner)]);
+            let bg_edges_tmp = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &tmp), (2, &pe), (9, &t.partner)]);
+            let weights = |p: &wgpu::Buffer, wb: &wgpu::Buffer, bb: &wgpu::Buffer| {
+                ctx.bind(
+                    &pipes.weights,
+                    &[
+                        (0, p),
+                        (2, &pe),
+                        (3, &x),
+                        (4, wb),
+                        (5, bb),
+                        (10, &t.pc_off),
+                        (11, &t.pc_cand),
+                        (12, &t.cand_idx),
+                    ],
+                )
+            };
+            let bg_weights = weights(&p_main, &w, &bestc);
+            let bg_weights_plain = weights(&p_plain, if dm { &w2 } else { &w }, if dm { &bestc2 } else { &bestc });
+            let bg_update = ctx.bind(
+                &pipes.update,
+                &[
+                    (0, &p_main),
+                    (2, &pe),
+                    (3, &x),
+                    (5, &bestc),
+                    (6, &sel),
+                    (7, &board),
+                    (12, &t.cand_idx),
+                    (15, &active),
+                ],
+            );
+            let bg_mix = ctx.bind(
+                &pipes.mix,
+                &[
+                    (0, &p_mix),
+                    (3, &x),
+                    (5, if dm { &bestc2 } else { &bestc }),
+                    (6, &sel2),
+                    (12, &t.cand_idx),
+                    (16, if dm { &tmp } else { &pe }),
+                ],
+            );
+            let bg_score =
+                ctx.bind(&pipes.score, &[(0, &p_main), (7, &board), (8, &viol), (12, &t.cand_idx), (14, &t.joins)]);
+            let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
+            chunks.push(Chunk {
+                first,
+                trials: tc,
+                st_w: ctx.staging("st_w", ub),
+                st_w2: ctx.staging("st_w2", if dm { ub } else { 4 }),
+                st_viol: ctx.staging("st_viol", 4 * tc as u64),
+                st_board: ctx.staging("st_board", 4 * (tc * n) as u64),
+                st_sums: ctx.staging("st_sums", 8 * tc as u64),
+                x,
+                pe,
+                tmp,
+                w,
+                w2,
+                bestc,
+                bestc2,
+                sel,
+                sel2,
+                board,
+                viol,
+                active,
+                sums,
+                bg_edges_x,
+                bg_edges_tmp,
+                bg_weights,
+                bg_weights_plain,
+                bg_update,
+                bg_mix,
+                bg_score,
+                bg_hash,
+            });
+            first += tc;
+        }
+        Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables })
+    }
+
+    pub fn f1(&self) -> &F1 {
+        &self.f1
+    }
+    pub fn trials(&self) -> usize {
+        self.trials
+    }
+    /// Trials per chunk (the batch split that keeps every binding under the device limit).
+    pub fn chunk_sizes(&self) -> Vec<usize> {
+        self.chunks.iter().map(|c| c.trials).collect()
+    }
+
+    /// Writes the state of trials `first..first + x.len() / dim`.
+    pub fn write_state(&self, first: usize, x: &[f32]) {
+        self.write_per_trial(first, x, self.dim, |c| &c.x);
+    }
+
+    /// Writes per-cell chosen weight entries (`sel`, or `sel2` for the difference map's
+    /// `P_P(y)`), trial-major.
+    pub fn write_sel(&self, sel: &[u32], second: bool) {
+        let n = self.puzzle.cells();
+        self.write_per_trial(0, sel, n, |c| if second { &c.sel2 } else { &c.sel });
+    }
+
+    /// Writes boards (candidate per cell), trial-major, for [`Kernel::Score`].
+    pub fn write_boards(&self, boards: &[u32]) {
+        self.write_per_trial(0, boards, self.puzzle.cells(), |c| &c.board);
+    }
+
+    /// Which trials the update kernel moves.
+    pub fn write_active(&self, active: &[u32]) {
+        self.write_per_trial(0, active, 1, |c| &c.active);
+    }
+
+    fn write_per_trial<T: bytemuck::Pod>(
+        &self,
+        first: usize,
+        data: &[T],
+        per: usize,
+        buf: impl Fn(&Chunk) -> &wgpu::Buffer,
+    ) {
+        let count = data.len() / per.max(1);
+        for ch in &self.chunks {
+            let lo = first.max(ch.first);
+            let hi = (first + count).min(ch.first + ch.trials);
+            if lo >= hi {
+                continue;
+            }
+            let src = &data[(lo - first) * per..(hi - first) * per];
+            let off = ((lo - ch.first) * per * std::mem::size_of::<T>()) as u64;
+            self.ctx.queue.write_buffer(buf(ch), off, bytemuck::cast_slice(src));
+        }
+    }
+
+    fn read_per_trial<T: bytemuck::Pod + Default>(
+        &self,
+        per: usize,
+        buf: impl Fn(&Chunk) -> &wgpu::Buffer,
+    ) -> Result<Vec<T>, GpuError> {
+        let mut out = vec![T::default(); self.trials * per];
+        for ch in &self.chunks {
+            let bytes = (ch.trials * per * std::mem::size_of::<T>()) as u64;
+            let st = self.ctx.staging("read", bytes);
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(buf(ch), 0, &st, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let dst = &mut out[ch.first * per..(ch.first + ch.trials) * per];
+            self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(dst))])?;
+        }
+        Ok(out)
+    }
+
+    fn need_dm(&self) -> Result<(), GpuError> {
+        match self.cfg.kind {
+            MapKind::Dm => Ok(()),
+            MapKind::Rrr => Err(GpuError::Unsupported("the mix kernel belongs to the difference map".into())),
+        }
+    }
+
+    /// The state of every trial, trial-major.
+    pub fn read_state(&self) -> Result<Vec<f32>, GpuError> {
+        self.read_per_trial(self.dim, |c| &c.x)
+    }
+    /// The edge projection buffer (`pe`).
+    pub fn read_edges(&self) -> Result<Vec<f32>, GpuError> {
+        self.read_per_trial(self.dim, |c| &c.pe)
+    }
+    /// The difference map's `f_a(y)` buffer.
+    pub fn read_mix(&self) -> Result<Vec<f32>, GpuError> {
+        self.need_dm()?;
+        self.read_per_trial(self.dim, |c| &c.tmp)
+    }
+    /// The flat weights and their argmax candidates.
+    pub fn read_weights(&self) -> Result<(Vec<f32>, Vec<u32>), GpuError> {
+        Ok((self.read_per_trial(self.wtot, |c| &c.w)?, self.read_per_trial(self.wtot, |c| &c.bestc)?))
+    }
+    /// The difference map's weights of `y` itself (for `P_P(y)`) and their argmax.
+    pub fn read_weights_plain(&self) -> Result<(Vec<f32>, Vec<u32>), GpuError> {
+        self.need_dm()?;
+        Ok((self.read_per_trial(self.wtot, |c| &c.w2)?, self.read_per_trial(self.wtot, |c| &c.bestc2)?))
+    }
+    /// The boards (candidate per cell).
+    pub fn read_boards(&self) -> Result<Vec<u32>, GpuError> {
+        self.read_per_trial(self.puzzle.cells(), |c| &c.board)
+    }
+    /// The per-trial mismatch counts.
+    pub fn read_violations(&self) -> Result<Vec<u32>, GpuError> {
+        self.read_per_trial(1, |c| &c.viol)
+    }
+
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk, k: Kernel) {
+        let tc = ch.trials as u64;
+        match k {
+            Kernel::Edges => dispatch(enc, &self.pipes.edges, &ch.bg_edges_x, grid(tc * self.dim as u64)),
+            Kernel::Weights => {
+                dispatch(enc, &self.pipes.weights, &ch.bg_weights, grid(tc * self.wtot as u64));
+                if self.cfg.kind == MapKind::Dm {
+                    dispatch(enc, &self.pipes.weights, &ch.bg_weights_plain, grid(tc * self.wtot as u64));
+                }
+            }
+            Kernel::Update => dispatch(enc, &self.pipes.update, &ch.bg_update, grid(tc * self.dim as u64)),
+            Kernel::Mix => dispatch(enc, &self.pipes.mix, &ch.bg_mix, grid(tc * self.dim as u64)),
+            Kernel::Score => {
+                enc.clear_buffer(&ch.viol, 0, None);
+                dispatch(enc, &self.pipes.score, &ch.bg_score, grid(tc * self.joins as u64))
+            }
+        }
+    }
+
+    /// Runs one kernel over the whole batch `reps` times and waits for it.
+    pub fn run_kernel(&self, k: Kernel, reps: usize) -> Result<(), GpuError> {
+        if k == Kernel::Mix {
+            self.need_dm()?;
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..reps {
+            for ch in &self.chunks {
+                self.encode(&mut enc, ch, k);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.wait()
+    }
+
+    /// Bytes of state one kernel reads and writes per trial (the traffic the throughput
+    /// figures are measured in; tables, which stay in cache, are not counted).
+    pub fn kernel_bytes(&self, k: Kernel) -> u64 {
+        let (d, w, n) = (self.dim as u64, self.wtot as u64, self.puzzle.cells() as u64);
+        match k {
+            Kernel::Edges => 4 * (2 * d),
+            // pe and x at four colours per candidate are gathered from cache; count them once.
+            Kernel::Weights => 4 * (2 * d + 2 * w),
+            Kernel::Update => 4 * (3 * d + n),
+            Kernel::Mix => 4 * (2 * d),
+            Kernel::Score => 4 * (n + 1),
+        }
+    }
+
+    /// The passes after the CPU assignment, up to the next weights, plus the copies of
+    /// what the host reads (weights, boards, mismatch counts).
+    fn encode_iteration(&self, enc: &mut wgpu::CommandEncoder) {
+        let dm = self.cfg.kind == MapKind::Dm;
+        for ch in &self.chunks {
+            let tc = ch.trials as u64;
+            if dm {
+                self.encode(enc, ch, Kernel::Mix);
+                dispatch(enc, &self.pipes.edges, &ch.bg_edges_tmp, grid(tc * self.dim as u64));
+            }
+            self.encode(enc, ch, Kernel::Update);
+            self.encode(enc, ch, Kernel::Score);
+            self.encode_weights(enc, ch);
+            enc.copy_buffer_to_buffer(&ch.viol, 0, &ch.st_viol, 0, 4 * tc);
+            enc.copy_buffer_to_buffer(&ch.board, 0, &ch.st_board, 0, 4 * tc * self.puzzle.cells() as u64);
+        }
+    }
+
+    fn encode_weights(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk) {
+        let tc = ch.trials as u64;
+        self.encode(enc, ch, Kernel::Edges);
+        self.encode(enc, ch, Kernel::Weights);
+        let ub = 4 * tc * self.wtot as u64;
+        enc.copy_buffer_to_buffer(&ch.w, 0, &ch.st_w, 0, ub);
+        if self.cfg.kind == MapKind::Dm {
+            enc.copy_buffer_to_buffer(&ch.w2, 0, &ch.st_w2, 0, ub);
+        }
+    }
+
+    /// Reads the staged weights (and with `status` the mismatch counts and boards) of every
+    /// chunk into the host arrays.
+    fn read_staged(
+        &self,
+        w: &mut [f32],
+        w2: &mut [f32],
+        status: Option<(&mut [u32], &mut [u32])>,
+    ) -> Result<(), GpuError> {
+        let (n, wt) = (self.puzzle.cells(), self.wtot);
+        let dm = self.cfg.kind == MapKind::Dm;
+        let (mut viol, mut boards) = match status {
+            Some((v, b)) => (Some(v), Some(b)),
+            None => (None, None),
+        };
+        for ch in &self.chunks {
+            let (lo, hi) = (ch.first, ch.first + ch.trials);
+            let mut reads: Vec<(&wgpu::Buffer, &mut [u8])> =
+                vec![(&ch.st_w, bytemuck::cast_slice_mut(&mut w[lo * wt..hi * wt]))];
+            if dm {
+                reads.push((&ch.st_w2, bytemuck::cast_slice_mut(&mut w2[lo * wt..hi * wt])));
+            }
+            if let (Some(v), Some(b)) = (viol.as_deref_mut(), boards.as_deref_mut()) {
+                reads.push((&ch.st_viol, bytemuck::cast_slice_mut(&mut v[lo..hi])));
+                reads.push((&ch.st_board, bytemuck::cast_slice_mut(&mut b[lo * n..hi * n])));
+            }
+            self.ctx.read_back(&mut reads)?;
+        }
+        Ok(())
+    }
+
+    /// Recomputes `pe` and the weights of the current state and reads the weights.
+    fn refresh(&self, w: &mut [f32], w2: &mut [f32]) -> Result<(), GpuError> {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for ch in &self.chunks {
+            self.encode_weights(&mut enc, ch);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.read_staged(w, w2, None)
+    }
+
+    /// Per-trial fingerprints of the state (for exact limit-cycle detection).
+    fn fingerprints(&self) -> Result<Vec<u64>, GpuError> {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for ch in &self.chunks {
+            enc.clear_buffer(&ch.sums, 0, None);
+            dispatch(&mut enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * self.dim) as u64));
+            enc.copy_buffer_to_buffer(&ch.sums, 0, &ch.st_sums, 0, 8 * ch.trials as u64);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let mut sums = vec![0u32; 2 * self.trials];
+        for ch in &self.chunks {
+            let (lo, hi) = (2 * ch.first, 2 * (ch.first + ch.trials));
+            self.ctx.read_back(&mut [(&ch.st_sums, bytemuck::cast_slice_mut(&mut sums[lo..hi]))])?;
+        }
+        Ok(sums.chunks(2).map(|p| (p[0] as u64) << 32 | p[1] as u64).collect())
+    }
+
+    /// Runs the batch (same stop rules and result as [`crate::map::F1Map::run`]).
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
+        let rounds = Rounds::start();
+        let cfg = self.cfg.clone();
+        let (t_all, n, dim, wt) = (self.trials, self.puzzle.cells(), self.dim, self.wtot);
+        let max_score = self.puzzle.max_score();
+        let dm = cfg.kind == MapKind::Dm;
+        let mut trials: Vec<GTrial> = (0..t_all)
+            .map(|t| GTrial {
+                iterations: 0,
+                best_score: 0,
+                solved_at: None,
+                restarts: 0,
+                hashes: [0; 16],
+                hash_pos: 0,
+                rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
+                warm: false,
+                asg: self.f1.assigners(),
+            })
+            .collect();
+        let mut x0 = vec![0.0f32; dim];
+        for (t, tr) in trials.iter_mut().enumerate() {
+            randomize(&mut x0, &mut tr.rng);
+            self.write_state(t, &x0);
+        }
+        let mut w = vec![0.0f32; t_all * wt];
+        let mut w2 = vec![0.0f32; if dm { t_all * wt } else { 0 }];
+        let mut sel = vec![0u32; t_all * n];
+        let mut sel2 = vec![0u32; t_all * n];
+        let mut viol = vec![0u32; t_all];
+        let mut boards = vec![0u32; t_all * n];
+        let mut best = vec![0u32; t_all * n];
+        let mut active = vec![1u32; t_all];
+        self.refresh(&mut w, &mut w2)?;
+        let f1 = &self.f1;
+        loop {
+            for _ in 0..ROUND {
+                // 1. The assignments, on the CPU.
+                let per = crate::map::chunk_size(t_all);
+                let failed: Vec<usize> = trials
+                    .par_chunks_mut(per)
+                    .zip(sel.par_chunks_mut(per * n))
+                    .zip(sel2.par_chunks_mut(per * n))
+                    .zip(w.par_chunks(per * wt))
+                    .enumerate()
+                    .flat_map_iter(|(ci, (((trs, sels), sels2), ws))| {
+                        let mut bad = Vec::new();
+                        let rows = trs.iter_mut().zip(sels.chunks_mut(n)).zip(sels2.chunks_mut(n)).zip(ws.chunks(wt));
+                        for (i, (((tr, s), s2), wv)) in rows.enumerate() {
+                            if !tr.is_active(cfg.max_iters) {
+                                continue;
+                            }
+                            let t = ci * per + i;
+                            let ok = if dm {
+                                // P_P(y) first, as on the CPU (its duals warm the second solve).
+                                f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.asg, s2, tr.warm)
+                                    .and_then(|()| f1.assign_entries(wv, &mut tr.asg, s, tr.warm))
+                            } else {
+                                f1.assign_entries(wv, &mut tr.asg, s, tr.warm)
+                            };
+                            if ok.is_err() {
+                                bad.push(t);
+                            }
+                        }
+                        bad
+                    })
+                    .collect();
+                if !failed.is_empty() {
+                    // Non-finite weights cannot come from finite states; restart defensively.
+                    for &t in &failed {
+                        trials[t].iterations += 1;
+                        self.restart(t, &mut trials[t], &mut x0);
+                    }
+                    self.refresh(&mut w, &mut w2)?;
+                    continue;
+                }
+                for (a, tr) in active.iter_mut().zip(&trials) {
+                    *a = tr.is_active(cfg.max_iters) as u32;
+                }
+                if active.iter().all(|&a| a == 0) {
+                    break;
+                }
+                // 2. The device passes, one submission; 3. read back.
+                self.write_active(&active);
+                self.write_sel(&sel, false);
+                if dm {
+                    self.write_sel(&sel2, true);
+                }
+                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                self.encode_iteration(&mut enc);
+                self.ctx.queue.submit([enc.finish()]);
+                self.read_staged(&mut w, &mut w2, Some((&mut viol, &mut boards)))?;
+                for (t, tr) in trials.iter_mut().enumerate() {
+                    if active[t] == 0 {
+                        continue;
+                    }
+                    tr.iterations += 1;
+                    tr.warm = cfg.warm_start;
+                    let board = &boards[t * n..(t + 1) * n];
+                    let score = f1.score(board);
+                    if score + viol[t] as usize != max_score {
+                        return Err(GpuError::Device(format!(
+                            "the device counted {} mismatched joins on trial {t}, the CPU {}",
+                            viol[t],
+                            max_score - score
+                        ))
+                        .into());
+                    }
+                    if score > tr.best_score || tr.iterations == 1 {
+                        tr.best_score = score;
+                        best[t * n..(t + 1) * n].copy_from_slice(board);
+                    }
+                    if score == max_score {
+                        let b = Board {
+                            width: self.puzzle.width(),
+                            height: self.puzzle.height(),
+                            cells: f1.placements(board),
+                        };
+                        if verify::check(self.puzzle, &b).valid {
+                            tr.solved_at = Some(tr.iterations);
+                        }
+                    }
+                }
+                if cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
+                    break;
+                }
+            }
+            if cfg.cycle_restart {
+                let h = self.fingerprints()?;
+                let mut restarted = false;
+                for (t, tr) in trials.iter_mut().enumerate() {
+                    if !tr.is_active(cfg.max_iters) || tr.iterations % ROUND != 0 {
+                        continue;
+                    }
+                    if tr.hashes.contains(&h[t]) {
+                        self.restart(t, tr, &mut x0);
+                        restarted = true;
+                    } else {
+                        tr.hashes[tr.hash_pos] = h[t];
+                        tr.hash_pos = (tr.hash_pos + 1) % tr.hashes.len();
+                    }
+                }
+                if restarted {
+                    self.refresh(&mut w, &mut w2)?;
+                }
+            }
+            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+                break;
+            }
+        }
+        let wall_s = rounds.elapsed_s();
+        let board_of = |t: usize| Board {
+            width: self.puzzle.width(),
+            height: self.puzzle.height(),
+            cells: f1.placements(&best[t * n..(t + 1) * n]),
+        };
+        let solution = Rounds::first_solution(&trials).map(|(t, it)| (t, it, board_of(t)));
+        let best_t = Rounds::best_trial(&trials);
+        Ok(MapResult {
+            best: board_of(best_t),
+            best_score: trials[best_t].best_score,
+            max_score,
+            solution,
+            trial_iterations: trials.iter().map(|t| t.iterations).sum(),
+            wall_s,
+            trials: trials
+                .iter()
+                .map(|t| TrialSummary {
+                    iterations: t.iterations,
+                    best_score: t.best_score,
+                    solved_at: t.solved_at,
+                    solved_by: t.solved_at.map(|_| Mechanism::Map),
+                    restarts: t.restarts,
+                    ..Default::default()
+                })
+                .collect(),
+        })
+    }
+
+    fn restart(&self, t: usize, tr: &mut GTrial, x0: &mut [f32]) {
+        randomize(x0, &mut tr.rng);
+        self.write_state(t, x0);
+        tr.warm = false;
+        tr.restarts += 1;
+        tr.hashes = [0; 16];
+    }
+}
+
+struct GTrial {
+    iterations: u64,
+    best_score: usize,
+    solved_at: Option<u64>,
+    restarts: u64,
+    hashes: [u64; 16],
+    hash_pos: usize,
+    rng: Xoshiro256PlusPlus,
+    warm: bool,
+    asg: Assigners,
+}
+
+impl GTrial {
+    fn is_active(&self, max_iters: u64) -> bool {
+        self.solved_at.is_none() && self.iterations < max_iters
+    }
+}
+
+impl TrialView for GTrial {
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn best_score(&self) -> usize {
+        self.best_score
+    }
+    fn solved_at(&self) -> Option<u64> {
+        self.solved_at
+    }
+}
+
+fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
+    x.iter_mut().for_each(|v| *v = rng.random::<f32>());
+}
+
+/// Runs an F1 batch on the device; every reported solution has passed the exact check.
+pub fn solve(
+    ctx: &Arc<GpuContext>,
+    puzzle: &Puzzle,
+    cfg: &MapConfig,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<MapResult, EngineError> {
+    supports(cfg)?;
+    let mut g = F1Gpu::new(ctx.clone(), puzzle, cfg.clone())?;
+    g.run(progress)
+}

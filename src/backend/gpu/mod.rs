@@ -1,0 +1,70 @@
+//! The wgpu backend: WGSL kernels for both formulations, state resident on the device.
+//!
+//! - [`f1`]: the edge projection, the assignment weights, the embed-and-update and the exact
+//!   mismatch count run on the device; the assignments run on the CPU (rayon over trials)
+//!   between two dispatches: weights come up, chosen entries go down.
+//! - [`dc`]: concur, the fused update-and-divide of every constraint, the weight update
+//!   and the argmax readout with its exact violation count all run on the device; per
+//!   iteration only per-trial status (violations) is read back, and a board only when its
+//!   trial improves.
+//!
+//! Every solution is read back and passes [`crate::verify::check`] before it is reported.
+
+pub mod context;
+pub mod dc;
+pub mod f1;
+
+pub use context::{AdapterSummary, GpuContext, adapters};
+
+use super::{Backend, EngineError, GpuError};
+use crate::dc::DcConfig;
+use crate::map::{MapConfig, MapResult, Progress};
+use crate::puzzle::Puzzle;
+use std::sync::Arc;
+
+/// The WGSL sources, one file per kernel family.
+pub const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
+pub const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
+pub const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
+
+/// The GPU backend on one device.
+pub struct GpuBackend {
+    ctx: Arc<GpuContext>,
+}
+
+impl GpuBackend {
+    pub fn new(ctx: Arc<GpuContext>) -> Self {
+        GpuBackend { ctx }
+    }
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> String {
+        format!("gpu: {}", self.ctx.adapter)
+    }
+    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), GpuError> {
+        f1::supports(cfg)
+    }
+    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), GpuError> {
+        dc::supports(cfg)
+    }
+    fn solve_f1(
+        &self,
+        puzzle: &Puzzle,
+        cfg: &MapConfig,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<MapResult, EngineError> {
+        f1::solve(&self.ctx, puzzle, cfg, progress)
+    }
+    fn solve_dc(
+        &self,
+        puzzle: &Puzzle,
+        cfg: &DcConfig,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<MapResult, EngineError> {
+        dc::solve(&self.ctx, puzzle, cfg, progress)
+    }
+}

@@ -1,0 +1,252 @@
+//! The GPU backend against the CPU reference, kernel by kernel, then whole solves.
+//!
+//! Without an adapter these tests print SKIPPED and pass; with `REQUIRE_GPU=1` (CI, on
+//! Mesa's lavapipe) they fail instead. Tolerances: the edge average and the one-colour
+//! projection are exact; sums of products may round differently on the device (fused
+//! multiply-add, another summation order), so they are compared within 1e-5 relative.
+use crate::common::generated;
+use concur::backend::gpu::GpuContext;
+use concur::backend::gpu::f1::{F1Gpu, Kernel};
+use concur::map::{MapConfig, MapKind};
+use concur::project::{EdgeProjection, F1};
+use concur::puzzle::Puzzle;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
+
+/// The shared device, or None (SKIPPED) when there is none and `REQUIRE_GPU` is not 1.
+pub fn gpu(test: &str) -> Option<Arc<GpuContext>> {
+    match GpuContext::shared() {
+        Ok(ctx) => Some(ctx),
+        Err(e) => {
+            assert!(std::env::var("REQUIRE_GPU").as_deref() != Ok("1"), "{test}: REQUIRE_GPU=1 but {e}");
+            eprintln!("SKIPPED {test}: {e}");
+            None
+        }
+    }
+}
+
+const TOL: f32 = 1e-5;
+
+fn close(a: f32, b: f32) -> bool {
+    (a == b) || (a - b).abs() <= TOL * (1.0 + a.abs().max(b.abs()))
+}
+
+fn random_state(len: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..len).map(|_| rng.random::<f32>() * 2.0 - 0.5).collect()
+}
+
+/// Puzzles of several shapes (corner-only classes, rectangles) and batch sizes.
+fn cases() -> Vec<(Puzzle, usize, u64)> {
+    vec![
+        (generated(3, 3, 1).0, 1, 1),
+        (generated(5, 5, 2).0, 3, 2),
+        (generated(6, 4, 3).0, 5, 3),
+        (generated(7, 7, 4).0, 2, 4),
+    ]
+}
+
+fn cfg(kind: MapKind, edge: EdgeProjection, trials: usize, beta: f32) -> MapConfig {
+    MapConfig { kind, edge, trials, beta, ..Default::default() }
+}
+
+#[test]
+fn gpu_edge_projections_equal_the_cpu() {
+    let Some(ctx) = gpu("gpu_edge_projections_equal_the_cpu") else { return };
+    for (p, trials, seed) in cases() {
+        for edge in [EdgeProjection::Average, EdgeProjection::OneColor] {
+            let g = F1Gpu::new(ctx.clone(), &p, cfg(MapKind::Rrr, edge, trials, 0.5)).unwrap();
+            let f1 = g.f1();
+            let x = random_state(trials * f1.dim(), seed);
+            g.write_state(0, &x);
+            g.run_kernel(Kernel::Edges, 1).unwrap();
+            let pe = g.read_edges().unwrap();
+            let mut want = vec![0.0; f1.dim()];
+            for t in 0..trials {
+                f1.project_edges_with(edge, &x[t * f1.dim()..(t + 1) * f1.dim()], &mut want);
+                assert_eq!(&pe[t * f1.dim()..(t + 1) * f1.dim()], &want[..], "{edge:?} trial {t}");
+            }
+        }
+    }
+}
+
+/// CPU reference of the weights kernel: the weights of `a * P_E(x) + b * x`.
+fn cpu_weights(f1: &F1, x: &[f32], a: f32, b: f32) -> (Vec<f32>, Vec<u32>) {
+    let mut pe = vec![0.0; f1.dim()];
+    f1.project_edges(x, &mut pe);
+    let z: Vec<f32> = pe.iter().zip(x).map(|(&p, &x)| a * p + b * x).collect();
+    let mut w = vec![0.0; f1.weight_len()];
+    let mut best = vec![0; f1.weight_len()];
+    f1.piece_weights(&z, &mut w, &mut best);
+    (w, best)
+}
+
+#[test]
+fn gpu_assignment_weights_equal_the_cpu() {
+    let Some(ctx) = gpu("gpu_assignment_weights_equal_the_cpu") else { return };
+    for (p, trials, seed) in cases() {
+        for (kind, beta) in [(MapKind::Rrr, 0.5), (MapKind::Dm, 0.7)] {
+            let g = F1Gpu::new(ctx.clone(), &p, cfg(kind, EdgeProjection::Average, trials, beta)).unwrap();
+            let f1 = g.f1();
+            let (d, wl) = (f1.dim(), f1.weight_len());
+            let x = random_state(trials * d, seed + 10);
+            g.write_state(0, &x);
+            g.run_kernel(Kernel::Edges, 1).unwrap();
+            g.run_kernel(Kernel::Weights, 1).unwrap();
+            let (w, best) = g.read_weights().unwrap();
+            let plain = (kind == MapKind::Dm).then(|| g.read_weights_plain().unwrap());
+            let (a, b) = if kind == MapKind::Rrr { (2.0, -1.0) } else { (1.0 + 1.0 / beta, -1.0 / beta) };
+            for t in 0..trials {
+                let (cw, cb) = cpu_weights(f1, &x[t * d..(t + 1) * d], a, b);
+                for e in 0..wl {
+                    let (gw, gb) = (w[t * wl + e], best[t * wl + e]);
+                    assert!(close(gw, cw[e]), "{kind:?} trial {t} entry {e}: gpu {gw} cpu {}", cw[e]);
+                    if cw[e].is_finite() {
+                        // The argmax may differ only on a near-tie, and then it must reach the max.
+                        assert!(gb == cb[e] || close(gw, cw[e]), "{kind:?} trial {t} entry {e}");
+                    }
+                }
+                if let Some((w2, _)) = &plain {
+                    // P_P(y) of the difference map: the weights of y itself.
+                    let (cw, _) = cpu_weights(f1, &x[t * d..(t + 1) * d], 0.0, 1.0);
+                    for e in 0..wl {
+                        assert!(close(w2[t * wl + e], cw[e]), "plain weights trial {t} entry {e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs the CPU assignment on the device's weights and returns the chosen entries and the
+/// boards they give (candidate per cell).
+fn assign_all(f1: &F1, w: &[f32], best: &[u32], trials: usize) -> (Vec<u32>, Vec<u32>) {
+    let (n, wl) = (f1.cells(), f1.weight_len());
+    let mut sel = vec![0; trials * n];
+    for t in 0..trials {
+        let mut asg = f1.assigners();
+        f1.assign_entries(&w[t * wl..(t + 1) * wl], &mut asg, &mut sel[t * n..(t + 1) * n], false).unwrap();
+    }
+    let boards = sel.iter().enumerate().map(|(i, &e)| best[(i / n) * wl + e as usize]).collect();
+    (sel, boards)
+}
+
+#[test]
+fn gpu_update_and_mix_equal_the_cpu() {
+    let Some(ctx) = gpu("gpu_update_and_mix_equal_the_cpu") else { return };
+    for (p, trials, seed) in cases() {
+        for (kind, beta) in [(MapKind::Rrr, 0.5), (MapKind::Dm, 0.7)] {
+            let g = F1Gpu::new(ctx.clone(), &p, cfg(kind, EdgeProjection::Average, trials, beta)).unwrap();
+            let f1 = g.f1();
+            let d = f1.dim();
+            let x = random_state(trials * d, seed + 20);
+            g.write_state(0, &x);
+            g.run_kernel(Kernel::Edges, 1).unwrap();
+            g.run_kernel(Kernel::Weights, 1).unwrap();
+            let pe = g.read_edges().unwrap();
+            let (w, best) = g.read_weights().unwrap();
+            let (sel, boards) = assign_all(f1, &w, &best, trials);
+            g.write_sel(&sel, false);
+            let boards2 = if kind == MapKind::Dm {
+                let (w2, best2) = g.read_weights_plain().unwrap();
+                let (sel2, boards2) = assign_all(f1, &w2, &best2, trials);
+                g.write_sel(&sel2, true);
+                boards2
+            } else {
+                boards.clone()
+            };
+            let dm = kind == MapKind::Dm;
+            if dm {
+                g.run_kernel(Kernel::Mix, 1).unwrap();
+            } else {
+                assert!(g.run_kernel(Kernel::Mix, 1).is_err(), "RRR has no mix kernel");
+            }
+            let mixed = dm.then(|| g.read_mix().unwrap());
+            g.run_kernel(Kernel::Update, 1).unwrap();
+            let (x2, b2) = (g.read_state().unwrap(), g.read_boards().unwrap());
+            assert_eq!(b2, boards, "the update kernel writes the assigned boards");
+            let inv = 1.0 / beta;
+            let (mut emb, mut emb2) = (vec![0.0; d], vec![0.0; d]);
+            for t in 0..trials {
+                f1.embed(&boards[t * f1.cells()..(t + 1) * f1.cells()], &mut emb);
+                f1.embed(&boards2[t * f1.cells()..(t + 1) * f1.cells()], &mut emb2);
+                for i in 0..d {
+                    let (xi, pi) = (x[t * d + i], pe[t * d + i]);
+                    let want = xi - beta * pi + beta * emb[i];
+                    assert!(close(x2[t * d + i], want), "{kind:?} update trial {t} [{i}]: {} vs {want}", x2[t * d + i]);
+                    if kind == MapKind::Dm {
+                        let want = (1.0 - inv) * emb2[i] + inv * xi;
+                        let got = mixed.as_ref().expect("read for DM")[t * d + i];
+                        assert!(close(got, want), "mix trial {t} [{i}]: {got} vs {want}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_mismatch_counts_are_exact() {
+    let Some(ctx) = gpu("gpu_mismatch_counts_are_exact") else { return };
+    for (p, trials, seed) in cases() {
+        let g = F1Gpu::new(ctx.clone(), &p, cfg(MapKind::Rrr, EdgeProjection::Average, trials, 0.5)).unwrap();
+        let f1 = g.f1();
+        let n = f1.cells();
+        let cands = p.candidates();
+        // Random boards, one random candidate per cell (not permutations: the count is of joins).
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut boards = vec![0u32; trials * n];
+        let mut base = vec![0u32; n + 1];
+        for c in 0..n {
+            base[c + 1] = base[c] + cands.of(c).len() as u32;
+        }
+        for (i, b) in boards.iter_mut().enumerate() {
+            let c = i % n;
+            *b = rng.random_range(base[c]..base[c + 1]);
+        }
+        g.write_boards(&boards);
+        g.run_kernel(Kernel::Score, 1).unwrap();
+        let viol = g.read_violations().unwrap();
+        for t in 0..trials {
+            let score = f1.score(&boards[t * n..(t + 1) * n]);
+            assert_eq!(viol[t] as usize, p.max_score() - score, "trial {t}");
+        }
+    }
+}
+
+#[test]
+fn gpu_batches_split_into_chunks_give_the_same_results() {
+    let Some(ctx) = gpu("gpu_batches_split_into_chunks_give_the_same_results") else { return };
+    let (p, _) = generated(5, 5, 9);
+    let trials = 7;
+    let whole = F1Gpu::new(ctx.clone(), &p, cfg(MapKind::Rrr, EdgeProjection::Average, trials, 0.5)).unwrap();
+    let split =
+        F1Gpu::with_chunk_trials(ctx.clone(), &p, cfg(MapKind::Rrr, EdgeProjection::Average, trials, 0.5), 3).unwrap();
+    assert_eq!(split.chunk_sizes(), vec![3, 3, 1]);
+    let x = random_state(trials * whole.f1().dim(), 5);
+    for g in [&whole, &split] {
+        g.write_state(0, &x);
+        g.run_kernel(Kernel::Edges, 1).unwrap();
+        g.run_kernel(Kernel::Weights, 1).unwrap();
+    }
+    assert_eq!(whole.read_edges().unwrap(), split.read_edges().unwrap());
+    assert_eq!(whole.read_weights().unwrap(), split.read_weights().unwrap());
+}
+
+#[test]
+fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
+    use concur::backend::Backend;
+    use concur::backend::gpu::GpuBackend;
+    let Some(ctx) = gpu("gpu_f1_solves_generated_puzzles_and_every_claim_verifies") else { return };
+    let backend = GpuBackend::new(ctx);
+    for (kind, w, seed) in [(MapKind::Rrr, 5, 21), (MapKind::Dm, 4, 22)] {
+        let (p, _) = generated(w, w, seed);
+        let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, ..Default::default() };
+        let r = backend.solve_f1(&p, &cfg, &mut |_| {}).unwrap();
+        let (t, it, board) = r.solution.unwrap_or_else(|| panic!("{kind:?} {w}x{w} did not solve on the GPU"));
+        assert!(concur::verify::check(&p, &board).valid);
+        assert_eq!(r.trials[t].solved_at, Some(it));
+        eprintln!("gpu {kind:?} {w}x{w}: trial {t} solved at {it} in {:.2} s", r.wall_s);
+    }
+}

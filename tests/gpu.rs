@@ -250,3 +250,234 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
         eprintln!("gpu {kind:?} {w}x{w}: trial {t} solved at {it} in {:.2} s", r.wall_s);
     }
 }
+
+mod dc_kernels {
+    use super::{close, generated, gpu, random_state};
+    use concur::backend::gpu::dc::{DcGpu, Kernel};
+    use concur::dc::{DcConfig, DivideScratch, Layout, Weights, project};
+    use concur::map::MapKind;
+    use concur::puzzle::Puzzle;
+
+    fn cases() -> Vec<(Puzzle, usize, u64)> {
+        vec![(generated(3, 3, 5).0, 1, 1), (generated(5, 5, 6).0, 3, 2), (generated(6, 4, 7).0, 2, 3)]
+    }
+
+    fn config(kind: MapKind, weights: Weights, trials: usize) -> DcConfig {
+        DcConfig { kind, weights, trials, beta: 0.7, gamma: 0.1, ..Default::default() }
+    }
+
+    /// A random batch state: slot values, their divide projection, random positive weights.
+    fn state(l: &Layout, trials: usize, seed: u64, adaptive: bool) -> (Vec<f32>, Vec<u32>, Vec<f32>) {
+        let x = random_state(trials * l.slots(), seed);
+        let mut chosen = vec![0u32; trials * l.choices()];
+        let mut div = DivideScratch::new(l);
+        for t in 0..trials {
+            let xs = &x[t * l.slots()..(t + 1) * l.slots()];
+            project::divide(l, xs, &mut chosen[t * l.choices()..(t + 1) * l.choices()], &mut div, &mut [], false)
+                .unwrap();
+        }
+        let lambda = if adaptive {
+            random_state(trials * l.constraints(), seed + 1).iter().map(|v| 0.2 + v.abs()).collect()
+        } else {
+            vec![1.0; trials * l.constraints()]
+        };
+        (x, chosen, lambda)
+    }
+
+    /// The divide projection of one trial's slot values on the CPU, with its objective per
+    /// constraint (the chosen value, or the pair's sum), for comparing up to near-ties.
+    fn objective(l: &Layout, z: &[f32], chosen: &[u32], k: usize) -> f32 {
+        chosen[l.choice_range(k)].iter().map(|&s| z[s as usize]).sum()
+    }
+
+    #[test]
+    fn gpu_concur_equals_the_cpu() {
+        let Some(ctx) = gpu("gpu_concur_equals_the_cpu") else { return };
+        for (p, trials, seed) in cases() {
+            for kind in [MapKind::Rrr, MapKind::Dm] {
+                for weights in [Weights::Uniform, Weights::Adaptive] {
+                    let cfg = config(kind, weights, trials);
+                    let g = DcGpu::new(ctx.clone(), &p, cfg.clone()).unwrap();
+                    let l = g.layout();
+                    let (x, chosen, lambda) = state(l, trials, seed, weights == Weights::Adaptive);
+                    g.write_state(0, &x, &chosen, &lambda);
+                    g.run_kernel(Kernel::Concur, 1).unwrap();
+                    let (m, ca) = g.read_concur().unwrap();
+                    let (s, v, nc, nk) = (l.slots(), l.vars(), l.choices(), l.constraints());
+                    let inv = 1.0 / cfg.beta;
+                    for t in 0..trials {
+                        let xs = &x[t * s..(t + 1) * s];
+                        let mut pb = vec![0.0; s];
+                        project::expand(&chosen[t * nc..(t + 1) * nc], &mut pb);
+                        let z: Vec<f32> = match kind {
+                            MapKind::Rrr => pb.iter().zip(xs).map(|(&b, &x)| 2.0 * b - x).collect(),
+                            MapKind::Dm => pb.iter().zip(xs).map(|(&b, &x)| (1.0 + inv) * b - inv * x).collect(),
+                        };
+                        let lam = (weights == Weights::Adaptive).then(|| &lambda[t * nk..(t + 1) * nk]);
+                        let mut want = vec![0.0; v];
+                        project::concur(l, &z, lam, &mut want);
+                        for j in 0..v {
+                            assert!(
+                                close(m[t * v + j], want[j]),
+                                "{kind:?} {weights:?} m[{j}]: {} vs {}",
+                                m[t * v + j],
+                                want[j]
+                            );
+                        }
+                        if let Some(ca) = &ca {
+                            project::concur(l, xs, lam, &mut want);
+                            for j in 0..v {
+                                assert!(close(ca[t * v + j], want[j]), "ca[{j}]");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_update_and_divide_equal_the_cpu() {
+        let Some(ctx) = gpu("gpu_update_and_divide_equal_the_cpu") else { return };
+        for (p, trials, seed) in cases() {
+            for kind in [MapKind::Rrr, MapKind::Dm] {
+                for weights in [Weights::Uniform, Weights::Adaptive] {
+                    let cfg = config(kind, weights, trials);
+                    let g = DcGpu::new(ctx.clone(), &p, cfg.clone()).unwrap();
+                    let l = g.layout();
+                    let (s, v, nc, nk) = (l.slots(), l.vars(), l.choices(), l.constraints());
+                    let (x, chosen, lambda) = state(l, trials, seed + 3, false);
+                    let m = random_state(trials * v, seed + 4);
+                    let ca = random_state(trials * v, seed + 5);
+                    g.write_state(0, &x, &chosen, &lambda);
+                    g.write_concur(&m, Some(&ca));
+                    g.run_kernel(Kernel::Divide, 1).unwrap();
+                    let (gx, gch, _) = g.read_state().unwrap();
+                    let gerr = (weights == Weights::Adaptive).then(|| g.read_errors().unwrap());
+                    let (beta, inv) = (cfg.beta, 1.0 / cfg.beta);
+                    let mut div = DivideScratch::new(l);
+                    for t in 0..trials {
+                        let xs = &x[t * s..(t + 1) * s];
+                        let ms = &m[t * v..(t + 1) * v];
+                        // P_b on this step: the old chosen slots (RRR), or P_b(f_a(y)) (DM).
+                        let pick: Vec<u32> = match kind {
+                            MapKind::Rrr => chosen[t * nc..(t + 1) * nc].to_vec(),
+                            MapKind::Dm => {
+                                let fa: Vec<f32> = (0..s)
+                                    .map(|i| (1.0 - inv) * ca[t * v + l.slot_var()[i] as usize] + inv * xs[i])
+                                    .collect();
+                                let mut out = vec![0; nc];
+                                project::divide(l, &fa, &mut out, &mut div, &mut [], false).unwrap();
+                                out
+                            }
+                        };
+                        let mut pb = vec![0.0; s];
+                        project::expand(&pick, &mut pb);
+                        let want: Vec<f32> =
+                            (0..s).map(|i| xs[i] + beta * ms[l.slot_var()[i] as usize] - beta * pb[i]).collect();
+                        for i in 0..s {
+                            assert!(close(gx[t * s + i], want[i]), "{kind:?} x[{i}]: {} vs {}", gx[t * s + i], want[i]);
+                        }
+                        // P_b of the new x: the same choice, or one of equal objective (a near-tie).
+                        let mut cpu = vec![0; nc];
+                        project::divide(l, &want, &mut cpu, &mut div, &mut [], false).unwrap();
+                        let gc = &gch[t * nc..(t + 1) * nc];
+                        for k in 0..nk {
+                            let (a, b) = (objective(l, &want, gc, k), objective(l, &want, &cpu, k));
+                            assert!(
+                                gc[l.choice_range(k)] == cpu[l.choice_range(k)] || close(a, b),
+                                "{kind:?} constraint {k}: {a} vs {b}"
+                            );
+                        }
+                        if let Some(e) = &gerr {
+                            for k in 0..nk {
+                                let q = l.choice_range(k);
+                                if q.is_empty() {
+                                    continue;
+                                }
+                                let r = l.con_range(k);
+                                let e2: f32 = r.map(|i| (ms[l.slot_var()[i] as usize] - pb[i]).powi(2)).sum();
+                                let want = (e2.max(0.0) / q.len() as f32).sqrt();
+                                assert!((e[t * nk + k] - want).abs() <= 1e-4 * (1.0 + want), "err[{k}]");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_adaptive_weights_equal_the_cpu_rule() {
+        let Some(ctx) = gpu("gpu_adaptive_weights_equal_the_cpu_rule") else { return };
+        let (p, _) = generated(5, 5, 8);
+        let trials = 3;
+        let g = DcGpu::new(ctx.clone(), &p, config(MapKind::Rrr, Weights::Adaptive, trials)).unwrap();
+        let l = g.layout();
+        let nk = l.constraints();
+        let (x, chosen, lambda) = state(l, trials, 9, true);
+        let err: Vec<f32> = random_state(trials * nk, 10).iter().map(|v| v.abs()).collect();
+        g.write_state(0, &x, &chosen, &lambda);
+        g.write_errors(&err);
+        g.run_kernel(Kernel::Adapt, 1).unwrap();
+        let (_, _, got) = g.read_state().unwrap();
+        for t in 0..trials {
+            let e = &err[t * nk..(t + 1) * nk];
+            let mean = e.iter().sum::<f32>() / nk as f32;
+            for k in 0..nk {
+                let l0 = lambda[t * nk + k];
+                let want = (l0 + 0.1 * (e[k] / mean - l0)).max(1e-3);
+                assert!(close(got[t * nk + k], want), "lambda[{k}]: {} vs {want}", got[t * nk + k]);
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_readout_and_violation_counts_are_exact() {
+        let Some(ctx) = gpu("gpu_readout_and_violation_counts_are_exact") else { return };
+        for (p, trials, seed) in cases() {
+            let g = DcGpu::new(ctx.clone(), &p, config(MapKind::Rrr, Weights::Uniform, trials)).unwrap();
+            let l = g.layout();
+            let (v, n) = (l.vars(), l.cells());
+            let m = random_state(trials * v, seed);
+            g.write_concur(&m, None);
+            g.run_kernel(Kernel::Readout, 1).unwrap();
+            let (boards, status) = g.read_readout().unwrap();
+            let mut want = vec![0u32; n];
+            let mut seen = vec![false; n];
+            for t in 0..trials {
+                l.argmax_board(&m[t * v..(t + 1) * v], &mut want);
+                assert_eq!(&boards[t * n..(t + 1) * n], &want[..], "trial {t} board");
+                let mut uses = vec![0u32; n];
+                for &j in &want {
+                    uses[l.cand_piece()[j as usize] as usize] += 1;
+                }
+                let extra: u32 = uses.iter().map(|&u| u.saturating_sub(1)).sum();
+                assert_eq!(status[2 * t + 1], extra, "trial {t} extra uses");
+                assert_eq!(extra == 0, l.is_permutation(&want, &mut seen));
+                assert_eq!(status[2 * t] as usize, p.max_score() - l.score(&want), "trial {t} mismatches");
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_dc_solves_generated_puzzles_and_every_claim_verifies() {
+        use concur::backend::Backend;
+        use concur::backend::gpu::GpuBackend;
+        let Some(ctx) = gpu("gpu_dc_solves_generated_puzzles_and_every_claim_verifies") else { return };
+        let backend = GpuBackend::new(ctx);
+        for (kind, weights, w) in [
+            (MapKind::Rrr, Weights::Uniform, 4),
+            (MapKind::Rrr, Weights::Adaptive, 4),
+            (MapKind::Dm, Weights::Uniform, 4),
+        ] {
+            let (p, _) = generated(w, w, 31);
+            let cfg = DcConfig { kind, weights, trials: 8, max_iters: 5_000, seed: 2, ..Default::default() };
+            let r = backend.solve_dc(&p, &cfg, &mut |_| {}).unwrap();
+            let (t, it, board) =
+                r.solution.unwrap_or_else(|| panic!("dc {kind:?} {weights:?} {w}x{w} did not solve on the GPU"));
+            assert!(concur::verify::check(&p, &board).valid);
+            eprintln!("gpu dc {kind:?} {weights:?} {w}x{w}: trial {t} solved at {it} in {:.2} s", r.wall_s);
+        }
+    }
+}

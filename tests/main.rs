@@ -10,3 +10,4 @@ mod local;
 mod maps;
 mod propagate;
 mod search;
+mod shaders;

@@ -364,6 +364,11 @@ impl Layout {
         let k1 = self.colors + 1;
         &self.side_grp[(c * 4 + s) * k1..(c * 4 + s + 1) * k1]
     }
+    /// The colour-group offsets of every cell side, flat (`cells * 4 * (K + 1)`; see
+    /// [`Layout::side_groups`]).
+    pub fn side_grp(&self) -> &[u32] {
+        &self.side_grp
+    }
     /// Local candidate indices of every cell side, grouped by colour (see
     /// [`Layout::side_groups`]).
     pub fn side_sorted(&self) -> &[u32] {

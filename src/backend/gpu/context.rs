@@ -6,7 +6,7 @@
 //! [`super::f1`] and [`super::dc`]; per iteration only per-trial status travels.
 
 use super::GpuError;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// Threads per workgroup of every element-wise kernel (the shaders say the same).
 pub const WORKGROUP: u32 = 256;
@@ -123,10 +123,8 @@ impl GpuContext {
     /// One device per process, opened on first use (the default adapter). The error is kept
     /// too, so a machine without a GPU answers at once after the first try.
     pub fn shared() -> Result<Arc<GpuContext>, GpuError> {
-        static SHARED: OnceLock<Mutex<Option<Result<Arc<GpuContext>, GpuError>>>> = OnceLock::new();
-        let cell = SHARED.get_or_init(|| Mutex::new(None));
-        let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
-        guard.get_or_insert_with(|| GpuContext::new(None).map(Arc::new)).clone()
+        static SHARED: OnceLock<Result<Arc<GpuContext>, GpuError>> = OnceLock::new();
+        SHARED.get_or_init(|| GpuContext::new(None).map(Arc::new)).clone()
     }
 
     /// The shared device for the default adapter, or a new one for a named adapter.

@@ -1,18 +1,730 @@
-//! placeholder
-use super::context::GpuContext;
+//! Divide and concur on the GPU: `shaders/dc.wgsl`.
+//!
+//! The whole iteration runs on the device: `concur` (one thread per variable), `divide`
+//! (one workgroup per constraint: the update `x += beta (m - P_b x)` fused with the next
+//! divide, as on the CPU), `adapt` (adaptive weights) and `readout` (per-cell argmax board
+//! and its exact violation count). Per iteration the host reads two `u32` per trial
+//! (mismatched joins, pieces used more than once); it copies a board up only when its
+//! trial improves or claims a solution, rescoring it exactly, and verifies every claimed
+//! solution with [`verify::check`]. At the end of each round of [`ROUND`] iterations it
+//! reads the concur values once for the assignment readout (the best permutation board, as
+//! the CPU backend does) and fingerprints the state for exact limit cycles.
+//!
+//! Plain layout only (cell, piece and join constraints); the hybrid layout's assignment
+//! constraint and the every-iteration assignment readout run on the CPU backend.
+
+use super::context::{GpuContext, dispatch, grid, groups_grid};
+use super::f1::HashParams;
+use super::{DC_WGSL, HASH_WGSL};
+use crate::assign::Assigner;
 use crate::backend::{EngineError, GpuError};
-use crate::dc::DcConfig;
-use crate::map::{MapResult, Progress};
-use crate::puzzle::Puzzle;
+use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
+use crate::map::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, TrialSummary, TrialView, trial_seed};
+use crate::puzzle::{Board, Puzzle};
+use crate::verify;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
 use std::sync::Arc;
-pub fn supports(_cfg: &DcConfig) -> Result<(), GpuError> {
-    Err(GpuError::Unsupported("dc".into()))
+
+/// The readout keeps per-piece counts in workgroup memory: boards up to this many cells.
+pub const MAX_CELLS: usize = 1024;
+/// Adaptive weights never fall below this (as on the CPU).
+const MIN_WEIGHT: f32 = 1e-3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    trials: u32,
+    vars: u32,
+    slots: u32,
+    cons: u32,
+    choices: u32,
+    cells: u32,
+    colors: u32,
+    first_join: u32,
+    dm: u32,
+    adaptive: u32,
+    pad0: u32,
+    pad1: u32,
+    beta: f32,
+    inv: f32,
+    gamma: f32,
+    min_weight: f32,
 }
+
+/// What the GPU backend cannot do for divide and concur (these run on the CPU backend).
+pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
+    if cfg.hybrid {
+        return Err(GpuError::Unsupported("--hybrid (the assignment constraint) runs on the cpu backend".into()));
+    }
+    if cfg.readout == Readout::Assignment {
+        return Err(GpuError::Unsupported("--readout assignment runs on the cpu backend".into()));
+    }
+    Ok(())
+}
+
+/// One kernel of the family, for tests and benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Concur,
+    Divide,
+    Adapt,
+    Readout,
+}
+
+struct Pipelines {
+    concur: wgpu::ComputePipeline,
+    divide: wgpu::ComputePipeline,
+    adapt: wgpu::ComputePipeline,
+    readout: wgpu::ComputePipeline,
+    hash: wgpu::ComputePipeline,
+}
+
+struct Chunk {
+    first: usize,
+    trials: usize,
+    x: wgpu::Buffer,
+    chosen: wgpu::Buffer,
+    lambda: wgpu::Buffer,
+    m: wgpu::Buffer,
+    ca: wgpu::Buffer,
+    err: wgpu::Buffer,
+    board: wgpu::Buffer,
+    status: wgpu::Buffer,
+    live: wgpu::Buffer,
+    sums: wgpu::Buffer,
+    st_status: wgpu::Buffer,
+    st_board: wgpu::Buffer,
+    st_sums: wgpu::Buffer,
+    bg_main: wgpu::BindGroup,
+    bg_concur: wgpu::BindGroup,
+    bg_adapt: wgpu::BindGroup,
+    bg_readout: wgpu::BindGroup,
+    bg_hash: wgpu::BindGroup,
+    bg_hash_lambda: wgpu::BindGroup,
+}
+
+/// Slot values, chosen slots and constraint weights of every trial, trial-major.
+pub type DcState = (Vec<f32>, Vec<u32>, Vec<f32>);
+
+/// The divide-and-concur batch on the device.
+pub struct DcGpu<'a> {
+    ctx: Arc<GpuContext>,
+    puzzle: &'a Puzzle,
+    layout: Layout,
+    cfg: DcConfig,
+    pipes: Pipelines,
+    chunks: Vec<Chunk>,
+    trials: usize,
+    _tables: Vec<wgpu::Buffer>,
+}
+
+impl<'a> DcGpu<'a> {
+    pub fn new(ctx: Arc<GpuContext>, puzzle: &'a Puzzle, cfg: DcConfig) -> Result<Self, EngineError> {
+        Self::with_chunk_trials(ctx, puzzle, cfg, usize::MAX)
+    }
+
+    /// Like [`DcGpu::new`] with at most `chunk` trials per chunk.
+    pub fn with_chunk_trials(
+        ctx: Arc<GpuContext>,
+        puzzle: &'a Puzzle,
+        cfg: DcConfig,
+        chunk: usize,
+    ) -> Result<Self, EngineError> {
+        supports(&cfg)?;
+        if puzzle.cells() > MAX_CELLS {
+            return Err(GpuError::Unsupported(format!(
+                "boards of more than {MAX_CELLS} cells ({} here)",
+                puzzle.cells()
+            ))
+            .into());
+        }
+        let layout = Layout::new(puzzle, false);
+        layout.check_feasible()?;
+        let trials = cfg.trials.max(1);
+        let (s, v, c, nc, n) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices(), layout.cells());
+        let per_trial = 4 * s.max(v).max(c).max(nc) as u64;
+        let limit = ctx.max_binding.min(ctx.max_buffer);
+        if per_trial > limit {
+            return Err(GpuError::Unsupported(format!(
+                "one trial needs {per_trial} bytes in one binding; the adapter allows {limit}"
+            ))
+            .into());
+        }
+        let per_chunk = ((limit / per_trial) as usize).min(chunk).clamp(1, trials);
+        let module = ctx.module("dc", DC_WGSL);
+        let hash = ctx.module("hash", HASH_WGSL);
+        let pipes = Pipelines {
+            concur: ctx.pipeline(&module, "concur"),
+            divide: ctx.pipeline(&module, "divide"),
+            adapt: ctx.pipeline(&module, "adapt"),
+            readout: ctx.pipeline(&module, "readout"),
+            hash: ctx.pipeline(&hash, "fingerprint"),
+        };
+        let joins: Vec<u32> = layout.joins().iter().flatten().copied().collect();
+        let tables = vec![
+            ctx.storage("slot_var", layout.slot_var()),
+            ctx.storage("var_off", layout.var_off()),
+            ctx.storage("var_slot", layout.var_slot()),
+            ctx.storage("var_con", layout.var_con()),
+            ctx.storage("con_off", layout.con_off()),
+            ctx.storage("choice_off", layout.choice_off()),
+            ctx.storage("cell_off", layout.cell_off()),
+            ctx.storage("cand_piece", layout.cand_piece()),
+            ctx.storage("cand_colors", layout.cand_colors()),
+            ctx.storage("side_grp", layout.side_grp()),
+            ctx.storage("side_sorted", layout.side_sorted()),
+            ctx.storage("joins", &joins),
+        ];
+        let dm = cfg.kind == MapKind::Dm;
+        let adaptive = cfg.weights == Weights::Adaptive;
+        let mut chunks = Vec::new();
+        let mut first = 0;
+        while first < trials {
+            let tc = per_chunk.min(trials - first);
+            let params = Params {
+                trials: tc as u32,
+                vars: v as u32,
+                slots: s as u32,
+                cons: c as u32,
+                choices: nc as u32,
+                cells: n as u32,
+                colors: layout.colors() as u32,
+                first_join: layout.first_join() as u32,
+                dm: dm as u32,
+                adaptive: adaptive as u32,
+                pad0: 0,
+                pad1: 0,
+                beta: cfg.beta,
+                inv: 1.0 / cfg.beta,
+                gamma: cfg.gamma,
+                min_weight: MIN_WEIGHT,
+            };
+            let p = ctx.uniform("dc params", &params);
+            let p_hash = ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: s as u32, pad0: 0, pad1: 0 });
+            let p_hash_l = ctx.uniform("p_hash_l", &HashParams { trials: tc as u32, len: c as u32, pad0: 0, pad1: 0 });
+            let t4 = 4 * tc as u64;
+            let x = ctx.zeroed("x", t4 * s as u64);
+            let chosen = ctx.zeroed("chosen", t4 * nc as u64);
+            let lambda = ctx.storage("lambda", &vec![1.0f32; tc * c]);
+            let m = ctx.zeroed("m", t4 * v as u64);
+            let ca = ctx.zeroed("ca", if dm { t4 * v as u64 } else { 4 });
+            let err = ctx.zeroed("err", if adaptive { t4 * c as u64 } else { 4 });
+            let board = ctx.zeroed("board", t4 * n as u64);
+            let status = ctx.zeroed("status", 2 * t4);
+            let live = ctx.storage("live", &vec![1u32; tc]);
+            let sums = ctx.zeroed("sums", 2 * t4);
+            let tb = |i: usize| &tables[i];
+            let bg_main = ctx.bind(
+                &pipes.divide,
+                &[
+                    (0, &p),
+                    (1, &x),
+                    (2, &chosen),
+                    (4, &m),
+                    (5, &ca),
+                    (6, &err),
+                    (9, &live),
+                    (10, tb(0)),
+                    (14, tb(4)),
+                    (15, tb(5)),
+                    (16, tb(6)),
+                    (17, tb(7)),
+                    (19, tb(9)),
+                    (20, tb(10)),
+                    (21, tb(11)),
+                ],
+            );
+            let bg_concur = ctx.bind(
+                &pipes.concur,
+                &[
+                    (0, &p),
+                    (1, &x),
+                    (2, &chosen),
+                    (3, &lambda),
+                    (4, &m),
+                    (5, &ca),
+                    (11, tb(1)),
+                    (12, tb(2)),
+                    (13, tb(3)),
+                    (15, tb(5)),
+                ],
+            );
+            let bg_adapt = ctx.bind(&pipes.adapt, &[(0, &p), (3, &lambda), (6, &err), (9, &live)]);
+            let bg_readout = ctx.bind(
+                &pipes.readout,
+                &[(0, &p), (4, &m), (7, &board), (8, &status), (16, tb(6)), (17, tb(7)), (18, tb(8)), (21, tb(11))],
+            );
+            let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
+            let bg_hash_lambda = ctx.bind(&pipes.hash, &[(0, &p_hash_l), (1, &lambda), (2, &sums)]);
+            chunks.push(Chunk {
+                first,
+                trials: tc,
+                st_status: ctx.staging("st_status", 2 * t4),
+                st_board: ctx.staging("st_board", t4 * n as u64),
+                st_sums: ctx.staging("st_sums", 2 * t4),
+                x,
+                chosen,
+                lambda,
+                m,
+                ca,
+                err,
+                board,
+                status,
+                live,
+                sums,
+                bg_main,
+                bg_concur,
+                bg_adapt,
+                bg_readout,
+                bg_hash,
+                bg_hash_lambda,
+            });
+            first += tc;
+        }
+        Ok(DcGpu { ctx, puzzle, layout, cfg, pipes, chunks, trials, _tables: tables })
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn chunk_sizes(&self) -> Vec<usize> {
+        self.chunks.iter().map(|c| c.trials).collect()
+    }
+
+    fn write<T: bytemuck::Pod>(&self, first: usize, data: &[T], per: usize, buf: impl Fn(&Chunk) -> &wgpu::Buffer) {
+        let count = data.len() / per.max(1);
+        for ch in &self.chunks {
+            let lo = first.max(ch.first);
+            let hi = (first + count).min(ch.first + ch.trials);
+            if lo < hi {
+                let off = ((lo - ch.first) * per * std::mem::size_of::<T>()) as u64;
+                self.ctx.queue.write_buffer(
+                    buf(ch),
+                    off,
+                    bytemuck::cast_slice(&data[(lo - first) * per..(hi - first) * per]),
+                );
+            }
+        }
+    }
+
+    fn read<T: bytemuck::Pod + Default>(
+        &self,
+        per: usize,
+        buf: impl Fn(&Chunk) -> &wgpu::Buffer,
+    ) -> Result<Vec<T>, GpuError> {
+        let mut out = vec![T::default(); self.trials * per];
+        for ch in &self.chunks {
+            let bytes = (ch.trials * per * std::mem::size_of::<T>()) as u64;
+            let st = self.ctx.staging("read", bytes);
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(buf(ch), 0, &st, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let dst = &mut out[ch.first * per..(ch.first + ch.trials) * per];
+            self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(dst))])?;
+        }
+        Ok(out)
+    }
+
+    /// Writes slot values, chosen slots and weights of trials `first..`.
+    pub fn write_state(&self, first: usize, x: &[f32], chosen: &[u32], lambda: &[f32]) {
+        let l = &self.layout;
+        self.write(first, x, l.slots(), |c| &c.x);
+        self.write(first, chosen, l.choices(), |c| &c.chosen);
+        self.write(first, lambda, l.constraints(), |c| &c.lambda);
+    }
+    /// Writes the concur point (for testing the divide kernel on its own); `ca` (`P_a(y)`) is
+    /// kept by the difference map only.
+    pub fn write_concur(&self, m: &[f32], ca: Option<&[f32]>) {
+        let v = self.layout.vars();
+        self.write(0, m, v, |c| &c.m);
+        if let (Some(ca), MapKind::Dm) = (ca, self.cfg.kind) {
+            self.write(0, ca, v, |c| &c.ca);
+        }
+    }
+    /// Writes the per-constraint errors (for testing the adapt kernel on its own).
+    pub fn write_errors(&self, err: &[f32]) {
+        self.write(0, err, self.layout.constraints(), |c| &c.err);
+    }
+    fn write_live(&self, live: &[u32]) {
+        self.write(0, live, 1, |c| &c.live);
+    }
+
+    pub fn read_state(&self) -> Result<DcState, GpuError> {
+        let l = &self.layout;
+        Ok((
+            self.read(l.slots(), |c| &c.x)?,
+            self.read(l.choices(), |c| &c.chosen)?,
+            self.read(l.constraints(), |c| &c.lambda)?,
+        ))
+    }
+    /// The concur point `m` and (difference map) `P_a(y)`.
+    pub fn read_concur(&self) -> Result<(Vec<f32>, Option<Vec<f32>>), GpuError> {
+        let v = self.layout.vars();
+        let ca = if self.cfg.kind == MapKind::Dm { Some(self.read(v, |c| &c.ca)?) } else { None };
+        Ok((self.read(v, |c| &c.m)?, ca))
+    }
+    /// Per-constraint errors of the last divide (adaptive weights only).
+    pub fn read_errors(&self) -> Result<Vec<f32>, GpuError> {
+        if self.cfg.weights != Weights::Adaptive {
+            return Err(GpuError::Unsupported("errors are kept with adaptive weights only".into()));
+        }
+        self.read(self.layout.constraints(), |c| &c.err)
+    }
+    /// Readout boards and per-trial (mismatched joins, extra piece uses).
+    pub fn read_readout(&self) -> Result<(Vec<u32>, Vec<u32>), GpuError> {
+        Ok((self.read(self.layout.cells(), |c| &c.board)?, self.read(2, |c| &c.status)?))
+    }
+
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk, k: Kernel) {
+        let tc = ch.trials as u64;
+        let l = &self.layout;
+        match k {
+            Kernel::Concur => dispatch(enc, &self.pipes.concur, &ch.bg_concur, grid(tc * l.vars() as u64)),
+            Kernel::Divide => dispatch(enc, &self.pipes.divide, &ch.bg_main, groups_grid(tc * l.constraints() as u64)),
+            Kernel::Adapt => dispatch(enc, &self.pipes.adapt, &ch.bg_adapt, groups_grid(tc)),
+            Kernel::Readout => dispatch(enc, &self.pipes.readout, &ch.bg_readout, groups_grid(tc)),
+        }
+    }
+
+    /// Runs one kernel over the whole batch `reps` times and waits.
+    pub fn run_kernel(&self, k: Kernel, reps: usize) -> Result<(), GpuError> {
+        if k == Kernel::Adapt && self.cfg.weights != Weights::Adaptive {
+            return Err(GpuError::Unsupported("the adapt kernel belongs to adaptive weights".into()));
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..reps {
+            for ch in &self.chunks {
+                self.encode(&mut enc, ch, k);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.wait()
+    }
+
+    /// Runs `reps` whole iterations (concur, divide, adapt, readout) and waits.
+    pub fn run_iterations(&self, reps: usize) -> Result<(), GpuError> {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..reps {
+            for ch in &self.chunks {
+                self.encode_iteration(&mut enc, ch);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.wait()
+    }
+
+    /// Bytes of per-trial state one kernel moves (tables, shared by all trials, excluded).
+    pub fn kernel_bytes(&self, k: Kernel) -> u64 {
+        let l = &self.layout;
+        let (s, v, c, nc, n) =
+            (l.slots() as u64, l.vars() as u64, l.constraints() as u64, l.choices() as u64, l.cells() as u64);
+        let dm = self.cfg.kind == MapKind::Dm;
+        let adaptive = self.cfg.weights == Weights::Adaptive;
+        match k {
+            // x read per slot, chosen checked per slot, lambda per slot, m (and ca) written.
+            Kernel::Concur => 4 * (s + nc + if adaptive { s } else { 0 } + v * if dm { 2 } else { 1 }),
+            // x read and written, m gathered per slot (twice with ca), chosen read and written.
+            Kernel::Divide => 4 * (2 * s + s * if dm { 2 } else { 1 } + 2 * nc + if adaptive { c } else { 0 }),
+            Kernel::Adapt => 4 * (3 * c),
+            Kernel::Readout => 4 * (v + n + 2),
+        }
+    }
+
+    fn encode_iteration(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk) {
+        self.encode(enc, ch, Kernel::Concur);
+        self.encode(enc, ch, Kernel::Divide);
+        if self.cfg.weights == Weights::Adaptive {
+            self.encode(enc, ch, Kernel::Adapt);
+        }
+        self.encode(enc, ch, Kernel::Readout);
+    }
+
+    fn fingerprints(&self) -> Result<Vec<u64>, GpuError> {
+        let l = &self.layout;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for ch in &self.chunks {
+            enc.clear_buffer(&ch.sums, 0, None);
+            dispatch(&mut enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * l.slots()) as u64));
+            if self.cfg.weights == Weights::Adaptive {
+                dispatch(&mut enc, &self.pipes.hash, &ch.bg_hash_lambda, grid((ch.trials * l.constraints()) as u64));
+            }
+            enc.copy_buffer_to_buffer(&ch.sums, 0, &ch.st_sums, 0, 8 * ch.trials as u64);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let mut sums = vec![0u32; 2 * self.trials];
+        for ch in &self.chunks {
+            let r = 2 * ch.first..2 * (ch.first + ch.trials);
+            self.ctx.read_back(&mut [(&ch.st_sums, bytemuck::cast_slice_mut(&mut sums[r]))])?;
+        }
+        Ok(sums.chunks(2).map(|p| (p[0] as u64) << 32 | p[1] as u64).collect())
+    }
+
+    /// Copies the boards of `which` trials up (one copy per trial into the staging buffer).
+    fn read_boards(&self, which: &[usize], out: &mut [u32]) -> Result<(), GpuError> {
+        let n = self.layout.cells();
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for &t in which {
+            let ch = self.chunk_of(t);
+            let off = (4 * (t - ch.first) * n) as u64;
+            enc.copy_buffer_to_buffer(&ch.board, off, &ch.st_board, off, 4 * n as u64);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        for ch in &self.chunks {
+            if !which.iter().any(|&t| t >= ch.first && t < ch.first + ch.trials) {
+                continue;
+            }
+            let dst = &mut out[ch.first * n..(ch.first + ch.trials) * n];
+            self.ctx.read_back(&mut [(&ch.st_board, bytemuck::cast_slice_mut(dst))])?;
+        }
+        Ok(())
+    }
+
+    fn chunk_of(&self, t: usize) -> &Chunk {
+        let i = self.chunks.partition_point(|c| c.first + c.trials <= t);
+        &self.chunks[i]
+    }
+
+    /// A fresh start for a trial: random slot values, unit weights, `P_b(x)` (on the CPU).
+    fn start(
+        &self,
+        tr: &mut GTrial,
+        x: &mut [f32],
+        chosen: &mut [u32],
+        div: &mut DivideScratch,
+    ) -> Result<(), EngineError> {
+        x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
+        tr.hashes = [0; 16];
+        project::divide(&self.layout, x, chosen, div, &mut [], false)?;
+        Ok(())
+    }
+
+    /// Runs the batch (same stop rules and result as [`crate::dc::DcMap::run`]).
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
+        let rounds = Rounds::start();
+        let cfg = self.cfg.clone();
+        let l = &self.layout;
+        let (t_all, s, nc, nk, n, v) = (self.trials, l.slots(), l.choices(), l.constraints(), l.cells(), l.vars());
+        let max_score = self.puzzle.max_score();
+        let mut div = DivideScratch::new(l);
+        let mut trials: Vec<GTrial> = (0..t_all)
+            .map(|t| GTrial {
+                iterations: 0,
+                best_score: 0,
+                solved_at: None,
+                restarts: 0,
+                hashes: [0; 16],
+                hash_pos: 0,
+                rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
+                asg_read: l.assigners(),
+                warm: false,
+                permutation: false,
+            })
+            .collect();
+        let mut best = vec![0u32; t_all * n];
+        let (mut x, mut ch) = (vec![0.0f32; s], vec![0u32; nc]);
+        let ones = vec![1.0f32; nk];
+        let mut scratch = l.assign_scratch();
+        for (t, tr) in trials.iter_mut().enumerate() {
+            self.start(tr, &mut x, &mut ch, &mut div)?;
+            self.write_state(t, &x, &ch, &ones);
+            // The first best board: the assignment readout of the start.
+            l.assign(&x[..v], &mut scratch, &mut tr.asg_read, false, &mut best[t * n..(t + 1) * n])?;
+            tr.best_score = l.score(&best[t * n..(t + 1) * n]);
+        }
+        let mut status = vec![0u32; 2 * t_all];
+        let mut boards = vec![0u32; t_all * n];
+        let mut live = vec![1u32; t_all];
+        let mut live_sent: Vec<u32> = Vec::new();
+        let mut want = Vec::new();
+        loop {
+            for _ in 0..ROUND {
+                for (a, tr) in live.iter_mut().zip(&trials) {
+                    *a = tr.is_active(cfg.max_iters) as u32;
+                }
+                if live.iter().all(|&a| a == 0) {
+                    break;
+                }
+                if live != live_sent {
+                    self.write_live(&live);
+                    live_sent.clone_from(&live);
+                }
+                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                for c in &self.chunks {
+                    self.encode_iteration(&mut enc, c);
+                    enc.copy_buffer_to_buffer(&c.status, 0, &c.st_status, 0, 8 * c.trials as u64);
+                }
+                self.ctx.queue.submit([enc.finish()]);
+                for c in &self.chunks {
+                    let r = 2 * c.first..2 * (c.first + c.trials);
+                    self.ctx.read_back(&mut [(&c.st_status, bytemuck::cast_slice_mut(&mut status[r]))])?;
+                }
+                want.clear();
+                for (t, tr) in trials.iter_mut().enumerate() {
+                    if live[t] == 0 {
+                        continue;
+                    }
+                    tr.iterations += 1;
+                    tr.warm = true;
+                    let (bad, extra) = (status[2 * t] as usize, status[2 * t + 1]);
+                    tr.permutation = extra == 0;
+                    if extra == 0 && max_score - bad.min(max_score) > tr.best_score {
+                        want.push(t);
+                    }
+                }
+                if !want.is_empty() {
+                    self.read_boards(&want, &mut boards)?;
+                    for &t in &want {
+                        let board = &boards[t * n..(t + 1) * n];
+                        let score = l.score(board);
+                        if score + status[2 * t] as usize != max_score {
+                            return Err(GpuError::Device(format!(
+                                "the device counted {} mismatched joins on trial {t}, the CPU {}",
+                                status[2 * t],
+                                max_score - score
+                            ))
+                            .into());
+                        }
+                        let tr = &mut trials[t];
+                        tr.best_score = score;
+                        best[t * n..(t + 1) * n].copy_from_slice(board);
+                        if score == max_score && self.is_solution(board) {
+                            tr.solved_at = Some(tr.iterations);
+                        }
+                    }
+                }
+                if cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
+                    break;
+                }
+            }
+            // The assignment readout of the round's last concur point, for trials whose argmax
+            // board was not a permutation (as the CPU backend does).
+            let need: Vec<usize> =
+                (0..t_all).filter(|&t| trials[t].is_active(cfg.max_iters) && !trials[t].permutation).collect();
+            if !need.is_empty() {
+                let (m, _) = self.read_concur()?;
+                let read: Vec<(usize, usize, Vec<u32>)> = trials
+                    .par_iter_mut()
+                    .enumerate()
+                    .filter(|(t, _)| need.binary_search(t).is_ok())
+                    .map_init(
+                        || (l.assign_scratch(), vec![0u32; n]),
+                        |(scr, b), (t, tr)| {
+                            let ok = l.assign(&m[t * v..(t + 1) * v], scr, &mut tr.asg_read, tr.warm, b).is_ok();
+                            let score = if ok { l.score(b) } else { 0 };
+                            (t, score, b.clone())
+                        },
+                    )
+                    .collect();
+                for (t, score, b) in read {
+                    if score > trials[t].best_score {
+                        trials[t].best_score = score;
+                        best[t * n..(t + 1) * n].copy_from_slice(&b);
+                        if score == max_score && self.is_solution(&b) {
+                            trials[t].solved_at = Some(trials[t].iterations);
+                        }
+                    }
+                }
+            }
+            if cfg.cycle_restart {
+                let h = self.fingerprints()?;
+                for t in 0..t_all {
+                    let tr = &mut trials[t];
+                    if !tr.is_active(cfg.max_iters) || tr.iterations % ROUND != 0 {
+                        continue;
+                    }
+                    if tr.hashes.contains(&h[t]) {
+                        tr.restarts += 1;
+                        tr.warm = false;
+                        self.start(tr, &mut x, &mut ch, &mut div)?;
+                        self.write_state(t, &x, &ch, &ones);
+                    } else {
+                        tr.hashes[tr.hash_pos] = h[t];
+                        tr.hash_pos = (tr.hash_pos + 1) % tr.hashes.len();
+                    }
+                }
+            }
+            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+                break;
+            }
+        }
+        let wall_s = rounds.elapsed_s();
+        let board_of = |t: usize| Board {
+            width: self.puzzle.width(),
+            height: self.puzzle.height(),
+            cells: l.placements(&best[t * n..(t + 1) * n]),
+        };
+        let solution = Rounds::first_solution(&trials).map(|(t, it)| (t, it, board_of(t)));
+        let best_t = Rounds::best_trial(&trials);
+        Ok(MapResult {
+            best: board_of(best_t),
+            best_score: trials[best_t].best_score,
+            max_score,
+            solution,
+            trial_iterations: trials.iter().map(|t| t.iterations).sum(),
+            wall_s,
+            trials: trials
+                .iter()
+                .map(|t| TrialSummary {
+                    iterations: t.iterations,
+                    best_score: t.best_score,
+                    solved_at: t.solved_at,
+                    solved_by: t.solved_at.map(|_| Mechanism::Map),
+                    restarts: t.restarts,
+                    ..Default::default()
+                })
+                .collect(),
+        })
+    }
+
+    fn is_solution(&self, board: &[u32]) -> bool {
+        let b =
+            Board { width: self.puzzle.width(), height: self.puzzle.height(), cells: self.layout.placements(board) };
+        verify::check(self.puzzle, &b).valid
+    }
+}
+
+struct GTrial {
+    iterations: u64,
+    best_score: usize,
+    solved_at: Option<u64>,
+    restarts: u64,
+    hashes: [u64; 16],
+    hash_pos: usize,
+    rng: Xoshiro256PlusPlus,
+    asg_read: Vec<Assigner>,
+    warm: bool,
+    /// Whether the last argmax readout was a permutation of the pieces.
+    permutation: bool,
+}
+
+impl GTrial {
+    fn is_active(&self, max_iters: u64) -> bool {
+        self.solved_at.is_none() && self.iterations < max_iters
+    }
+}
+
+impl TrialView for GTrial {
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn best_score(&self) -> usize {
+        self.best_score
+    }
+    fn solved_at(&self) -> Option<u64> {
+        self.solved_at
+    }
+}
+
+/// Runs a divide-and-concur batch on the device; every reported solution has passed the
+/// exact check.
 pub fn solve(
-    _ctx: &Arc<GpuContext>,
-    _p: &Puzzle,
-    _c: &DcConfig,
-    _pr: &mut dyn FnMut(&Progress),
+    ctx: &Arc<GpuContext>,
+    puzzle: &Puzzle,
+    cfg: &DcConfig,
+    progress: &mut dyn FnMut(&Progress),
 ) -> Result<MapResult, EngineError> {
-    Err(GpuError::Unsupported("dc".into()).into())
+    let mut g = DcGpu::new(ctx.clone(), puzzle, cfg.clone())?;
+    g.run(progress)
 }

@@ -155,3 +155,91 @@ fn solve_writes_a_solution_that_verify_accepts() {
         assert!(String::from_utf8_lossy(&v.stdout).contains(&format!("score {}/40", j["best_score"])));
     }
 }
+
+/// Whether a GPU adapter exists (the shared device opens); prints SKIPPED otherwise, and
+/// fails under `REQUIRE_GPU=1`.
+#[cfg(feature = "gpu")]
+fn have_gpu(test: &str) -> bool {
+    crate::gpu::gpu(test).is_some()
+}
+
+#[cfg(feature = "gpu")]
+#[test]
+fn solve_on_the_gpu_backend_solves_a_generated_5x5() {
+    if !have_gpu("solve_on_the_gpu_backend_solves_a_generated_5x5") {
+        return;
+    }
+    let p = tmp("gpu5.txt");
+    assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "3", "-o", s(&p)]).status.success());
+    for method in ["rrr", "dm", "dc"] {
+        let out = concur(&["solve", s(&p), "--method", method, "--backend", "gpu", "--trials", "8", "--json"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{method}: {err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["solved"], true, "{method}");
+        assert!(v["backend"].as_str().unwrap().starts_with("gpu"), "{method}: {v}");
+        assert!(err.contains("adapter"), "the backend says which adapter it picked: {err}");
+    }
+}
+
+#[cfg(feature = "gpu")]
+#[test]
+fn gpu_backend_errors_are_clear_and_exit_2() {
+    let p = tmp("gpuerr.txt");
+    assert!(concur(&["generate", "--width", "4", "--height", "4", "--seed", "3", "-o", s(&p)]).status.success());
+    // No adapter of that name: one line, exit 2, never a panic.
+    let out = concur(&["solve", s(&p), "--backend", "gpu", "--adapter", "no-such-adapter-xyz"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no-such-adapter-xyz") && !err.contains("panicked"), "{err}");
+    // No GPU at all (no Vulkan or GL backend allowed).
+    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["solve", s(&p), "--backend", "gpu"])
+        .env("WGPU_BACKEND", "noop")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no GPU adapter"), "{err}");
+    // auto without an adapter falls back to the CPU and says so.
+    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+        .args(["solve", s(&p), "--trials", "4", "--json"])
+        .env("WGPU_BACKEND", "noop")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("backend auto: cpu"));
+    // CPU-only options on the GPU backend: a clear refusal.
+    if have_gpu("gpu_backend_errors_are_clear_and_exit_2") {
+        let out = concur(&["solve", s(&p), "--backend", "gpu", "--complete", "2"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cpu backend"));
+    }
+}
+
+#[test]
+fn bench_json_reports_every_kernel_on_the_cpu() {
+    let out =
+        concur(&["bench", "--sizes", "3x3", "--batches", "1,4", "--backends", "cpu", "--budget", "0.01", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for (form, kernel) in [
+        ("f1", "edges"),
+        ("f1", "weights"),
+        ("f1", "iteration"),
+        ("dc", "concur"),
+        ("dc", "divide"),
+        ("dc", "iteration"),
+    ] {
+        for batch in [1, 4] {
+            let r = rows
+                .iter()
+                .find(|r| r["formulation"] == form && r["kernel"] == kernel && r["batch"] == batch)
+                .unwrap_or_else(|| panic!("no {form} {kernel} row at batch {batch}"));
+            assert!(r["trial_iters_per_s"].as_f64().unwrap() > 0.0 && r["gb_per_s"].as_f64().unwrap() > 0.0);
+        }
+    }
+    let out = concur(&["bench", "--sizes", "3by3", "--backends", "cpu"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -7,6 +7,7 @@
 //! the same seeded stream, and return the same [`MapResult`]; every solution either reports
 //! has passed the exact board check on the CPU.
 
+pub mod bench;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 
@@ -111,6 +112,8 @@ impl Backend for CpuBackend {
 pub struct Selected {
     pub backend: Box<dyn Backend>,
     pub note: Option<String>,
+    /// Whether the pick is the GPU backend.
+    pub gpu: bool,
 }
 
 /// Resolves the user's choice. `gpu` without a usable adapter is an error; `auto` takes a
@@ -119,18 +122,18 @@ pub struct Selected {
 /// adapters whose name contains it (ignoring case).
 pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, GpuError> {
     match choice {
-        BackendChoice::Cpu => Ok(Selected { backend: Box::new(CpuBackend), note: None }),
+        BackendChoice::Cpu => Ok(Selected { backend: Box::new(CpuBackend), note: None, gpu: false }),
         #[cfg(feature = "gpu")]
         BackendChoice::Gpu => {
             let ctx = gpu::GpuContext::open(adapter)?;
             let note = format!("backend: gpu, adapter {}", ctx.adapter);
-            Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note) })
+            Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note), gpu: true })
         }
         #[cfg(feature = "gpu")]
         BackendChoice::Auto => match gpu::GpuContext::open(adapter) {
             Ok(ctx) if ctx.adapter.device_type != "Cpu" || adapter.is_some() => {
                 let note = format!("backend auto: gpu, adapter {}", ctx.adapter);
-                Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note) })
+                Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note), gpu: true })
             }
             Ok(ctx) => Ok(Selected {
                 backend: Box::new(CpuBackend),
@@ -138,8 +141,13 @@ pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, 
                     "backend auto: cpu (the only adapter, {}, is a software one; --backend gpu forces it)",
                     ctx.adapter
                 )),
+                gpu: false,
             }),
-            Err(e) => Ok(Selected { backend: Box::new(CpuBackend), note: Some(format!("backend auto: cpu ({e})")) }),
+            Err(e) => Ok(Selected {
+                backend: Box::new(CpuBackend),
+                note: Some(format!("backend auto: cpu ({e})")),
+                gpu: false,
+            }),
         },
         #[cfg(not(feature = "gpu"))]
         BackendChoice::Gpu => {
@@ -149,7 +157,11 @@ pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, 
         #[cfg(not(feature = "gpu"))]
         BackendChoice::Auto => {
             let _ = adapter;
-            Ok(Selected { backend: Box::new(CpuBackend), note: Some("backend auto: cpu (built without `gpu`)".into()) })
+            Ok(Selected {
+                backend: Box::new(CpuBackend),
+                note: Some("backend auto: cpu (built without `gpu`)".into()),
+                gpu: false,
+            })
         }
     }
 }

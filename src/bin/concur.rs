@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
+use concur::backend::{self, BackendChoice, bench};
 use concur::certify;
 use concur::dc::{self, DcConfig, Readout, Weights};
 use concur::ladder::{self, Shard};
@@ -32,6 +33,35 @@ struct Cli {
 enum Cmd {
     /// Solve a puzzle; exit 0 when a verified solution is found, 1 when not.
     Solve(SolveArgs),
+    /// CPU vs GPU throughput of every kernel and of whole iterations (trial-iterations/s,
+    /// GB/s of state traffic), on generated puzzles.
+    Bench {
+        /// Board sizes, comma separated.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,8x8,16x16")]
+        sizes: Vec<String>,
+        /// Batch sizes (trials), comma separated.
+        #[arg(long, value_delimiter = ',', default_value = "1,16,256,1024,4096,16384")]
+        batches: Vec<usize>,
+        /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur).
+        #[arg(long, value_delimiter = ',', default_value = "f1,dc")]
+        formulations: Vec<String>,
+        /// Which backends to measure: cpu, gpu or both.
+        #[arg(long, value_delimiter = ',', default_value = "cpu,gpu")]
+        backends: Vec<BackendChoice>,
+        /// Time budget per measurement, seconds.
+        #[arg(long, default_value_t = 0.5)]
+        budget: f64,
+        /// Skip a size and batch whose state exceeds this many GiB.
+        #[arg(long, default_value_t = 8.0)]
+        max_gib: f64,
+        #[arg(long)]
+        adapter: Option<String>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// One JSON object per line instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check a solution exactly; exit 0 when valid, 1 when not. Prints the score either way.
     Verify {
         puzzle: PathBuf,
@@ -242,6 +272,13 @@ struct SolveArgs {
     /// Disable Luby restarts (complete search).
     #[arg(long)]
     no_restarts: bool,
+    /// Where the map runs (rrr, dm, dc): auto takes a hardware GPU when there is one and
+    /// falls back to the CPU, saying which on stderr; gpu fails without a usable adapter.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// GPU adapter: the first whose name contains this (case-insensitive).
+    #[arg(long)]
+    adapter: Option<String>,
     /// Write the solution (Brendan Owen's format) here.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
@@ -332,12 +369,16 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 stop_at_first: !a.all_trials,
                 cycle_restart: !a.no_cycle_restart,
             };
-            let result = with_threads(a.threads, || run_dc(&puzzle, &cfg))??;
+            let gpu = pick_backend(&a, |b| b.supports_dc(&cfg))?;
+            let result = match &gpu {
+                Some(b) => run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_dc(&puzzle, &cfg, pr))?,
+                None => with_threads(a.threads, || run_dc(&puzzle, &cfg))??,
+            };
             let params = serde_json::json!({
                 "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
                 "hybrid": a.hybrid, "readout": a.readout, "replica_bytes": dc::replica_bytes(&puzzle, a.hybrid),
             });
-            SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params)
+            with_backend(SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params), gpu.as_deref())
         }
         Method::Rrr | Method::Dm => {
             let beta = check_map_args(&a, 0.5)?;
@@ -361,11 +402,72 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 keep_fixed_points: a.dump_state.is_some(),
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
-            let result = with_threads(a.threads, || run_map(&puzzle, &cfg, dump))??;
-            SolveReport::from_f1(&puzzle, a.method, &result, &cfg)
+            let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;
+            let result = match &gpu {
+                Some(b) => with_threads(a.threads, || {
+                    run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_f1(&puzzle, &cfg, pr))
+                })??,
+                None => with_threads(a.threads, || run_map(&puzzle, &cfg, dump))??,
+            };
+            with_backend(SolveReport::from_f1(&puzzle, a.method, &result, &cfg), gpu.as_deref())
         }
     };
     finish(&puzzle, report, a.output.as_deref(), a.json)
+}
+
+/// Resolves `--backend` for a map run: `Some` for the GPU, `None` for the CPU path. `gpu`
+/// fails when there is no usable adapter or the configuration is CPU-only; `auto` falls
+/// back to the CPU and says why on stderr.
+fn pick_backend(
+    a: &SolveArgs,
+    supports: impl Fn(&dyn backend::Backend) -> Result<(), backend::GpuError>,
+) -> Result<Option<Box<dyn backend::Backend>>> {
+    if a.backend == BackendChoice::Cpu {
+        return Ok(None);
+    }
+    let sel = backend::select(a.backend, a.adapter.as_deref())?;
+    if !sel.gpu {
+        if let Some(note) = sel.note {
+            eprintln!("{note}");
+        }
+        return Ok(None);
+    }
+    match supports(sel.backend.as_ref()) {
+        Ok(()) => {
+            if let Some(note) = sel.note {
+                eprintln!("{note}");
+            }
+            Ok(Some(sel.backend))
+        }
+        Err(e) if a.backend == BackendChoice::Gpu => Err(e.into()),
+        Err(e) => {
+            eprintln!("backend auto: cpu ({e})");
+            Ok(None)
+        }
+    }
+}
+
+/// Runs a batch on a backend with the progress bar, and checks any claimed solution.
+fn run_on(
+    puzzle: &Puzzle,
+    max_iters: u64,
+    trials: usize,
+    f: impl FnOnce(&mut dyn FnMut(&map::Progress)) -> Result<MapResult, backend::EngineError>,
+) -> Result<MapResult> {
+    let bar = progress_bar(max_iters);
+    let result = f(&mut |p| show(&bar, p, puzzle.max_score(), trials))?;
+    bar.finish_and_clear();
+    if let Some((_, _, board)) = &result.solution {
+        anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
+    }
+    Ok(result)
+}
+
+/// Records which backend ran the map in the report's details.
+fn with_backend(mut r: SolveReport, gpu: Option<&dyn backend::Backend>) -> SolveReport {
+    let name = gpu.map_or_else(|| "cpu".to_string(), |b| b.name());
+    r.details.insert("backend".into(), serde_json::Value::String(name));
+    r
 }
 
 /// Checks the options every map shares; returns beta (or the method's default).
@@ -623,6 +725,45 @@ fn run() -> Result<ExitCode> {
             let p = load_puzzle(&puzzle)?;
             let b = format::read_solution(&read(&solution)?, &p).with_context(|| format!("{}", solution.display()))?;
             write(&output, &ladder::svg::board(&p, &b))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Bench { sizes, batches, formulations, backends, budget, max_gib, adapter, seed, json } => {
+            let sizes = sizes
+                .iter()
+                .map(|s| {
+                    let (w, h) = s.split_once('x').with_context(|| format!("size {s:?} is not WxH"))?;
+                    Ok((w.trim().parse()?, h.trim().parse()?))
+                })
+                .collect::<Result<Vec<(usize, usize)>>>()
+                .context("--sizes")?;
+            anyhow::ensure!(budget > 0.0 && budget.is_finite(), "--budget must be a positive number of seconds");
+            let opts = bench::BenchOptions {
+                sizes,
+                batches,
+                formulations,
+                cpu: backends.contains(&BackendChoice::Cpu),
+                gpu: backends.contains(&BackendChoice::Gpu),
+                budget: Duration::from_secs_f64(budget),
+                max_bytes: (max_gib * (1u64 << 30) as f64) as u64,
+                seed,
+                adapter,
+            };
+            if !json {
+                println!(
+                    "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14} {:>9} {:>12}",
+                    "form", "size", "batch", "kernel", "on", "trial-it/s", "GB/s", "s/rep"
+                );
+            }
+            bench::run(&opts, |r| {
+                if json {
+                    println!("{}", serde_json::to_string(r).expect("plain record"));
+                } else {
+                    println!(
+                        "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
+                        r.formulation, r.size, r.batch, r.kernel, r.backend, r.trial_iters_per_s, r.gb_per_s, r.seconds
+                    );
+                }
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Count { puzzle, limit, ac, order, time_limit: t, json } => {

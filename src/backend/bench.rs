@@ -1,0 +1,364 @@
+//! `concur bench`: CPU vs GPU throughput of every kernel and of whole iterations, on the
+//! same work (same generated puzzle, same batch, same random states).
+//!
+//! Units: trial-iterations per second (one kernel applied to one trial counts one), and GB/s
+//! of per-trial state traffic (the bytes each kernel must read and write per trial; the
+//! shared tables, which stay in cache, are not counted). On a software Vulkan driver these
+//! numbers only show that the harness works; speed claims need a real GPU.
+//!
+//! Every measurement runs once to warm up, then as many repetitions as fit its time budget.
+
+use super::{EngineError, GpuError};
+use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
+use crate::map::{self, MapConfig};
+use crate::project::F1;
+use crate::puzzle::Puzzle;
+use crate::puzzle::generate::{GenerateOptions, generate};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub sizes: Vec<(usize, usize)>,
+    pub batches: Vec<usize>,
+    /// "f1", "dc" or both.
+    pub formulations: Vec<String>,
+    pub cpu: bool,
+    pub gpu: bool,
+    /// Time budget of one measurement.
+    pub budget: Duration,
+    /// Skip a (size, batch) whose batch state would exceed this many bytes.
+    pub max_bytes: u64,
+    pub seed: u64,
+    pub adapter: Option<String>,
+}
+
+/// One measured line.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchRow {
+    pub formulation: &'static str,
+    pub size: String,
+    pub batch: usize,
+    pub kernel: &'static str,
+    pub backend: &'static str,
+    pub reps: usize,
+    pub seconds: f64,
+    pub trial_iters_per_s: f64,
+    pub gb_per_s: f64,
+    pub bytes_per_trial: u64,
+}
+
+/// Measures `f` (one repetition per call) within `budget`: warm-up, then repetitions.
+fn measure(budget: Duration, mut f: impl FnMut() -> Result<(), EngineError>) -> Result<(usize, f64), EngineError> {
+    f()?;
+    let start = Instant::now();
+    let mut reps = 0;
+    while reps == 0 || start.elapsed() < budget {
+        f()?;
+        reps += 1;
+    }
+    Ok((reps, start.elapsed().as_secs_f64() / reps as f64))
+}
+
+#[allow(clippy::too_many_arguments, reason = "one row's fields")]
+fn row(
+    formulation: &'static str,
+    p: &Puzzle,
+    batch: usize,
+    kernel: &'static str,
+    backend: &'static str,
+    (reps, secs): (usize, f64),
+    bytes: u64,
+    iters_per_rep: usize,
+) -> BenchRow {
+    let work = (batch * iters_per_rep) as f64;
+    BenchRow {
+        formulation,
+        size: format!("{}x{}", p.width(), p.height()),
+        batch,
+        kernel,
+        backend,
+        reps,
+        seconds: secs,
+        trial_iters_per_s: work / secs,
+        gb_per_s: work * bytes as f64 / secs / 1e9,
+        bytes_per_trial: bytes,
+    }
+}
+
+fn random(len: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..len).map(|_| rng.random::<f32>()).collect()
+}
+
+/// Runs the benchmark; `each` sees every row as it is measured (for progress output).
+pub fn run(opts: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>, EngineError> {
+    #[cfg(feature = "gpu")]
+    let ctx = if opts.gpu { Some(super::gpu::GpuContext::open(opts.adapter.as_deref())?) } else { None };
+    #[cfg(not(feature = "gpu"))]
+    if opts.gpu {
+        return Err(GpuError::NotBuilt.into());
+    }
+    let mut rows = Vec::new();
+    let mut push = |r: BenchRow, rows: &mut Vec<BenchRow>| {
+        each(&r);
+        rows.push(r);
+    };
+    #[cfg(feature = "gpu")]
+    if let Some(ctx) = &ctx {
+        // The device's own copy bandwidth, the yardstick for the kernels' GB/s.
+        let bytes = 256u64 << 20;
+        let (a, b) = (ctx.zeroed("copy a", bytes), ctx.zeroed("copy b", bytes));
+        let m = measure(opts.budget, || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&a, 0, &b, 0, bytes);
+            ctx.queue.submit([enc.finish()]);
+            Ok(ctx.wait()?)
+        })?;
+        push(
+            BenchRow {
+                formulation: "-",
+                size: "-".into(),
+                batch: 1,
+                kernel: "copy",
+                backend: "gpu",
+                reps: m.0,
+                seconds: m.1,
+                trial_iters_per_s: 1.0 / m.1,
+                gb_per_s: 2.0 * bytes as f64 / m.1 / 1e9,
+                bytes_per_trial: 2 * bytes,
+            },
+            &mut rows,
+        );
+    }
+    for &(w, h) in &opts.sizes {
+        let (p, _) =
+            generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: opts.seed })
+                .map_err(|e| GpuError::Unsupported(format!("cannot generate {w}x{h}: {e}")))?;
+        for &batch in &opts.batches {
+            for form in &opts.formulations {
+                match form.as_str() {
+                    "f1" => {
+                        let f1 = F1::new(&p)?;
+                        if (3 * f1.dim() + 2 * f1.weight_len()) as u64 * 4 * batch as u64 > opts.max_bytes {
+                            continue;
+                        }
+                        if opts.cpu {
+                            for r in f1_cpu(&p, &f1, batch, opts)? {
+                                push(r, &mut rows);
+                            }
+                        }
+                        #[cfg(feature = "gpu")]
+                        if let Some(ctx) = &ctx {
+                            for r in f1_gpu(ctx, &p, batch, opts)? {
+                                push(r, &mut rows);
+                            }
+                        }
+                    }
+                    "dc" => {
+                        let l = Layout::new(&p, false);
+                        if (2 * l.slots() + 2 * l.vars()) as u64 * 4 * batch as u64 > opts.max_bytes {
+                            continue;
+                        }
+                        if opts.cpu {
+                            for r in dc_cpu(&p, &l, batch, opts)? {
+                                push(r, &mut rows);
+                            }
+                        }
+                        #[cfg(feature = "gpu")]
+                        if let Some(ctx) = &ctx {
+                            for r in dc_gpu(ctx, &p, batch, opts)? {
+                                push(r, &mut rows);
+                            }
+                        }
+                    }
+                    other => {
+                        return Err(GpuError::Unsupported(format!("unknown formulation {other:?} (f1, dc)")).into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Result<Vec<BenchRow>, EngineError> {
+    let (d, wl, n) = (f1.dim(), f1.weight_len(), f1.cells());
+    let x = random(batch * d, o.seed);
+    let mut pe = vec![0.0f32; batch * d];
+    let mut wts = vec![0.0f32; batch * wl];
+    let mut best = vec![0u32; batch * wl];
+    let mut out = Vec::new();
+    let m = measure(o.budget, || {
+        pe.par_chunks_mut(d).zip(x.par_chunks(d)).for_each(|(pe, x)| f1.project_edges(x, pe));
+        Ok(())
+    })?;
+    out.push(row("f1", p, batch, "edges", "cpu", m, 4 * 2 * d as u64, 1));
+    let m = measure(o.budget, || {
+        wts.par_chunks_mut(wl).zip(best.par_chunks_mut(wl)).zip(pe.par_chunks(d)).for_each(|((w, b), z)| {
+            f1.piece_weights(z, w, b);
+        });
+        Ok(())
+    })?;
+    out.push(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + 2 * wl) as u64, 1));
+    let boards: Vec<u32> = (0..batch * n).map(|i| best[(i / n) * wl]).collect();
+    let m = measure(o.budget, || {
+        let s: usize = boards.par_chunks(n).map(|b| f1.score(b)).sum();
+        std::hint::black_box(s);
+        Ok(())
+    })?;
+    out.push(row("f1", p, batch, "score", "cpu", m, 4 * (n + 1) as u64, 1));
+    let iters = 16;
+    let cfg = MapConfig {
+        trials: batch,
+        max_iters: iters,
+        stop_at_first: false,
+        cycle_restart: false,
+        seed: o.seed,
+        ..Default::default()
+    };
+    let m = measure(o.budget, || {
+        map::solve(p, cfg.clone(), |_| {})?;
+        Ok(())
+    })?;
+    out.push(row("f1", p, batch, "iteration", "cpu", m, 4 * (5 * d + 2 * wl + n) as u64, iters as usize));
+    Ok(out)
+}
+
+fn dc_cpu(p: &Puzzle, l: &Layout, batch: usize, o: &BenchOptions) -> Result<Vec<BenchRow>, EngineError> {
+    let (s, v, nc, n) = (l.slots(), l.vars(), l.choices(), l.cells());
+    let x = random(batch * s, o.seed);
+    let mut chosen = vec![0u32; batch * nc];
+    let mut m_out = vec![0.0f32; batch * v];
+    let mut out = Vec::new();
+    let m = measure(o.budget, || {
+        m_out.par_chunks_mut(v).zip(x.par_chunks(s)).for_each(|(m, x)| project::concur(l, x, None, m));
+        Ok(())
+    })?;
+    out.push(row("dc", p, batch, "concur", "cpu", m, 4 * (s + nc + v) as u64, 1));
+    let m = measure(o.budget, || {
+        chosen.par_chunks_mut(nc).zip(x.par_chunks(s)).try_for_each_init(
+            || DivideScratch::new(l),
+            |div, (ch, x)| project::divide(l, x, ch, div, &mut [], false),
+        )?;
+        Ok(())
+    })?;
+    out.push(row("dc", p, batch, "divide", "cpu", m, 4 * (3 * s + 2 * nc) as u64, 1));
+    let m = measure(o.budget, || {
+        let t: usize = m_out
+            .par_chunks(v)
+            .map_init(
+                || vec![0u32; n],
+                |b, m| {
+                    l.argmax_board(m, b);
+                    l.score(b)
+                },
+            )
+            .sum();
+        std::hint::black_box(t);
+        Ok(())
+    })?;
+    out.push(row("dc", p, batch, "readout", "cpu", m, 4 * (v + n + 2) as u64, 1));
+    let iters = 16;
+    let cfg = DcConfig {
+        trials: batch,
+        max_iters: iters,
+        stop_at_first: false,
+        cycle_restart: false,
+        seed: o.seed,
+        ..Default::default()
+    };
+    let m = measure(o.budget, || {
+        dc::solve(p, cfg.clone(), |_| {})?;
+        Ok(())
+    })?;
+    out.push(row("dc", p, batch, "iteration", "cpu", m, 4 * (6 * s + 4 * nc + 2 * v + n + 2) as u64, iters as usize));
+    Ok(out)
+}
+
+#[cfg(feature = "gpu")]
+fn f1_gpu(
+    ctx: &std::sync::Arc<super::gpu::GpuContext>,
+    p: &Puzzle,
+    batch: usize,
+    o: &BenchOptions,
+) -> Result<Vec<BenchRow>, EngineError> {
+    use super::gpu::f1::{F1Gpu, Kernel};
+    let cfg = MapConfig { trials: batch, seed: o.seed, ..Default::default() };
+    let g = F1Gpu::new(ctx.clone(), p, cfg.clone())?;
+    g.write_state(0, &random(batch * g.f1().dim(), o.seed));
+    let mut out = Vec::new();
+    for (k, name) in
+        [(Kernel::Edges, "edges"), (Kernel::Weights, "weights"), (Kernel::Update, "update"), (Kernel::Score, "score")]
+    {
+        let m = measure(o.budget, || Ok(g.run_kernel(k, 1)?))?;
+        out.push(row("f1", p, batch, name, "gpu", m, g.kernel_bytes(k), 1));
+    }
+    // A whole iteration as the solver runs it: device passes, weights up, CPU assignment,
+    // choices down.
+    let iters = 16;
+    let run_cfg = MapConfig {
+        trials: batch,
+        max_iters: iters,
+        stop_at_first: false,
+        cycle_restart: false,
+        seed: o.seed,
+        ..Default::default()
+    };
+    let bytes: u64 =
+        [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
+    let m = measure(o.budget, || {
+        F1Gpu::new(ctx.clone(), p, run_cfg.clone())?.run(&mut |_| {})?;
+        Ok(())
+    })?;
+    out.push(row("f1", p, batch, "iteration", "gpu", m, bytes, iters as usize));
+    Ok(out)
+}
+
+#[cfg(feature = "gpu")]
+fn dc_gpu(
+    ctx: &std::sync::Arc<super::gpu::GpuContext>,
+    p: &Puzzle,
+    batch: usize,
+    o: &BenchOptions,
+) -> Result<Vec<BenchRow>, EngineError> {
+    use super::gpu::dc::{DcGpu, Kernel};
+    let cfg = DcConfig { trials: batch, seed: o.seed, ..Default::default() };
+    let g = DcGpu::new(ctx.clone(), p, cfg.clone())?;
+    let l = g.layout();
+    let x = random(batch * l.slots(), o.seed);
+    let mut chosen = vec![0u32; batch * l.choices()];
+    let mut div = DivideScratch::new(l);
+    for (ch, xs) in chosen.chunks_mut(l.choices()).zip(x.chunks(l.slots())) {
+        project::divide(l, xs, ch, &mut div, &mut [], false)?;
+    }
+    g.write_state(0, &x, &chosen, &vec![1.0; batch * l.constraints()]);
+    let mut out = Vec::new();
+    for (k, name) in [(Kernel::Concur, "concur"), (Kernel::Divide, "divide"), (Kernel::Readout, "readout")] {
+        let m = measure(o.budget, || Ok(g.run_kernel(k, 1)?))?;
+        out.push(row("dc", p, batch, name, "gpu", m, g.kernel_bytes(k), 1));
+    }
+    let bytes: u64 = [Kernel::Concur, Kernel::Divide, Kernel::Readout].iter().map(|&k| g.kernel_bytes(k)).sum();
+    // The F2 step on the device alone (16 iterations per submission, no host round trip).
+    let m = measure(o.budget, || Ok(g.run_iterations(16)?))?;
+    out.push(row("dc", p, batch, "step", "gpu", m, bytes, 16));
+    // A whole iteration as the solver runs it, with the per-trial status read back each time.
+    let iters = 16;
+    let run_cfg = DcConfig {
+        trials: batch,
+        max_iters: iters,
+        stop_at_first: false,
+        cycle_restart: false,
+        seed: o.seed,
+        ..Default::default()
+    };
+    let m = measure(o.budget, || {
+        DcGpu::new(ctx.clone(), p, run_cfg.clone())?.run(&mut |_| {})?;
+        Ok(())
+    })?;
+    out.push(row("dc", p, batch, "iteration", "gpu", m, bytes, iters as usize));
+    Ok(out)
+}

@@ -481,3 +481,55 @@ mod dc_kernels {
         }
     }
 }
+
+/// Batches past 65,535 workgroups in one dimension: the grid folds into two dimensions and
+/// the last trials (beyond the fold) still get the right results.
+#[test]
+fn gpu_dispatches_fold_past_65535_workgroups() {
+    use concur::backend::gpu::dc::{DcGpu, Kernel as DcKernel};
+    use concur::dc::{DcConfig, DivideScratch, project};
+    let Some(ctx) = gpu("gpu_dispatches_fold_past_65535_workgroups") else { return };
+    let (p, _) = generated(3, 3, 12);
+    // F1 edges: one thread per float, 256 per workgroup.
+    let probe = F1::new(&p).unwrap();
+    let trials = (65_535 * 256) / probe.dim() + 64;
+    let g = F1Gpu::new(ctx.clone(), &p, cfg(MapKind::Rrr, EdgeProjection::Average, trials, 0.5)).unwrap();
+    let d = probe.dim();
+    assert!((trials * d).div_ceil(256) > 65_535);
+    let x = random_state(trials * d, 77);
+    g.write_state(0, &x);
+    g.run_kernel(Kernel::Edges, 1).unwrap();
+    let pe = g.read_edges().unwrap();
+    let mut want = vec![0.0; d];
+    for t in [0, trials / 2, trials - 2, trials - 1] {
+        probe.project_edges(&x[t * d..(t + 1) * d], &mut want);
+        assert_eq!(&pe[t * d..(t + 1) * d], &want[..], "f1 trial {t}");
+    }
+    drop(g);
+    // DC divide: one workgroup per (trial, constraint).
+    let cfg = DcConfig { trials: 1, ..Default::default() };
+    let l = concur::dc::Layout::new(&p, false);
+    let trials = 65_535 / l.constraints() + 8;
+    let g = DcGpu::new(ctx.clone(), &p, DcConfig { trials, ..cfg }).unwrap();
+    let (s, v, nc) = (l.slots(), l.vars(), l.choices());
+    let x = random_state(trials * s, 78);
+    let m = random_state(trials * v, 79);
+    let mut chosen = vec![0u32; trials * nc];
+    let mut div = DivideScratch::new(&l);
+    for (c, xs) in chosen.chunks_mut(nc).zip(x.chunks(s)) {
+        project::divide(&l, xs, c, &mut div, &mut [], false).unwrap();
+    }
+    g.write_state(0, &x, &chosen, &vec![1.0; trials * l.constraints()]);
+    g.write_concur(&m, None);
+    g.run_kernel(DcKernel::Divide, 1).unwrap();
+    let (gx, _, _) = g.read_state().unwrap();
+    let beta = 0.7;
+    for t in [0, trials - 1] {
+        let mut pb = vec![0.0; s];
+        project::expand(&chosen[t * nc..(t + 1) * nc], &mut pb);
+        for i in 0..s {
+            let want = x[t * s + i] + beta * m[t * v + l.slot_var()[i] as usize] - beta * pb[i];
+            assert!(close(gx[t * s + i], want), "dc trial {t} slot {i}");
+        }
+    }
+}

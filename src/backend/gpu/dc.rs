@@ -13,17 +13,17 @@
 //! Plain layout only (cell, piece and join constraints); the hybrid layout's assignment
 //! constraint and the every-iteration assignment readout run on the CPU backend.
 
+use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid, groups_grid};
 use super::f1::HashParams;
 use super::{DC_WGSL, HASH_WGSL};
 use crate::assign::Assigner;
 use crate::backend::{EngineError, GpuError};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
-use crate::map::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, TrialSummary, TrialView, trial_seed};
+use crate::map::{MapKind, MapResult, Progress, ROUND, Rounds};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
-use rand::{RngExt, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::RngExt;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -107,6 +107,15 @@ struct Chunk {
 
 /// Slot values, chosen slots and constraint weights of every trial, trial-major.
 pub type DcState = (Vec<f32>, Vec<u32>, Vec<f32>);
+
+impl Span for Chunk {
+    fn first(&self) -> usize {
+        self.first
+    }
+    fn trials(&self) -> usize {
+        self.trials
+    }
+}
 
 /// The divide-and-concur batch on the device.
 pub struct DcGpu<'a> {
@@ -294,19 +303,7 @@ impl<'a> DcGpu<'a> {
     }
 
     fn write<T: bytemuck::Pod>(&self, first: usize, data: &[T], per: usize, buf: impl Fn(&Chunk) -> &wgpu::Buffer) {
-        let count = data.len() / per.max(1);
-        for ch in &self.chunks {
-            let lo = first.max(ch.first);
-            let hi = (first + count).min(ch.first + ch.trials);
-            if lo < hi {
-                let off = ((lo - ch.first) * per * std::mem::size_of::<T>()) as u64;
-                self.ctx.queue.write_buffer(
-                    buf(ch),
-                    off,
-                    bytemuck::cast_slice(&data[(lo - first) * per..(hi - first) * per]),
-                );
-            }
-        }
+        batch::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
     }
 
     fn read<T: bytemuck::Pod + Default>(
@@ -314,17 +311,7 @@ impl<'a> DcGpu<'a> {
         per: usize,
         buf: impl Fn(&Chunk) -> &wgpu::Buffer,
     ) -> Result<Vec<T>, GpuError> {
-        let mut out = vec![T::default(); self.trials * per];
-        for ch in &self.chunks {
-            let bytes = (ch.trials * per * std::mem::size_of::<T>()) as u64;
-            let st = self.ctx.staging("read", bytes);
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(buf(ch), 0, &st, 0, bytes);
-            self.ctx.queue.submit([enc.finish()]);
-            let dst = &mut out[ch.first * per..(ch.first + ch.trials) * per];
-            self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(dst))])?;
-        }
-        Ok(out)
+        batch::read_per_trial(&self.ctx, &self.chunks, per, buf)
     }
 
     /// Writes slot values, chosen slots and weights of trials `first..`.
@@ -443,22 +430,18 @@ impl<'a> DcGpu<'a> {
 
     fn fingerprints(&self) -> Result<Vec<u64>, GpuError> {
         let l = &self.layout;
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        for ch in &self.chunks {
-            enc.clear_buffer(&ch.sums, 0, None);
-            dispatch(&mut enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * l.slots()) as u64));
-            if self.cfg.weights == Weights::Adaptive {
-                dispatch(&mut enc, &self.pipes.hash, &ch.bg_hash_lambda, grid((ch.trials * l.constraints()) as u64));
-            }
-            enc.copy_buffer_to_buffer(&ch.sums, 0, &ch.st_sums, 0, 8 * ch.trials as u64);
-        }
-        self.ctx.queue.submit([enc.finish()]);
-        let mut sums = vec![0u32; 2 * self.trials];
-        for ch in &self.chunks {
-            let r = 2 * ch.first..2 * (ch.first + ch.trials);
-            self.ctx.read_back(&mut [(&ch.st_sums, bytemuck::cast_slice_mut(&mut sums[r]))])?;
-        }
-        Ok(sums.chunks(2).map(|p| (p[0] as u64) << 32 | p[1] as u64).collect())
+        let adaptive = self.cfg.weights == Weights::Adaptive;
+        batch::fingerprints(
+            &self.ctx,
+            &self.chunks,
+            |c| (&c.sums, &c.st_sums),
+            |enc, ch| {
+                dispatch(enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * l.slots()) as u64));
+                if adaptive {
+                    dispatch(enc, &self.pipes.hash, &ch.bg_hash_lambda, grid((ch.trials * l.constraints()) as u64));
+                }
+            },
+        )
     }
 
     /// Copies the boards of `which` trials up (one copy per trial into the staging buffer).
@@ -489,13 +472,12 @@ impl<'a> DcGpu<'a> {
     /// A fresh start for a trial: random slot values, unit weights, `P_b(x)` (on the CPU).
     fn start(
         &self,
-        tr: &mut GTrial,
+        tr: &mut DcTrial,
         x: &mut [f32],
         chosen: &mut [u32],
         div: &mut DivideScratch,
     ) -> Result<(), EngineError> {
         x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
-        tr.hashes = [0; 16];
         project::divide(&self.layout, x, chosen, div, &mut [], false)?;
         Ok(())
     }
@@ -508,19 +490,8 @@ impl<'a> DcGpu<'a> {
         let (t_all, s, nc, nk, n, v) = (self.trials, l.slots(), l.choices(), l.constraints(), l.cells(), l.vars());
         let max_score = self.puzzle.max_score();
         let mut div = DivideScratch::new(l);
-        let mut trials: Vec<GTrial> = (0..t_all)
-            .map(|t| GTrial {
-                iterations: 0,
-                best_score: 0,
-                solved_at: None,
-                restarts: 0,
-                hashes: [0; 16],
-                hash_pos: 0,
-                rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
-                asg_read: l.assigners(),
-                warm: false,
-                permutation: false,
-            })
+        let mut trials: Vec<DcTrial> = (0..t_all)
+            .map(|t| GpuTrial::new(cfg.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
             .collect();
         let mut best = vec![0u32; t_all * n];
         let (mut x, mut ch) = (vec![0.0f32; s], vec![0u32; nc]);
@@ -530,7 +501,7 @@ impl<'a> DcGpu<'a> {
             self.start(tr, &mut x, &mut ch, &mut div)?;
             self.write_state(t, &x, &ch, &ones);
             // The first best board: the assignment readout of the start.
-            l.assign(&x[..v], &mut scratch, &mut tr.asg_read, false, &mut best[t * n..(t + 1) * n])?;
+            l.assign(&x[..v], &mut scratch, &mut tr.extra.asg_read, false, &mut best[t * n..(t + 1) * n])?;
             tr.best_score = l.score(&best[t * n..(t + 1) * n]);
         }
         let mut status = vec![0u32; 2 * t_all];
@@ -568,7 +539,7 @@ impl<'a> DcGpu<'a> {
                     tr.iterations += 1;
                     tr.warm = true;
                     let (bad, extra) = (status[2 * t] as usize, status[2 * t + 1]);
-                    tr.permutation = extra == 0;
+                    tr.extra.permutation = extra == 0;
                     if extra == 0 && max_score - bad.min(max_score) > tr.best_score {
                         want.push(t);
                     }
@@ -601,7 +572,7 @@ impl<'a> DcGpu<'a> {
             // The assignment readout of the round's last concur point, for trials whose argmax
             // board was not a permutation (as the CPU backend does).
             let need: Vec<usize> =
-                (0..t_all).filter(|&t| trials[t].is_active(cfg.max_iters) && !trials[t].permutation).collect();
+                (0..t_all).filter(|&t| trials[t].is_active(cfg.max_iters) && !trials[t].extra.permutation).collect();
             if !need.is_empty() {
                 let (m, _) = self.read_concur()?;
                 let read: Vec<(usize, usize, Vec<u32>)> = trials
@@ -611,7 +582,7 @@ impl<'a> DcGpu<'a> {
                     .map_init(
                         || (l.assign_scratch(), vec![0u32; n]),
                         |(scr, b), (t, tr)| {
-                            let ok = l.assign(&m[t * v..(t + 1) * v], scr, &mut tr.asg_read, tr.warm, b).is_ok();
+                            let ok = l.assign(&m[t * v..(t + 1) * v], scr, &mut tr.extra.asg_read, tr.warm, b).is_ok();
                             let score = if ok { l.score(b) } else { 0 };
                             (t, score, b.clone())
                         },
@@ -634,14 +605,11 @@ impl<'a> DcGpu<'a> {
                     if !tr.is_active(cfg.max_iters) || tr.iterations % ROUND != 0 {
                         continue;
                     }
-                    if tr.hashes.contains(&h[t]) {
+                    if tr.in_cycle(h[t]) {
                         tr.restarts += 1;
                         tr.warm = false;
                         self.start(tr, &mut x, &mut ch, &mut div)?;
                         self.write_state(t, &x, &ch, &ones);
-                    } else {
-                        tr.hashes[tr.hash_pos] = h[t];
-                        tr.hash_pos = (tr.hash_pos + 1) % tr.hashes.len();
                     }
                 }
             }
@@ -649,33 +617,7 @@ impl<'a> DcGpu<'a> {
                 break;
             }
         }
-        let wall_s = rounds.elapsed_s();
-        let board_of = |t: usize| Board {
-            width: self.puzzle.width(),
-            height: self.puzzle.height(),
-            cells: l.placements(&best[t * n..(t + 1) * n]),
-        };
-        let solution = Rounds::first_solution(&trials).map(|(t, it)| (t, it, board_of(t)));
-        let best_t = Rounds::best_trial(&trials);
-        Ok(MapResult {
-            best: board_of(best_t),
-            best_score: trials[best_t].best_score,
-            max_score,
-            solution,
-            trial_iterations: trials.iter().map(|t| t.iterations).sum(),
-            wall_s,
-            trials: trials
-                .iter()
-                .map(|t| TrialSummary {
-                    iterations: t.iterations,
-                    best_score: t.best_score,
-                    solved_at: t.solved_at,
-                    solved_by: t.solved_at.map(|_| Mechanism::Map),
-                    restarts: t.restarts,
-                    ..Default::default()
-                })
-                .collect(),
-        })
+        Ok(batch::result(self.puzzle, &trials, &best, |b| l.placements(b), rounds.elapsed_s()))
     }
 
     fn is_solution(&self, board: &[u32]) -> bool {
@@ -685,37 +627,15 @@ impl<'a> DcGpu<'a> {
     }
 }
 
-struct GTrial {
-    iterations: u64,
-    best_score: usize,
-    solved_at: Option<u64>,
-    restarts: u64,
-    hashes: [u64; 16],
-    hash_pos: usize,
-    rng: Xoshiro256PlusPlus,
+/// What a divide-and-concur trial keeps besides the shared bookkeeping.
+struct DcExtra {
+    /// Solvers of the assignment readout.
     asg_read: Vec<Assigner>,
-    warm: bool,
     /// Whether the last argmax readout was a permutation of the pieces.
     permutation: bool,
 }
 
-impl GTrial {
-    fn is_active(&self, max_iters: u64) -> bool {
-        self.solved_at.is_none() && self.iterations < max_iters
-    }
-}
-
-impl TrialView for GTrial {
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn best_score(&self) -> usize {
-        self.best_score
-    }
-    fn solved_at(&self) -> Option<u64> {
-        self.solved_at
-    }
-}
+type DcTrial = GpuTrial<DcExtra>;
 
 /// Runs a divide-and-concur batch on the device; every reported solution has passed the
 /// exact check.

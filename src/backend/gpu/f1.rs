@@ -17,16 +17,15 @@
 //! are split into chunks, each with its own buffers; all chunks go in one submission.
 //! Trials start from the same seeded random points as on the CPU backend.
 
+use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid};
 use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError};
-use crate::map::{
-    MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, TrialSummary, TrialView, trial_seed,
-};
+use crate::map::{MapConfig, MapKind, MapResult, Progress, ROUND, Rounds};
 use crate::project::{Assigners, EdgeProjection, F1};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -116,6 +115,15 @@ struct Chunk {
     bg_mix: wgpu::BindGroup,
     bg_score: wgpu::BindGroup,
     bg_hash: wgpu::BindGroup,
+}
+
+impl Span for Chunk {
+    fn first(&self) -> usize {
+        self.first
+    }
+    fn trials(&self) -> usize {
+        self.trials
+    }
 }
 
 /// One kernel of the family, for tests and benchmarks.
@@ -360,17 +368,7 @@ impl<'a> F1Gpu<'a> {
         per: usize,
         buf: impl Fn(&Chunk) -> &wgpu::Buffer,
     ) {
-        let count = data.len() / per.max(1);
-        for ch in &self.chunks {
-            let lo = first.max(ch.first);
-            let hi = (first + count).min(ch.first + ch.trials);
-            if lo >= hi {
-                continue;
-            }
-            let src = &data[(lo - first) * per..(hi - first) * per];
-            let off = ((lo - ch.first) * per * std::mem::size_of::<T>()) as u64;
-            self.ctx.queue.write_buffer(buf(ch), off, bytemuck::cast_slice(src));
-        }
+        batch::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
     }
 
     fn read_per_trial<T: bytemuck::Pod + Default>(
@@ -378,17 +376,7 @@ impl<'a> F1Gpu<'a> {
         per: usize,
         buf: impl Fn(&Chunk) -> &wgpu::Buffer,
     ) -> Result<Vec<T>, GpuError> {
-        let mut out = vec![T::default(); self.trials * per];
-        for ch in &self.chunks {
-            let bytes = (ch.trials * per * std::mem::size_of::<T>()) as u64;
-            let st = self.ctx.staging("read", bytes);
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(buf(ch), 0, &st, 0, bytes);
-            self.ctx.queue.submit([enc.finish()]);
-            let dst = &mut out[ch.first * per..(ch.first + ch.trials) * per];
-            self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(dst))])?;
-        }
-        Ok(out)
+        batch::read_per_trial(&self.ctx, &self.chunks, per, buf)
     }
 
     fn need_dm(&self) -> Result<(), GpuError> {
@@ -548,19 +536,12 @@ impl<'a> F1Gpu<'a> {
 
     /// Per-trial fingerprints of the state (for exact limit-cycle detection).
     fn fingerprints(&self) -> Result<Vec<u64>, GpuError> {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        for ch in &self.chunks {
-            enc.clear_buffer(&ch.sums, 0, None);
-            dispatch(&mut enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * self.dim) as u64));
-            enc.copy_buffer_to_buffer(&ch.sums, 0, &ch.st_sums, 0, 8 * ch.trials as u64);
-        }
-        self.ctx.queue.submit([enc.finish()]);
-        let mut sums = vec![0u32; 2 * self.trials];
-        for ch in &self.chunks {
-            let (lo, hi) = (2 * ch.first, 2 * (ch.first + ch.trials));
-            self.ctx.read_back(&mut [(&ch.st_sums, bytemuck::cast_slice_mut(&mut sums[lo..hi]))])?;
-        }
-        Ok(sums.chunks(2).map(|p| (p[0] as u64) << 32 | p[1] as u64).collect())
+        batch::fingerprints(
+            &self.ctx,
+            &self.chunks,
+            |c| (&c.sums, &c.st_sums),
+            |enc, ch| dispatch(enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * self.dim) as u64)),
+        )
     }
 
     /// Runs the batch (same stop rules and result as [`crate::map::F1Map::run`]).
@@ -570,19 +551,8 @@ impl<'a> F1Gpu<'a> {
         let (t_all, n, dim, wt) = (self.trials, self.puzzle.cells(), self.dim, self.wtot);
         let max_score = self.puzzle.max_score();
         let dm = cfg.kind == MapKind::Dm;
-        let mut trials: Vec<GTrial> = (0..t_all)
-            .map(|t| GTrial {
-                iterations: 0,
-                best_score: 0,
-                solved_at: None,
-                restarts: 0,
-                hashes: [0; 16],
-                hash_pos: 0,
-                rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
-                warm: false,
-                asg: self.f1.assigners(),
-            })
-            .collect();
+        let mut trials: Vec<GpuTrial<Assigners>> =
+            (0..t_all).map(|t| GpuTrial::new(cfg.seed, t, self.f1.assigners())).collect();
         let mut x0 = vec![0.0f32; dim];
         for (t, tr) in trials.iter_mut().enumerate() {
             randomize(&mut x0, &mut tr.rng);
@@ -618,10 +588,10 @@ impl<'a> F1Gpu<'a> {
                             let t = ci * per + i;
                             let ok = if dm {
                                 // P_P(y) first, as on the CPU (its duals warm the second solve).
-                                f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.asg, s2, tr.warm)
-                                    .and_then(|()| f1.assign_entries(wv, &mut tr.asg, s, tr.warm))
+                                f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.extra, s2, tr.warm)
+                                    .and_then(|()| f1.assign_entries(wv, &mut tr.extra, s, tr.warm))
                             } else {
-                                f1.assign_entries(wv, &mut tr.asg, s, tr.warm)
+                                f1.assign_entries(wv, &mut tr.extra, s, tr.warm)
                             };
                             if ok.is_err() {
                                 bad.push(t);
@@ -697,12 +667,9 @@ impl<'a> F1Gpu<'a> {
                     if !tr.is_active(cfg.max_iters) || tr.iterations % ROUND != 0 {
                         continue;
                     }
-                    if tr.hashes.contains(&h[t]) {
+                    if tr.in_cycle(h[t]) {
                         self.restart(t, tr, &mut x0);
                         restarted = true;
-                    } else {
-                        tr.hashes[tr.hash_pos] = h[t];
-                        tr.hash_pos = (tr.hash_pos + 1) % tr.hashes.len();
                     }
                 }
                 if restarted {
@@ -713,71 +680,14 @@ impl<'a> F1Gpu<'a> {
                 break;
             }
         }
-        let wall_s = rounds.elapsed_s();
-        let board_of = |t: usize| Board {
-            width: self.puzzle.width(),
-            height: self.puzzle.height(),
-            cells: f1.placements(&best[t * n..(t + 1) * n]),
-        };
-        let solution = Rounds::first_solution(&trials).map(|(t, it)| (t, it, board_of(t)));
-        let best_t = Rounds::best_trial(&trials);
-        Ok(MapResult {
-            best: board_of(best_t),
-            best_score: trials[best_t].best_score,
-            max_score,
-            solution,
-            trial_iterations: trials.iter().map(|t| t.iterations).sum(),
-            wall_s,
-            trials: trials
-                .iter()
-                .map(|t| TrialSummary {
-                    iterations: t.iterations,
-                    best_score: t.best_score,
-                    solved_at: t.solved_at,
-                    solved_by: t.solved_at.map(|_| Mechanism::Map),
-                    restarts: t.restarts,
-                    ..Default::default()
-                })
-                .collect(),
-        })
+        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
     }
 
-    fn restart(&self, t: usize, tr: &mut GTrial, x0: &mut [f32]) {
+    fn restart(&self, t: usize, tr: &mut GpuTrial<Assigners>, x0: &mut [f32]) {
         randomize(x0, &mut tr.rng);
         self.write_state(t, x0);
         tr.warm = false;
         tr.restarts += 1;
-        tr.hashes = [0; 16];
-    }
-}
-
-struct GTrial {
-    iterations: u64,
-    best_score: usize,
-    solved_at: Option<u64>,
-    restarts: u64,
-    hashes: [u64; 16],
-    hash_pos: usize,
-    rng: Xoshiro256PlusPlus,
-    warm: bool,
-    asg: Assigners,
-}
-
-impl GTrial {
-    fn is_active(&self, max_iters: u64) -> bool {
-        self.solved_at.is_none() && self.iterations < max_iters
-    }
-}
-
-impl TrialView for GTrial {
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn best_score(&self) -> usize {
-        self.best_score
-    }
-    fn solved_at(&self) -> Option<u64> {
-        self.solved_at
     }
 }
 

@@ -106,6 +106,18 @@ pub(crate) fn result<E>(
     }
 }
 
+/// Trials per chunk: as many as keep every per-trial buffer (`per_trial` bytes for one
+/// trial, the largest of them) within one storage binding and one buffer, at most `cap`.
+pub(crate) fn chunk_trials(ctx: &GpuContext, per_trial: u64, trials: usize, cap: usize) -> Result<usize, GpuError> {
+    let limit = ctx.max_binding.min(ctx.max_buffer);
+    if per_trial > limit {
+        return Err(GpuError::Unsupported(format!(
+            "one trial needs {per_trial} bytes in one binding; the adapter allows {limit}"
+        )));
+    }
+    Ok(((limit / per_trial) as usize).min(cap).clamp(1, trials))
+}
+
 /// A contiguous slice of the batch with buffers of its own.
 pub(crate) trait Span {
     fn first(&self) -> usize;

@@ -154,14 +154,7 @@ impl<'a> DcGpu<'a> {
         let trials = cfg.trials.max(1);
         let (s, v, c, nc, n) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices(), layout.cells());
         let per_trial = 4 * s.max(v).max(c).max(nc) as u64;
-        let limit = ctx.max_binding.min(ctx.max_buffer);
-        if per_trial > limit {
-            return Err(GpuError::Unsupported(format!(
-                "one trial needs {per_trial} bytes in one binding; the adapter allows {limit}"
-            ))
-            .into());
-        }
-        let per_chunk = ((limit / per_trial) as usize).min(chunk).clamp(1, trials);
+        let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
         let module = ctx.module("dc", DC_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
         let pipes = Pipelines {

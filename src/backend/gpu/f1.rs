@@ -177,14 +177,7 @@ impl<'a> F1Gpu<'a> {
         let tab = f1.gpu_tables();
         let joins = tab.joins.len() / 3;
         let per_trial = 4 * dim.max(wtot).max(n) as u64;
-        let limit = ctx.max_binding.min(ctx.max_buffer);
-        if per_trial > limit {
-            return Err(GpuError::Unsupported(format!(
-                "one trial needs {per_trial} bytes in one binding; the adapter allows {limit}"
-            ))
-            .into());
-        }
-        let per_chunk = ((limit / per_trial) as usize).min(chunk).clamp(1, trials);
+        let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
         let module = ctx.module("f1", F1_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
         let pipes = Pipelines {

@@ -489,13 +489,30 @@ impl<'a> DcGpu<'a> {
         let mut best = vec![0u32; t_all * n];
         let (mut x, mut ch) = (vec![0.0f32; s], vec![0u32; nc]);
         let ones = vec![1.0f32; nk];
-        let mut scratch = l.assign_scratch();
-        for (t, tr) in trials.iter_mut().enumerate() {
-            self.start(tr, &mut x, &mut ch, &mut div)?;
-            self.write_state(t, &x, &ch, &ones);
-            // The first best board: the assignment readout of the start.
-            l.assign(&x[..v], &mut scratch, &mut tr.extra.asg_read, false, &mut best[t * n..(t + 1) * n])?;
-            tr.best_score = l.score(&best[t * n..(t + 1) * n]);
+        // The starts, on all cores, a block of trials at a time (host memory stays bounded).
+        const BLOCK: usize = 256;
+        let mut xs = vec![0.0f32; BLOCK.min(t_all) * s];
+        let mut chs = vec![0u32; BLOCK.min(t_all) * nc];
+        for b0 in (0..t_all).step_by(BLOCK) {
+            let b1 = (b0 + BLOCK).min(t_all);
+            trials[b0..b1]
+                .par_iter_mut()
+                .zip(xs.par_chunks_mut(s))
+                .zip(chs.par_chunks_mut(nc))
+                .zip(best[b0 * n..b1 * n].par_chunks_mut(n))
+                .try_for_each_init(
+                    || (DivideScratch::new(l), l.assign_scratch()),
+                    |(div, scratch), (((tr, x), ch), b)| -> Result<(), EngineError> {
+                        self.start(tr, x, ch, div)?;
+                        // The first best board: the assignment readout of the start.
+                        l.assign(&x[..v], scratch, &mut tr.extra.asg_read, false, b)?;
+                        tr.best_score = l.score(b);
+                        Ok(())
+                    },
+                )?;
+            let k = b1 - b0;
+            // The weights start at 1 on the device.
+            self.write_state(b0, &xs[..k * s], &chs[..k * nc], &[]);
         }
         let mut status = vec![0u32; 2 * t_all];
         let mut boards = vec![0u32; t_all * n];

@@ -70,6 +70,66 @@ pub struct Completion {
     pub max_nodes: u64,
 }
 
+/// The completion trigger of one trial: when its best board is near a solution (at most `k`
+/// mismatched joins, on an improvement) or its best score has stalled, the mismatched cells
+/// and a halo are freed and searched by the arc-consistent backtracker. Shared by both
+/// formulations.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CompletionTrigger {
+    /// Iteration of the last best-score improvement (or of the last stall-triggered try).
+    pub improved_at: u64,
+    /// Completion searches run, and their nodes in all.
+    pub runs: u64,
+    pub nodes: u64,
+}
+
+impl CompletionTrigger {
+    /// Called once per iteration after scoring; `best` gives the placements of the trial's
+    /// best board. Returns a completed (and exactly verified) solution, if the search found
+    /// one.
+    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
+    pub fn step(
+        &mut self,
+        comp: &Completion,
+        bt: &mut Backtracker<'_>,
+        puzzle: &Puzzle,
+        improved: bool,
+        score: usize,
+        iterations: u64,
+        best: impl FnOnce() -> Vec<crate::puzzle::Placement>,
+    ) -> Option<Board> {
+        if improved {
+            self.improved_at = iterations;
+        }
+        let near = improved && puzzle.max_score() - score <= comp.k;
+        let stalled = iterations - self.improved_at >= comp.stall;
+        if !(near || stalled) {
+            return None;
+        }
+        if stalled {
+            self.improved_at = iterations;
+        }
+        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best() };
+        let free = mismatch_region(puzzle, &board, comp.radius);
+        self.runs += 1;
+        let done = bt.complete(&board, &free);
+        self.nodes += bt.last_nodes();
+        done.filter(|b| verify::check(puzzle, b).valid)
+    }
+}
+
+/// The backtracker a worker uses for completions (AC-4, no restarts, node limit).
+pub(crate) fn completer<'p>(puzzle: &'p Puzzle, network: &Arc<Network>, c: &Completion) -> Backtracker<'p> {
+    let bcfg = BacktrackConfig {
+        consistency: Consistency::Ac4,
+        restarts: false,
+        randomize: false,
+        max_nodes: Some(c.max_nodes),
+        ..Default::default()
+    };
+    Backtracker::with_network(puzzle, network.clone(), bcfg)
+}
+
 impl Default for Completion {
     fn default() -> Self {
         Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 }
@@ -85,6 +145,16 @@ pub enum Mechanism {
     /// The map's near-fixed point, completed by arc-consistent search.
     #[serde(rename = "map+ac")]
     MapAc,
+}
+
+impl Mechanism {
+    /// The name results and `--json` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mechanism::Map => "map",
+            Mechanism::MapAc => "map+ac",
+        }
+    }
 }
 
 impl Default for MapConfig {
@@ -368,16 +438,11 @@ impl<'a> F1Map<'a> {
                 board: vec![0; cells],
                 board2: vec![0; cells],
                 prev: vec![0.0; if self.cfg.keep_fixed_points { dim } else { 0 }],
-                completer: self.cfg.complete.as_ref().map(|c| {
-                    let bcfg = BacktrackConfig {
-                        consistency: Consistency::Ac4,
-                        restarts: false,
-                        randomize: false,
-                        max_nodes: Some(c.max_nodes),
-                        ..Default::default()
-                    };
-                    Backtracker::with_network(puzzle, network.clone().expect("built when completion is on"), bcfg)
-                }),
+                completer: self
+                    .cfg
+                    .complete
+                    .as_ref()
+                    .map(|c| completer(puzzle, network.as_ref().expect("built when completion is on"), c)),
             })
             .collect();
         let (f1, cfg) = (&self.f1, &self.cfg);
@@ -495,26 +560,18 @@ fn run_trial_round(
             return;
         }
         if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
-            let near = improved && max_score - score <= comp.k;
-            let stalled = st.iterations - st.improved_at >= comp.stall;
-            if near || stalled {
-                if stalled {
-                    st.improved_at = st.iterations;
+            let mut trig =
+                CompletionTrigger { improved_at: st.improved_at, runs: st.completions, nodes: st.completion_nodes };
+            let done = trig.step(comp, bt, puzzle, improved, score, st.iterations, || f1.placements(best));
+            (st.improved_at, st.completions, st.completion_nodes) = (trig.improved_at, trig.runs, trig.nodes);
+            if let Some(sol) = done {
+                for (c, pl) in sol.cells.iter().enumerate() {
+                    best[c] = f1.candidate_id(c, *pl).expect("the backtracker places candidates");
                 }
-                let board = Board { width: puzzle.width(), height: puzzle.height(), cells: f1.placements(best) };
-                let free = mismatch_region(puzzle, &board, comp.radius);
-                st.completions += 1;
-                let done = bt.complete(&board, &free);
-                st.completion_nodes += bt.last_nodes();
-                if let Some(sol) = done {
-                    for (c, pl) in sol.cells.iter().enumerate() {
-                        best[c] = f1.candidate_id(c, *pl).expect("the backtracker places candidates");
-                    }
-                    st.best_score = max_score;
-                    st.solved_at = Some(st.iterations);
-                    st.solved_by = Some(Mechanism::MapAc);
-                    return;
-                }
+                st.best_score = max_score;
+                st.solved_at = Some(st.iterations);
+                st.solved_by = Some(Mechanism::MapAc);
+                return;
             }
         }
     }

@@ -258,3 +258,21 @@ fn dc_speed() {
         }
     }
 }
+
+#[test]
+fn dc_completion_turns_near_misses_into_verified_solutions() {
+    use concur::map::{Completion, Mechanism};
+    let (p, _) = crate::common::generated(5, 5, 2);
+    let base = DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, ..Default::default() };
+    let plain = concur::dc::solve(&p, base.clone(), |_| {}).unwrap();
+    assert!(plain.trials.iter().all(|t| t.solved_by != Some(Mechanism::MapAc) && t.completions == 0));
+    let cfg = DcConfig { complete: Some(Completion { k: 4, ..Default::default() }), ..base };
+    let mut map = concur::dc::DcMap::new(&p, cfg).unwrap();
+    let r = map.run(|_| {});
+    let by_ac: Vec<usize> = (0..r.trials.len()).filter(|&t| r.trials[t].solved_by == Some(Mechanism::MapAc)).collect();
+    assert!(!by_ac.is_empty(), "completion solved no trial: {:?}", r.trials);
+    assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() >= by_ac.len() as u64);
+    for t in by_ac {
+        assert!(concur::verify::check(&p, &map.best_board(t)).valid, "trial {t}");
+    }
+}

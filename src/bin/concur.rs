@@ -355,6 +355,10 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
         }
         Method::Dc => {
             let beta = check_map_args(&a, DcConfig::default().beta)?;
+            anyhow::ensure!(
+                a.dump_state.is_none(),
+                "--dump-state writes certificates of rrr and dm runs; dc certificates are not implemented yet"
+            );
             let cfg = DcConfig {
                 kind: a.dc_map,
                 beta,
@@ -368,6 +372,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 readout: a.readout,
                 stop_at_first: !a.all_trials,
                 cycle_restart: !a.no_cycle_restart,
+                complete: completion(&a),
             };
             let gpu = pick_backend(&a, |b| b.supports_dc(&cfg))?;
             let result = match &gpu {
@@ -393,12 +398,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 cycle_restart: !a.no_cycle_restart,
                 stop_at_first: !a.all_trials,
                 warm_start: !a.cold_assign,
-                complete: a.complete.map(|k| Completion {
-                    k,
-                    stall: a.complete_stall,
-                    radius: a.complete_radius,
-                    max_nodes: a.complete_nodes,
-                }),
+                complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
@@ -468,6 +468,16 @@ fn with_backend(mut r: SolveReport, gpu: Option<&dyn backend::Backend>) -> Solve
     let name = gpu.map_or_else(|| "cpu".to_string(), |b| b.name());
     r.details.insert("backend".into(), serde_json::Value::String(name));
     r
+}
+
+/// The `--complete` options of either formulation.
+fn completion(a: &SolveArgs) -> Option<Completion> {
+    a.complete.map(|k| Completion {
+        k,
+        stall: a.complete_stall,
+        radius: a.complete_radius,
+        max_nodes: a.complete_nodes,
+    })
 }
 
 /// Checks the options every map shares; returns beta (or the method's default).

@@ -431,6 +431,11 @@ impl Layout {
         board.iter().map(|&j| self.cand_place[j as usize]).collect()
     }
 
+    /// The variable of placement `pl` at cell `c`, if it is a candidate there.
+    pub fn variable_of(&self, c: usize, pl: Placement) -> Option<u32> {
+        self.cell_vars(c).find(|&j| self.cand_place[j] == pl).map(|j| j as u32)
+    }
+
     /// Per-cell argmax readout: the first variable of largest value in each cell.
     pub fn argmax_board(&self, values: &[f32], board: &mut [u32]) {
         for (c, b) in board.iter_mut().enumerate() {

@@ -54,13 +54,19 @@ pub use layout::{AssignScratch, Constraint, Layout};
 pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner};
-use crate::map::{MapKind, MapResult, Progress, ROUND, Rounds, TrialSummary, TrialView, chunk_size, trial_seed};
+use crate::map::{
+    Completion, CompletionTrigger, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, TrialSummary, TrialView,
+    chunk_size, completer, trial_seed,
+};
 use crate::puzzle::{Board, Puzzle};
+use crate::search::backtrack::Backtracker;
 use crate::verify;
+use crate::verify::Network;
 use project::divide_one;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How the constraints are weighted in the concur mean.
@@ -109,6 +115,8 @@ pub struct DcConfig {
     pub stop_at_first: bool,
     /// Restart trials caught in an exact limit cycle.
     pub cycle_restart: bool,
+    /// Arc-consistent completion of near-fixed points (None: the map alone), as for F1.
+    pub complete: Option<Completion>,
 }
 
 impl TrialView for Trial {
@@ -138,6 +146,7 @@ impl Default for DcConfig {
             readout: Readout::Argmax,
             stop_at_first: true,
             cycle_restart: true,
+            complete: None,
         }
     }
 }
@@ -159,7 +168,10 @@ struct Trial {
     iterations: u64,
     best_score: usize,
     solved_at: Option<u64>,
+    solved_by: Option<Mechanism>,
     restarts: u64,
+    /// Arc-consistent completion (with `complete`).
+    trig: CompletionTrigger,
     hashes: [u64; CYCLE_MEMORY],
     hash_pos: usize,
     rng: Xoshiro256PlusPlus,
@@ -170,7 +182,9 @@ struct Trial {
 }
 
 /// Scratch of one worker, allocated once per run.
-struct Worker {
+struct Worker<'p> {
+    /// Arc-consistent completion, when enabled.
+    completer: Option<Backtracker<'p>>,
     /// Per variable: sum of weighted replicas, sum of weights, weight of chosen slots.
     acc: Vec<f32>,
     den: Vec<f32>,
@@ -192,10 +206,11 @@ struct Worker {
     fresh: bool,
 }
 
-impl Worker {
-    fn new(layout: &Layout) -> Self {
+impl<'p> Worker<'p> {
+    fn new(layout: &Layout, completer: Option<Backtracker<'p>>) -> Self {
         let v = layout.vars();
         Worker {
+            completer,
             acc: vec![0.0; v],
             den: vec![0.0; v],
             cnt: vec![0.0; v],
@@ -257,7 +272,9 @@ impl<'a> DcMap<'a> {
                     iterations: 0,
                     best_score: 0,
                     solved_at: None,
+                    solved_by: None,
                     restarts: 0,
+                    trig: CompletionTrigger::default(),
                     hashes: [0; CYCLE_MEMORY],
                     hash_pos: 0,
                     rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
@@ -270,7 +287,7 @@ impl<'a> DcMap<'a> {
             layout,
             cfg,
         };
-        let mut wk = Worker::new(&map.layout);
+        let mut wk = Worker::new(&map.layout, None);
         let layout = &map.layout;
         for ((((x, ch), lam), tr), best) in map
             .x
@@ -307,7 +324,14 @@ impl<'a> DcMap<'a> {
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let trials = self.trials.len();
         let per = chunk_size(trials);
-        let mut workers: Vec<Worker> = (0..trials.div_ceil(per)).map(|_| Worker::new(layout)).collect();
+        let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(self.puzzle)));
+        let puzzle = self.puzzle;
+        let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
+            .map(|_| {
+                let bt = self.cfg.complete.as_ref().zip(network.as_ref()).map(|(c, net)| completer(puzzle, net, c));
+                Worker::new(layout, bt)
+            })
+            .collect();
         let ctx = Ctx { puzzle: self.puzzle, layout, cfg: &self.cfg, max_score: self.puzzle.max_score() };
         let cfg = &self.cfg;
         loop {
@@ -350,11 +374,18 @@ impl<'a> DcMap<'a> {
                     iterations: t.iterations,
                     best_score: t.best_score,
                     solved_at: t.solved_at,
+                    solved_by: t.solved_by,
                     restarts: t.restarts,
-                    ..Default::default()
+                    completions: t.trig.runs,
+                    completion_nodes: t.trig.nodes,
                 })
                 .collect(),
         }
+    }
+
+    /// The best board of trial `t` (its solution, when it solved).
+    pub fn best_board(&self, t: usize) -> Board {
+        self.board_of(t)
     }
 
     fn board_of(&self, t: usize) -> Board {
@@ -413,14 +444,33 @@ fn run_trial_round(
     for i in 0..steps {
         tr.iterations += 1;
         let assign = cfg.readout == Readout::Assignment || i + 1 == steps;
+        let before = tr.best_score;
         let ok = step(ctx, x, chosen, lambda, tr, wk).and_then(|()| readout(ctx, tr, best, wk, assign));
         match ok {
             Err(_) => restart(ctx, x, chosen, lambda, tr, wk),
             Ok(true) => {
                 tr.solved_at = Some(tr.iterations);
+                tr.solved_by = Some(Mechanism::Map);
                 return;
             }
-            Ok(false) => tr.warm = true,
+            Ok(false) => {
+                tr.warm = true;
+                if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
+                    let (layout, improved) = (ctx.layout, tr.best_score > before);
+                    let done = tr
+                        .trig
+                        .step(comp, bt, ctx.puzzle, improved, tr.best_score, tr.iterations, || layout.placements(best));
+                    if let Some(sol) = done {
+                        for (c, pl) in sol.cells.iter().enumerate() {
+                            best[c] = layout.variable_of(c, *pl).expect("the backtracker places candidates");
+                        }
+                        tr.best_score = ctx.max_score;
+                        tr.solved_at = Some(tr.iterations);
+                        tr.solved_by = Some(Mechanism::MapAc);
+                        return;
+                    }
+                }
+            }
         }
     }
     if cfg.cycle_restart && tr.iterations % ROUND == 0 {

@@ -12,7 +12,7 @@
 pub mod report;
 pub mod svg;
 
-use crate::map::{self, MapConfig, MapKind, Mechanism};
+use crate::map::{self, MapConfig, MapKind};
 use crate::project::EdgeProjection;
 use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Puzzle, format};
@@ -282,10 +282,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             };
             let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
             let t = r.trials[0];
-            let mech = t.solved_by.map(|m| match m {
-                Mechanism::Map => "map".to_string(),
-                Mechanism::MapAc => "map+ac".to_string(),
-            });
+            let mech = t.solved_by.map(|m| m.as_str().to_string());
             (t.solved_at.is_some(), mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
         }
         crate::report::Method::Dc => {
@@ -297,19 +294,14 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 seed,
                 weights: spec.weights.unwrap_or(crate::dc::Weights::Uniform),
                 hybrid: spec.hybrid.unwrap_or(false),
+                complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
                 ..Default::default()
             };
             let r = crate::dc::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
             let t = r.trials[0];
             let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
-            (
-                solved,
-                solved.then(|| "map".to_string()),
-                t.solved_at.unwrap_or(t.iterations),
-                "iterations",
-                r.wall_s,
-                r.best_score,
-            )
+            let mech = t.solved_by.filter(|_| solved).map(|m| m.as_str().to_string());
+            (solved, mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
         }
         crate::report::Method::Hill => {
             let cfg =

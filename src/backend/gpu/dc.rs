@@ -55,6 +55,9 @@ struct Params {
 
 /// What the GPU backend cannot do for divide and concur (these run on the CPU backend).
 pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
+    if cfg.complete.is_some() {
+        return Err(GpuError::Unsupported("--complete (arc-consistent completion) runs on the cpu backend".into()));
+    }
     if cfg.hybrid {
         return Err(GpuError::Unsupported("--hybrid (the assignment constraint) runs on the cpu backend".into()));
     }

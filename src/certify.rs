@@ -15,10 +15,17 @@
 //! | `board` | `[piece, rotation]` per cell, the board that `P_P` chose (or the completed board for `map+ac`) |
 //! | `score`, `max_score` | matched interior joins of `board` |
 //!
+//! Divide-and-concur certificates (`"formulation": "dc"`) hold the replica slot values as
+//! `x` (slot order of [`crate::dc::Layout`], which the puzzle, `hybrid` fixes), `a` = concur
+//! and `b` = divide, the constraint weights `lambda` with adaptive weights, and the board read
+//! out of the concur point `P_a(f_b(x))` (per-cell argmax, or the assignment readout when that
+//! is not a permutation).
+//!
 //! [`check`] recomputes both projections from `x` alone (cold assignments), the gap and the
 //! decoded board, and verifies the board exactly.
 
 use crate::assign::AssignError;
+use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
 use crate::map::{MapKind, Mechanism};
 use crate::project::{EdgeProjection, F1};
 use crate::puzzle::{Board, Placement, Puzzle};
@@ -30,9 +37,32 @@ pub const FORMAT: &str = "concur-certificate-1";
 /// Gap below which `x` counts as a fixed point (absolute, Euclidean).
 pub const TOLERANCE: f64 = 1e-3;
 
+/// Which formulation a certificate is of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Formulation {
+    /// RRR / the difference map in edge-colour space.
+    #[default]
+    F1,
+    /// Divide and concur in candidate space.
+    Dc,
+}
+
+/// The divide-and-concur part of a certificate.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DcPart {
+    pub hybrid: bool,
+    /// Constraint weights at `x` (adaptive weights), else uniform.
+    pub lambda: Option<Vec<f32>>,
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Certificate {
     pub format: String,
+    #[serde(default)]
+    pub formulation: Formulation,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dc: Option<DcPart>,
     pub method: MapKind,
     pub beta: f32,
     pub edge: EdgeProjection,
@@ -105,6 +135,96 @@ pub fn evaluate(
     Ok(Evaluation { pa_fb, pb_fa, gap, board })
 }
 
+/// Recomputes the projections of divide and concur at the slot values `x` from scratch:
+/// `P_a(f_b(x))` (concur) and `P_b(f_a(x))` (divide), and the board read out of the concur
+/// point.
+pub fn evaluate_dc(
+    puzzle: &Puzzle,
+    layout: &Layout,
+    kind: MapKind,
+    beta: f32,
+    lambda: Option<&[f32]>,
+    x: &[f32],
+) -> Result<Evaluation, AssignError> {
+    let (s, v, nc, n) = (layout.slots(), layout.vars(), layout.choices(), layout.cells());
+    let mut div = DivideScratch::new(layout);
+    let mut asg = layout.assigners();
+    let mut chosen = vec![0u32; nc];
+    let mut pb = vec![0.0f32; s];
+    project::divide(layout, x, &mut chosen, &mut div, &mut asg, false)?;
+    project::expand(&chosen, &mut pb);
+    let mut m = vec![0.0f32; v];
+    let mut pa_fb = vec![0.0f32; s];
+    let mut pb_fa = vec![0.0f32; s];
+    match kind {
+        MapKind::Rrr => {
+            let z: Vec<f32> = pb.iter().zip(x).map(|(&b, &y)| 2.0 * b - y).collect();
+            project::concur(layout, &z, lambda, &mut m);
+            pb_fa.copy_from_slice(&pb);
+        }
+        MapKind::Dm => {
+            let inv = 1.0 / beta;
+            let z: Vec<f32> = pb.iter().zip(x).map(|(&b, &y)| (1.0 + inv) * b - inv * y).collect();
+            project::concur(layout, &z, lambda, &mut m);
+            let mut ca = vec![0.0f32; v];
+            project::concur(layout, x, lambda, &mut ca);
+            let fa: Vec<f32> =
+                layout.slot_var().iter().zip(x).map(|(&j, &y)| (1.0 - inv) * ca[j as usize] + inv * y).collect();
+            project::divide(layout, &fa, &mut chosen, &mut div, &mut asg, false)?;
+            project::expand(&chosen, &mut pb_fa);
+        }
+    }
+    project::spread(layout, &m, &mut pa_fb);
+    let mut board = vec![0u32; n];
+    layout.argmax_board(&m, &mut board);
+    if !layout.is_permutation(&board, &mut vec![false; n]) {
+        layout.assign(&m, &mut layout.assign_scratch(), &mut asg, false, &mut board)?;
+    }
+    let gap = pa_fb.iter().zip(&pb_fa).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>().sqrt();
+    let board = Board { width: puzzle.width(), height: puzzle.height(), cells: layout.placements(&board) };
+    Ok(Evaluation { pa_fb, pb_fa, gap, board })
+}
+
+/// Builds the certificate of a divide-and-concur trial from its slot values (and weights),
+/// and for `map+ac` the completed board.
+#[allow(clippy::too_many_arguments, reason = "plain record fields")]
+pub fn make_dc(
+    puzzle: &Puzzle,
+    cfg: &DcConfig,
+    trial: usize,
+    iteration: u64,
+    mechanism: Option<Mechanism>,
+    x: &[f32],
+    lambda: Option<&[f32]>,
+    completed: Option<&Board>,
+) -> Result<Certificate, AssignError> {
+    let layout = Layout::new(puzzle, cfg.hybrid);
+    let lambda = lambda.filter(|_| cfg.weights == dc::Weights::Adaptive);
+    let ev = evaluate_dc(puzzle, &layout, cfg.kind, cfg.beta, lambda, x)?;
+    let board = completed.unwrap_or(&ev.board);
+    Ok(Certificate {
+        format: FORMAT.into(),
+        formulation: Formulation::Dc,
+        dc: Some(DcPart { hybrid: cfg.hybrid, lambda: lambda.map(|l| l.to_vec()) }),
+        method: cfg.kind,
+        beta: cfg.beta,
+        edge: EdgeProjection::Average,
+        width: puzzle.width(),
+        height: puzzle.height(),
+        colors: puzzle.num_colors(),
+        trial,
+        iteration,
+        mechanism,
+        gap: ev.gap,
+        score: puzzle.score(board),
+        max_score: puzzle.max_score(),
+        board: board.cells.iter().map(|p| [p.piece as u32, p.rot as u32]).collect(),
+        x: x.to_vec(),
+        pa_fb: ev.pa_fb,
+        pb_fa: ev.pb_fa,
+    })
+}
+
 /// Builds the certificate of a trial from its iterate (and, for `map+ac`, the completed board).
 #[allow(clippy::too_many_arguments, reason = "plain record fields")]
 pub fn make(
@@ -123,6 +243,8 @@ pub fn make(
     let board = completed.unwrap_or(&ev.board);
     Ok(Certificate {
         format: FORMAT.into(),
+        formulation: Formulation::F1,
+        dc: None,
         method: kind,
         beta,
         edge,
@@ -185,21 +307,40 @@ pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
             puzzle.num_colors()
         )));
     }
-    let f1 = F1::new(puzzle).map_err(|e| bad(format!("puzzle has no board: {e}")))?;
-    if cert.x.len() != f1.dim() || cert.board.len() != puzzle.cells() {
-        return Err(bad(format!(
-            "certificate holds {} values and {} cells, expected {} and {}",
-            cert.x.len(),
-            cert.board.len(),
-            f1.dim(),
-            puzzle.cells()
-        )));
-    }
     if cert.x.iter().any(|v| !v.is_finite()) || !(cert.beta > 0.0 && cert.beta.is_finite()) {
         return Err(bad("certificate holds non-finite values".into()));
     }
-    let ev = evaluate(puzzle, &f1, cert.method, cert.beta, cert.edge, &cert.x)
-        .map_err(|e| bad(format!("projection failed: {e}")))?;
+    let size_error = |len: usize| {
+        bad(format!(
+            "certificate holds {} values and {} cells, expected {len} and {}",
+            cert.x.len(),
+            cert.board.len(),
+            puzzle.cells()
+        ))
+    };
+    let ev = match (cert.formulation, &cert.dc) {
+        (Formulation::F1, _) => {
+            let f1 = F1::new(puzzle).map_err(|e| bad(format!("puzzle has no board: {e}")))?;
+            if cert.x.len() != f1.dim() || cert.board.len() != puzzle.cells() {
+                return Err(size_error(f1.dim()));
+            }
+            evaluate(puzzle, &f1, cert.method, cert.beta, cert.edge, &cert.x)
+        }
+        (Formulation::Dc, None) => return Err(bad("a dc certificate without its \"dc\" part".into())),
+        (Formulation::Dc, Some(part)) => {
+            let layout = Layout::new(puzzle, part.hybrid);
+            if cert.x.len() != layout.slots() || cert.board.len() != puzzle.cells() {
+                return Err(size_error(layout.slots()));
+            }
+            let lambda = part.lambda.as_deref();
+            if lambda.is_some_and(|l| l.len() != layout.constraints() || l.iter().any(|w| !(w.is_finite() && *w > 0.0)))
+            {
+                return Err(bad(format!("lambda must hold {} positive weights", layout.constraints())));
+            }
+            evaluate_dc(puzzle, &layout, cert.method, cert.beta, lambda, &cert.x)
+        }
+    }
+    .map_err(|e| bad(format!("projection failed: {e}")))?;
     let mut stored = Vec::with_capacity(cert.board.len());
     for &[p, r] in &cert.board {
         if p as usize >= puzzle.cells() || r > 3 {

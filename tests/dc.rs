@@ -276,3 +276,54 @@ fn dc_completion_turns_near_misses_into_verified_solutions() {
         assert!(concur::verify::check(&p, &map.best_board(t)).valid, "trial {t}");
     }
 }
+
+#[test]
+fn dc_certificates_verify_and_tampering_is_caught() {
+    use concur::certify;
+    let (p, _) = crate::common::generated(5, 5, 31);
+    for (kind, weights, hybrid) in [
+        (MapKind::Rrr, Weights::Uniform, false),
+        (MapKind::Dm, Weights::Uniform, false),
+        (MapKind::Rrr, Weights::Adaptive, false),
+        (MapKind::Rrr, Weights::Uniform, true),
+    ] {
+        let cfg = DcConfig {
+            kind,
+            weights,
+            hybrid,
+            trials: 8,
+            max_iters: 20_000,
+            seed: 2,
+            keep_fixed_points: true,
+            ..Default::default()
+        };
+        let mut m = concur::dc::DcMap::new(&p, cfg.clone()).unwrap();
+        let r = m.run(|_| {});
+        let (t, it, board) =
+            r.solution.clone().unwrap_or_else(|| panic!("{kind:?} {weights:?} {hybrid} did not solve"));
+        let (x, lambda) = m.certified_state(t);
+        let cert = certify::make_dc(&p, &cfg, t, it, r.trials[t].solved_by, x, Some(lambda), None).unwrap();
+        let cert: certify::Certificate = serde_json::from_str(&serde_json::to_string(&cert).unwrap()).unwrap();
+        let rep = certify::check(&p, &cert).unwrap();
+        assert!(rep.certifies(), "{kind:?} {weights:?} {hybrid}: {:?}", rep.reasons);
+        assert!(rep.gap_matches_record && rep.board_matches_decoded);
+        let cells: Vec<[u32; 2]> = board.cells.iter().map(|c| [c.piece as u32, c.rot as u32]).collect();
+        assert_eq!(cert.board, cells, "the certificate's board is the reported solution");
+
+        let mut swapped = cert.clone();
+        swapped.board.swap(6, 18);
+        let rep = certify::check(&p, &swapped).unwrap();
+        assert!(!rep.certifies() && rep.reasons.iter().any(|r| r.contains("not the board decoded from x")));
+
+        let mut perturbed = cert.clone();
+        for (i, v) in perturbed.x.iter_mut().enumerate() {
+            *v += ((i * 7919) % 13) as f32 - 6.0;
+        }
+        let rep = certify::check(&p, &perturbed).unwrap();
+        assert!(!rep.certifies() && rep.reasons.iter().any(|r| r.contains("not a solution")), "{:?}", rep.reasons);
+
+        let mut short = cert.clone();
+        short.x.pop();
+        assert!(certify::check(&p, &short).is_err(), "a truncated x is refused");
+    }
+}

@@ -355,10 +355,6 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
         }
         Method::Dc => {
             let beta = check_map_args(&a, DcConfig::default().beta)?;
-            anyhow::ensure!(
-                a.dump_state.is_none(),
-                "--dump-state writes certificates of rrr and dm runs; dc certificates are not implemented yet"
-            );
             let cfg = DcConfig {
                 kind: a.dc_map,
                 beta,
@@ -373,11 +369,13 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 stop_at_first: !a.all_trials,
                 cycle_restart: !a.no_cycle_restart,
                 complete: completion(&a),
+                keep_fixed_points: a.dump_state.is_some(),
             };
+            let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_dc(&cfg))?;
             let result = match &gpu {
                 Some(b) => run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_dc(&puzzle, &cfg, pr))?,
-                None => with_threads(a.threads, || run_dc(&puzzle, &cfg))??,
+                None => with_threads(a.threads, || run_dc(&puzzle, &cfg, dump))??,
             };
             let params = serde_json::json!({
                 "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
@@ -513,15 +511,39 @@ fn show(bar: &ProgressBar, p: &map::Progress, max: usize, trials: usize) {
 }
 
 /// Runs divide and concur with a progress bar on a terminal.
-fn run_dc(puzzle: &Puzzle, cfg: &DcConfig) -> Result<MapResult> {
+fn run_dc(puzzle: &Puzzle, cfg: &DcConfig, dump: Option<Dump<'_>>) -> Result<MapResult> {
     let bar = progress_bar(cfg.max_iters);
-    let result = dc::solve(puzzle, cfg.clone(), |p| show(&bar, p, puzzle.max_score(), cfg.trials))
-        .context("the puzzle has no board that fits its rim")?;
+    let mut m = dc::DcMap::new(puzzle, cfg.clone()).context("the puzzle has no board that fits its rim")?;
+    let result = m.run(|p| show(&bar, p, puzzle.max_score(), cfg.trials));
     bar.finish_and_clear();
     if let Some((_, _, board)) = &result.solution {
         anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
     }
+    if let Some(d) = dump {
+        write_certificates(&d, &result, |t, tr| {
+            let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
+            let (x, lambda) = m.certified_state(t);
+            let it = tr.solved_at.unwrap_or(tr.iterations);
+            Ok(certify::make_dc(puzzle, cfg, t, it, tr.solved_by, x, Some(lambda), completed.as_ref())?)
+        })?;
+    }
     Ok(result)
+}
+
+/// Writes `trial-T.json` for the solving trial (or every trial with `--dump-all`).
+fn write_certificates(
+    d: &Dump<'_>,
+    result: &MapResult,
+    make: impl Fn(usize, &map::TrialSummary) -> Result<certify::Certificate>,
+) -> Result<()> {
+    std::fs::create_dir_all(d.dir).with_context(|| format!("cannot create {}", d.dir.display()))?;
+    let trials: Vec<usize> =
+        if d.all { (0..result.trials.len()).collect() } else { result.solution.iter().map(|s| s.0).collect() };
+    for t in trials {
+        let cert = make(t, &result.trials[t])?;
+        write(&d.dir.join(format!("trial-{t}.json")), &serde_json::to_string(&cert)?)?;
+    }
+    Ok(())
 }
 
 fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
@@ -553,25 +575,12 @@ fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<M
         anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
     }
     if let Some(d) = dump {
-        std::fs::create_dir_all(d.dir).with_context(|| format!("cannot create {}", d.dir.display()))?;
-        let trials: Vec<usize> =
-            if d.all { (0..result.trials.len()).collect() } else { result.solution.iter().map(|s| s.0).collect() };
-        for t in trials {
-            let tr = &result.trials[t];
+        write_certificates(&d, &result, |t, tr| {
             let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
-            let cert = certify::make(
-                puzzle,
-                cfg.kind,
-                cfg.beta,
-                cfg.edge,
-                t,
-                tr.solved_at.unwrap_or(tr.iterations),
-                tr.solved_by,
-                m.certified_state(t),
-                completed.as_ref(),
-            )?;
-            write(&d.dir.join(format!("trial-{t}.json")), &serde_json::to_string(&cert)?)?;
-        }
+            let it = tr.solved_at.unwrap_or(tr.iterations);
+            let x = m.certified_state(t);
+            Ok(certify::make(puzzle, cfg.kind, cfg.beta, cfg.edge, t, it, tr.solved_by, x, completed.as_ref())?)
+        })?;
     }
     Ok(result)
 }

@@ -117,6 +117,8 @@ pub struct DcConfig {
     pub cycle_restart: bool,
     /// Arc-consistent completion of near-fixed points (None: the map alone), as for F1.
     pub complete: Option<Completion>,
+    /// Keep the slot values (and weights) at which each trial solved, for certificates.
+    pub keep_fixed_points: bool,
 }
 
 impl TrialView for Trial {
@@ -147,6 +149,7 @@ impl Default for DcConfig {
             stop_at_first: true,
             cycle_restart: true,
             complete: None,
+            keep_fixed_points: false,
         }
     }
 }
@@ -172,6 +175,9 @@ struct Trial {
     restarts: u64,
     /// Arc-consistent completion (with `complete`).
     trig: CompletionTrigger,
+    /// The slot values and weights whose concur point gave the solution (with
+    /// `keep_fixed_points`).
+    fixed: Option<(Vec<f32>, Vec<f32>)>,
     hashes: [u64; CYCLE_MEMORY],
     hash_pos: usize,
     rng: Xoshiro256PlusPlus,
@@ -185,6 +191,9 @@ struct Trial {
 struct Worker<'p> {
     /// Arc-consistent completion, when enabled.
     completer: Option<Backtracker<'p>>,
+    /// The slot values and weights before the current step (with `keep_fixed_points`).
+    prev_x: Vec<f32>,
+    prev_l: Vec<f32>,
     /// Per variable: sum of weighted replicas, sum of weights, weight of chosen slots.
     acc: Vec<f32>,
     den: Vec<f32>,
@@ -211,6 +220,8 @@ impl<'p> Worker<'p> {
         let v = layout.vars();
         Worker {
             completer,
+            prev_x: Vec::new(),
+            prev_l: Vec::new(),
             acc: vec![0.0; v],
             den: vec![0.0; v],
             cnt: vec![0.0; v],
@@ -275,6 +286,7 @@ impl<'a> DcMap<'a> {
                     solved_by: None,
                     restarts: 0,
                     trig: CompletionTrigger::default(),
+                    fixed: None,
                     hashes: [0; CYCLE_MEMORY],
                     hash_pos: 0,
                     rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
@@ -383,6 +395,23 @@ impl<'a> DcMap<'a> {
         }
     }
 
+    /// The slot values and constraint weights to certify for trial `t`: those whose concur
+    /// point gave its solution when the map solved it (with `keep_fixed_points`), else its
+    /// current state.
+    pub fn certified_state(&self, t: usize) -> (&[f32], &[f32]) {
+        match &self.trials[t].fixed {
+            Some((x, l)) => (x, l),
+            None => {
+                let k = self.layout.constraints();
+                (self.state(t), &self.lambda[t * k..(t + 1) * k])
+            }
+        }
+    }
+
+    pub fn config(&self) -> &DcConfig {
+        &self.cfg
+    }
+
     /// The best board of trial `t` (its solution, when it solved).
     pub fn best_board(&self, t: usize) -> Board {
         self.board_of(t)
@@ -445,12 +474,21 @@ fn run_trial_round(
         tr.iterations += 1;
         let assign = cfg.readout == Readout::Assignment || i + 1 == steps;
         let before = tr.best_score;
+        if cfg.keep_fixed_points {
+            wk.prev_x.clear();
+            wk.prev_x.extend_from_slice(x);
+            wk.prev_l.clear();
+            wk.prev_l.extend_from_slice(lambda);
+        }
         let ok = step(ctx, x, chosen, lambda, tr, wk).and_then(|()| readout(ctx, tr, best, wk, assign));
         match ok {
             Err(_) => restart(ctx, x, chosen, lambda, tr, wk),
             Ok(true) => {
                 tr.solved_at = Some(tr.iterations);
                 tr.solved_by = Some(Mechanism::Map);
+                if cfg.keep_fixed_points {
+                    tr.fixed = Some((wk.prev_x.clone(), wk.prev_l.clone()));
+                }
                 return;
             }
             Ok(false) => {

@@ -58,6 +58,9 @@ pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
     if cfg.complete.is_some() {
         return Err(GpuError::Unsupported("--complete (arc-consistent completion) runs on the cpu backend".into()));
     }
+    if cfg.keep_fixed_points {
+        return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
+    }
     if cfg.hybrid {
         return Err(GpuError::Unsupported("--hybrid (the assignment constraint) runs on the cpu backend".into()));
     }

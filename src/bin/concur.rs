@@ -108,6 +108,7 @@ enum Cmd {
         /// many random probes (Knuth's estimator) and print that.
         #[arg(long)]
         estimate: Option<u64>,
+        /// Seed of the random probes of `--estimate`.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long)]
@@ -647,9 +648,8 @@ fn run() -> Result<ExitCode> {
             write(&output, &ladder::svg::board(&p, &b))?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Count { puzzle, limit, ac, order, time_limit: t, estimate: Some(probes), seed, json, .. } => {
+        Cmd::Count { puzzle, ac, order, estimate: Some(probes), seed, json, .. } => {
             let p = load_puzzle(&puzzle)?;
-            let _ = (limit, t);
             let e = backtrack::estimate(&p, ac, order, probes, seed);
             if json {
                 println!("{}", serde_json::to_string(&e)?);

@@ -5,9 +5,14 @@
 //! upper neighbours show towards it are known, so its possible placements are exactly the
 //! candidates of `c` (DESIGN.md §2, hints included) with that left and that upper colour:
 //! one precomputed list per (cell, left, up). A node costs a table read and a used-piece bit
-//! test; there is no propagation, so the tree is the plain scan tree, which arc consistency
-//! shrinks only about tenfold on Brendan Owen's set 1 while costing about a thousand times
-//! more per node (BENCHMARKS.md).
+//! test; there is no propagation, so the tree is close to the plain scan tree, which arc
+//! consistency shrinks only about tenfold on Brendan Owen's set 1 while costing a hundred
+//! times more per node (BENCHMARKS.md).
+//!
+//! Two cheap, sound checks trim the tree: join budgets ([`join_budgets`]: the pieces fix how
+//! many joins of each kind and colour a solution has, and the walk never opens more), and a
+//! one-cell look-ahead (the cell under a placement must keep an unused piece that shows the
+//! right colour upwards).
 //!
 //! Two things make the count cheaper without changing it:
 //! - symmetry: on a square board without hints, every solution turned by a quarter turn is

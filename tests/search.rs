@@ -128,3 +128,85 @@ fn generate_unique_gives_a_puzzle_with_one_solution() {
     assert_eq!((c.solutions, c.up_to_rotation), (4, Some(1)));
     assert!(verify::check(&u.puzzle, &u.solution).valid);
 }
+
+fn scan_count(p: &concur::puzzle::Puzzle, symmetry: bool, threads: usize) -> concur::search::scan::ScanCount {
+    use concur::search::scan::{ScanOptions, count};
+    count(p, &ScanOptions { symmetry, threads, probes: 200, ..Default::default() })
+}
+
+#[test]
+fn scan_counts_match_brute_force_on_small_generated_puzzles() {
+    for (w, h, seed) in [(3, 3, 1), (3, 3, 2), (4, 3, 3), (4, 3, 4), (4, 3, 5), (3, 4, 6)] {
+        let (p, _) = generated(w, h, seed);
+        let want = brute_force_count(&p);
+        for symmetry in [false, true] {
+            for threads in [1, 2] {
+                let c = scan_count(&p, symmetry, threads);
+                assert!(c.complete);
+                assert_eq!(c.solutions, want, "{w}x{h} seed {seed} symmetry {symmetry} threads {threads}");
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_counts_match_the_arc_consistent_count() {
+    use concur::puzzle::generate::{GenerateOptions, generate};
+    use concur::search::backtrack::{CellOrder, count};
+    // Few colours give many solutions (and many turned copies to check); the sizes cover
+    // square and oblong boards, odd and even.
+    let sizes = [(4, 4, 3, 2), (5, 4, 2, 3), (5, 5, 3, 3), (6, 4, 3, 3), (5, 5, 3, 4)];
+    let mut compared = 0;
+    for (i, &(w, h, f, inner)) in sizes.iter().enumerate() {
+        for seed in 0..3 {
+            let opts = GenerateOptions {
+                width: w,
+                height: h,
+                frame_colors: Some(f),
+                inner_colors: Some(inner),
+                seed: seed + 10 * i as u64,
+            };
+            let Ok((p, planted)) = generate(&opts) else { continue };
+            let limit = Some(std::time::Duration::from_secs(5));
+            let want = count(&p, Consistency::Ac4, CellOrder::MrvDegree, None, limit);
+            if !want.complete {
+                continue;
+            }
+            compared += 1;
+            assert!(want.solutions >= 1 && verify::check(&p, &planted).valid);
+            for symmetry in [false, true] {
+                let c = scan_count(&p, symmetry, 2);
+                assert!(c.complete);
+                let tag = format!("{w}x{h} f{f} i{inner} seed {seed} symmetry {symmetry}");
+                assert_eq!(c.solutions, want.solutions, "{tag}");
+                assert_eq!(c.up_to_rotation, want.up_to_rotation, "{tag}");
+            }
+        }
+    }
+    assert!(compared >= 8, "only {compared} puzzles were counted in time");
+}
+
+#[test]
+fn scan_limit_and_time_limit_stop_early() {
+    use concur::search::scan::{ScanOptions, count};
+    let (p, _) = generated(8, 8, 1);
+    let c = count(&p, &ScanOptions { time_limit: Some(std::time::Duration::from_millis(300)), ..Default::default() });
+    assert!(c.complete || c.tasks_done < c.tasks);
+    let (p, _) = generated(4, 3, 3);
+    let all = count(&p, &ScanOptions::default());
+    if all.solutions > 1 {
+        let c = count(&p, &ScanOptions { limit: Some(1), threads: 1, ..Default::default() });
+        assert!(c.solutions >= 1 && c.solutions <= all.solutions);
+    }
+}
+
+#[test]
+fn brendan_set_1_6x6_has_65_solutions_up_to_rotation_with_the_scan_counter() {
+    let Some(dir) = puzzles("brendan_set_1_6x6_scan") else { return };
+    let p = brendan(&dir, 1, 6, 6);
+    for symmetry in [true, false] {
+        let c = scan_count(&p, symmetry, 2);
+        assert!(c.complete);
+        assert_eq!((c.solutions, c.up_to_rotation), (260, Some(65)), "symmetry {symmetry}");
+    }
+}

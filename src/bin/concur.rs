@@ -15,6 +15,7 @@ use concur::report::{Method, SolveReport, draw_board};
 use concur::search::alns::{self, AlnsConfig, Destroy};
 use concur::search::backtrack::{self, BacktrackConfig, CellOrder};
 use concur::search::hill::{self, HillConfig};
+use concur::search::scan::{self, CountEngine, ScanOptions};
 use concur::verify::{self, Consistency};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -118,6 +119,28 @@ enum Cmd {
         order: CellOrder,
         #[arg(long)]
         time_limit: Option<f64>,
+        /// `ac`: the arc-consistent backtracker; `scan`: row-scan tables with turn symmetry,
+        /// on every core (`--threads`), for large trees.
+        #[arg(long, value_enum, default_value_t = CountEngine::Ac)]
+        engine: CountEngine,
+        /// Worker threads of `--engine scan` (default: every core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// With `--engine scan`, enumerate every corner piece in the top-left corner instead of
+        /// one (no use of the turn symmetry).
+        #[arg(long)]
+        no_symmetry: bool,
+        /// With `--engine scan` and the turn symmetry: random probes per candidate tree (corner
+        /// piece and scan direction) when choosing the smallest.
+        #[arg(long, default_value_t = 20_000)]
+        probes: u64,
+        /// Do not count: estimate the size of the complete tree of `--engine ac` from this
+        /// many random probes (Knuth's estimator) and print that.
+        #[arg(long)]
+        estimate: Option<u64>,
+        /// Seed of the random probes of `--estimate`.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         #[arg(long)]
         json: bool,
     },
@@ -785,7 +808,61 @@ fn run() -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Count { puzzle, limit, ac, order, time_limit: t, json } => {
+        Cmd::Count { puzzle, ac, order, estimate: Some(probes), seed, json, .. } => {
+            let p = load_puzzle(&puzzle)?;
+            let e = backtrack::estimate(&p, ac, order, probes, seed);
+            if json {
+                println!("{}", serde_json::to_string(&e)?);
+            } else {
+                println!(
+                    "estimated tree: {:.3e} nodes (+- {:.1e}), {:.3e} solutions, from {} probes in {:.3} s",
+                    e.nodes, e.nodes_stderr, e.solutions, e.probes, e.wall_s
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Count {
+            puzzle,
+            limit,
+            time_limit: t,
+            engine: CountEngine::Scan,
+            threads,
+            no_symmetry,
+            probes,
+            json,
+            ..
+        } => {
+            let p = load_puzzle(&puzzle)?;
+            let opts = ScanOptions { time_limit: time_limit(t)?, limit, threads, symmetry: !no_symmetry, probes };
+            let c = scan::count(&p, &opts);
+            if json {
+                // The keys of the arc-consistent count, plus the scan engine's own.
+                let mut v = serde_json::to_value(&c)?;
+                if let serde_json::Value::Object(m) = &mut v {
+                    m.insert("engine".into(), "scan".into());
+                    m.insert("restarts".into(), 0.into());
+                    m.insert("revisions".into(), 0.into());
+                }
+                println!("{v}");
+            } else {
+                let rot = c.up_to_rotation.map_or(String::new(), |r| format!(" ({r} up to rotation)"));
+                let exact = if c.complete {
+                    String::new()
+                } else {
+                    format!(" (stopped early after {} of {} subtrees: a lower bound)", c.tasks_done, c.tasks)
+                };
+                println!(
+                    "{} solutions{rot}{exact}; {} nodes in {:.3} s ({:.0} nodes/s, {} threads)",
+                    c.solutions,
+                    c.nodes,
+                    c.wall_s,
+                    c.nodes as f64 / c.wall_s.max(1e-9),
+                    c.threads
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Count { puzzle, limit, ac, order, time_limit: t, estimate: None, json, .. } => {
             let p = load_puzzle(&puzzle)?;
             let c = backtrack::count(&p, ac, order, limit, time_limit(t)?);
             if json {

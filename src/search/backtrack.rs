@@ -10,7 +10,7 @@ use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Consistency, Network, Propagator, SupportCounts};
 use rand::SeedableRng;
-use rand::seq::SliceRandom;
+use rand::seq::{IndexedRandom, SliceRandom};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -93,6 +93,19 @@ impl BacktrackStats {
     pub fn nodes_per_s(&self) -> f64 {
         if self.wall_s > 0.0 { self.nodes as f64 / self.wall_s } else { 0.0 }
     }
+}
+
+/// A random-probe estimate of the size of a complete search tree ([`Backtracker::estimate`]).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TreeEstimate {
+    pub probes: u64,
+    /// Estimated placements tried by the complete search.
+    pub nodes: f64,
+    /// Standard error of `nodes` (from the spread of the probes; heavy tails make it optimistic).
+    pub nodes_stderr: f64,
+    /// Estimated solutions.
+    pub solutions: f64,
+    pub wall_s: f64,
 }
 
 /// What the visitor tells the search after a solution.
@@ -306,7 +319,8 @@ impl<'a> Backtracker<'a> {
         self.stats.nodes % 1024 == 0 && self.cfg.time_limit.is_some_and(|t| self.start.elapsed() >= t)
     }
 
-    fn dfs(&mut self, depth: usize, visit: &mut impl FnMut(&Board) -> Next) -> Flow {
+    /// The open cell to branch on next (None when every cell is placed).
+    fn pick(&self) -> Option<usize> {
         let n = self.net.cells();
         // Minimum-remaining-values cell; ties (and near-ties, by the ordering) go to the cell
         // with the most placed neighbours.
@@ -353,7 +367,11 @@ impl<'a> Backtracker<'a> {
                 }
             }
         }
-        let Some((_, cell)) = best else {
+        best.map(|(_, c)| c)
+    }
+
+    fn dfs(&mut self, depth: usize, visit: &mut impl FnMut(&Board) -> Next) -> Flow {
+        let Some(cell) = self.pick() else {
             return self.report(visit);
         };
         let mut order = std::mem::take(&mut self.order[depth]);
@@ -391,6 +409,59 @@ impl<'a> Backtracker<'a> {
         }
         self.order[depth] = order;
         flow
+    }
+
+    /// Knuth's (1975) random-probe estimate of the complete tree (no restarts): each probe
+    /// walks one random root-to-leaf path, tries every child on the way, and weighs what it
+    /// sees by the product of the branching factors above it. The mean over probes is an
+    /// unbiased estimate of the nodes (placements tried) and of the solutions.
+    pub fn estimate(&mut self, probes: u64) -> TreeEstimate {
+        self.start = Instant::now();
+        let (mut sum, mut sum2, mut sols) = (0f64, 0f64, 0f64);
+        let mut order = Vec::new();
+        let mut ok = Vec::new();
+        for _ in 0..probes {
+            self.placed.iter_mut().for_each(|p| *p = false);
+            let mut nodes = 0f64;
+            if self.engine.reset(&self.net, self.cfg.consistency) && self.apply_fixed() {
+                let mut weight = 1f64;
+                while let Some(cell) = self.pick() {
+                    order.clear();
+                    self.engine.members(&self.net, cell, &mut order);
+                    ok.clear();
+                    for &j in &order {
+                        let mark = self.engine.push();
+                        if self.engine.assign(&self.net, cell, j as usize, self.cfg.consistency) {
+                            ok.push(j);
+                        }
+                        self.engine.pop(&self.net, mark);
+                    }
+                    nodes += weight * order.len() as f64;
+                    let Some(&j) = ok.choose(&mut self.rng) else { break };
+                    weight *= ok.len() as f64;
+                    self.engine.push();
+                    let alive = self.engine.assign(&self.net, cell, j as usize, self.cfg.consistency);
+                    debug_assert!(alive);
+                    self.placed[cell] = true;
+                    self.chosen[cell] = j;
+                }
+                if self.placed.iter().all(|&p| p) {
+                    sols += weight;
+                }
+            }
+            sum += nodes;
+            sum2 += nodes * nodes;
+        }
+        let k = probes.max(1) as f64;
+        let mean = sum / k;
+        let var = (sum2 / k - mean * mean).max(0.0);
+        TreeEstimate {
+            probes,
+            nodes: mean,
+            nodes_stderr: (var / k).sqrt(),
+            solutions: sols / k,
+            wall_s: self.start.elapsed().as_secs_f64(),
+        }
     }
 
     /// Places the fixed cells (with propagation); false when they admit no completion.
@@ -607,6 +678,13 @@ pub fn count(
         complete: ending == Ending::Exhausted,
         stats,
     }
+}
+
+/// Estimates the complete counting tree of `count` with the same settings from `probes`
+/// random probes (see [`Backtracker::estimate`]).
+pub fn estimate(puzzle: &Puzzle, consistency: Consistency, order: CellOrder, probes: u64, seed: u64) -> TreeEstimate {
+    let cfg = BacktrackConfig { consistency, order, restarts: false, randomize: false, seed, ..Default::default() };
+    Backtracker::new(puzzle, cfg).estimate(probes)
 }
 
 /// Outcome of [`generate_unique`].

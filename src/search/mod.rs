@@ -2,3 +2,4 @@
 pub mod alns;
 pub mod backtrack;
 pub mod hill;
+pub mod scan;

@@ -1,0 +1,702 @@
+//! Exact solution counting by a row-scan tree search with lookup tables: the counting engine
+//! for boards whose complete tree is far beyond what maintained arc consistency can walk.
+//!
+//! Cells are filled in row-major order. When cell `c` is reached, the colours its left and
+//! upper neighbours show towards it are known, so its possible placements are exactly the
+//! candidates of `c` (DESIGN.md §2, hints included) with that left and that upper colour:
+//! one precomputed list per (cell, left, up). A node costs a table read and a used-piece bit
+//! test; there is no propagation, so the tree is close to the plain scan tree, which arc
+//! consistency shrinks only about tenfold on Brendan Owen's set 1 while costing a hundred
+//! times more per node (BENCHMARKS.md).
+//!
+//! Two cheap, sound checks trim the tree: join budgets ([`join_budgets`]: the pieces fix how
+//! many joins of each kind and colour a solution has, and the walk never opens more), and a
+//! one-cell look-ahead (the cell under a placement must keep an unused piece that shows the
+//! right colour upwards).
+//!
+//! Two things make the count cheaper without changing it:
+//! - symmetry: on a square board without hints, every solution turned by a quarter turn is
+//!   again a solution, and the four turns put four different corner pieces in the top-left
+//!   corner. So it is enough to enumerate the solutions with one chosen corner piece there;
+//!   each is verified together with its three turned copies, which are counted too;
+//! - parallelism: the tree is cut at a fixed depth into independent subtrees (tasks), which
+//!   rayon hands to the worker threads.
+//!
+//! Every solution passes the exact board check before it is counted.
+
+use crate::puzzle::{Board, Placement, Puzzle};
+use crate::search::backtrack::rotate_board;
+use crate::verify;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// One placement in a table: piece, the colours it shows right and down, and its index in
+/// the cell's candidate list.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    piece: u16,
+    right: u8,
+    down: u8,
+    cand: u32,
+    /// The joins this placement opens (towards the right and downwards), as indices into
+    /// the join budgets; `NO_JOIN` for a rim side or when budgets are off.
+    opens: [u16; 2],
+}
+
+const NO_JOIN: u16 = u16::MAX;
+
+/// The lookup tables of one puzzle.
+struct Tables {
+    width: usize,
+    cells: usize,
+    colors: usize,
+    /// `offsets[(c * K + left) * K + up]..offsets[.. + 1]` indexes `entries`.
+    offsets: Vec<u32>,
+    entries: Vec<Entry>,
+    /// Words of a piece bitset.
+    words: usize,
+    /// `below[(c * K + k) * words..]`: the pieces with a candidate at the cell under `c`
+    /// that shows colour `k` upwards (empty rows for the bottom row).
+    below: Vec<u64>,
+    /// Join budgets ([`join_budgets`]); empty when not used.
+    budget: Vec<i32>,
+}
+
+/// How many joins of each kind and colour every solution has, indexed `kind * K + colour`
+/// with kind 0 = between two frame cells, 1 = frame to inner, 2 = between two inner cells.
+/// Empty for boards narrower than 3 (where the kinds below do not hold).
+///
+/// On a board at least 3 x 3, pieces go to cells of their own class, and in any solution:
+/// - each edge piece's side opposite its grey side faces an inner cell, and every
+///   frame-to-inner join has exactly one such side: J1(k) = E(k), the number of edge pieces
+///   whose inward side has colour k;
+/// - inner pieces' sides of colour k are those E(k) joins plus two per inner join:
+///   J2(k) = (I(k) - E(k)) / 2;
+/// - the other non-grey sides of frame pieces pair up across frame joins: J0(k) = L(k) / 2.
+///
+/// So the number of joins of each kind and colour is fixed by the pieces alone. A search
+/// that opens more joins of some kind and colour than that has no completion: the count
+/// check in [`Walker::walk`]. (Colour-count parity alone is implied by matched joins and
+/// prunes nothing; these per-kind budgets are what bites.) Odd or negative totals mean no
+/// solution; flooring keeps every check sound.
+fn join_budgets(puzzle: &Puzzle) -> Vec<i32> {
+    let (w, h, k) = (puzzle.width(), puzzle.height(), puzzle.num_colors());
+    if w < 3 || h < 3 {
+        return Vec::new();
+    }
+    let (mut inner, mut inward, mut lateral) = (vec![0i32; k], vec![0i32; k], vec![0i32; k]);
+    for p in puzzle.pieces() {
+        let grey: Vec<usize> = (0..4).filter(|&s| p[s] == 0).collect();
+        match grey.len() {
+            0 => (0..4).for_each(|s| inner[p[s] as usize] += 1),
+            1 => {
+                let g = grey[0];
+                inward[p[(g + 2) % 4] as usize] += 1;
+                lateral[p[(g + 1) % 4] as usize] += 1;
+                lateral[p[(g + 3) % 4] as usize] += 1;
+            }
+            _ => (0..4).filter(|&s| p[s] != 0).for_each(|s| lateral[p[s] as usize] += 1),
+        }
+    }
+    let mut b = vec![0i32; 3 * k];
+    for c in 1..k {
+        b[c] = lateral[c].div_euclid(2);
+        b[k + c] = inward[c];
+        b[2 * k + c] = (inner[c] - inward[c]).div_euclid(2);
+    }
+    b
+}
+
+impl Tables {
+    /// Tables for `puzzle`; with `first_piece`, cell 0 keeps only that piece.
+    fn new(puzzle: &Puzzle, first_piece: Option<u16>) -> Self {
+        let cands = puzzle.candidates();
+        let (n, k) = (puzzle.cells(), puzzle.num_colors());
+        let (w, h) = (puzzle.width(), puzzle.height());
+        let budget = join_budgets(puzzle);
+        // Kind of the join between cell c and its neighbour across side s.
+        let join = |c: usize, s: usize, colour: u8| -> u16 {
+            if budget.is_empty() {
+                return NO_JOIN;
+            }
+            match crate::puzzle::neighbour(w, h, c, s) {
+                None => NO_JOIN,
+                Some(m) => {
+                    let inner = |x| crate::puzzle::cell_class(w, h, x) == crate::puzzle::Class::Inner;
+                    let kind = usize::from(inner(c)) + usize::from(inner(m));
+                    (kind * k + colour as usize) as u16
+                }
+            }
+        };
+        let mut offsets = Vec::with_capacity(n * k * k + 1);
+        let mut entries = Vec::new();
+        offsets.push(0);
+        for c in 0..n {
+            for left in 0..k {
+                for up in 0..k {
+                    for (j, (pl, q)) in cands.of(c).iter().zip(cands.colors_of(c)).enumerate() {
+                        if c == 0 && first_piece.is_some_and(|p| p != pl.piece) {
+                            continue;
+                        }
+                        if q[crate::puzzle::LEFT] as usize == left && q[crate::puzzle::UP] as usize == up {
+                            entries.push(Entry {
+                                piece: pl.piece,
+                                right: q[crate::puzzle::RIGHT],
+                                down: q[crate::puzzle::DOWN],
+                                cand: j as u32,
+                                opens: [
+                                    join(c, crate::puzzle::RIGHT, q[crate::puzzle::RIGHT]),
+                                    join(c, crate::puzzle::DOWN, q[crate::puzzle::DOWN]),
+                                ],
+                            });
+                        }
+                    }
+                    offsets.push(entries.len() as u32);
+                }
+            }
+        }
+        let words = n.div_ceil(64);
+        let mut below = vec![0u64; n * k * words];
+        for c in 0..n.saturating_sub(w) {
+            for (pl, q) in cands.of(c + w).iter().zip(cands.colors_of(c + w)) {
+                let i = (c * k + q[crate::puzzle::UP] as usize) * words + pl.piece as usize / 64;
+                below[i] |= 1 << (pl.piece % 64);
+            }
+        }
+        Tables { width: w, cells: n, colors: k, offsets, entries, words, below, budget }
+    }
+
+    /// True when some piece outside `used` (and other than `piece`) can go under cell `c`
+    /// showing colour `k` upwards.
+    #[inline]
+    fn below_ok(&self, c: usize, k: u8, used: &[u64], piece: u16) -> bool {
+        let base = (c * self.colors + k as usize) * self.words;
+        let m = &self.below[base..base + self.words];
+        m.iter().zip(used).enumerate().any(|(i, (&m, &u))| {
+            let own = if i == piece as usize / 64 { 1u64 << (piece % 64) } else { 0 };
+            m & !u & !own != 0
+        })
+    }
+
+    #[inline]
+    fn range(&self, c: usize, left: u8, up: u8) -> (u32, u32) {
+        let i = (c * self.colors + left as usize) * self.colors + up as usize;
+        (self.offsets[i], self.offsets[i + 1])
+    }
+}
+
+/// The state of one depth-first walk: the placements of cells `0..pos` and the used pieces.
+struct Walker<'t> {
+    t: &'t Tables,
+    used: Vec<u64>,
+    /// Next entry to try at each cell, and the end of its list.
+    next: Vec<u32>,
+    end: Vec<u32>,
+    /// Entry placed at each cell.
+    at: Vec<u32>,
+    nodes: u64,
+    /// Most cells placed at once.
+    deepest: usize,
+    /// Joins of each kind and colour not opened yet.
+    budget: Vec<i32>,
+}
+
+/// What a walk should do with each full (or prefix-length) assignment.
+enum Leaf<'a> {
+    /// Collect prefixes of this length as tasks.
+    Prefixes(usize, &'a mut Vec<Vec<u32>>),
+    /// Call back with full boards.
+    Solutions(&'a mut dyn FnMut(&[u32])),
+}
+
+impl<'t> Walker<'t> {
+    fn new(t: &'t Tables) -> Self {
+        let n = t.cells;
+        Walker {
+            t,
+            used: vec![0; n.div_ceil(64)],
+            next: vec![0; n],
+            end: vec![0; n],
+            at: vec![0; n],
+            nodes: 0,
+            deepest: 0,
+            budget: t.budget.clone(),
+        }
+    }
+
+    #[inline]
+    fn open(&mut self, c: usize) {
+        let (w, t) = (self.t.width, self.t);
+        let left = if c % w > 0 { t.entries[self.at[c - 1] as usize].right } else { 0 };
+        let up = if c >= w { t.entries[self.at[c - w] as usize].down } else { 0 };
+        let (a, b) = t.range(c, left, up);
+        self.next[c] = a;
+        self.end[c] = b;
+    }
+
+    /// Can `e` go at cell `pos` now: its piece is unused, the cell below can still be filled
+    /// (some unused piece shows the right colour upwards there), and the joins it opens are
+    /// within their budgets.
+    #[inline]
+    fn admissible(&self, pos: usize, e: &Entry) -> bool {
+        if self.used[e.piece as usize / 64] >> (e.piece % 64) & 1 == 1 {
+            return false;
+        }
+        let [a, b] = e.opens;
+        if a != NO_JOIN && self.budget[a as usize] < 1 + i32::from(a == b) {
+            return false;
+        }
+        if b != NO_JOIN && self.budget[b as usize] < 1 {
+            return false;
+        }
+        pos + self.t.width >= self.t.cells || self.t.below_ok(pos, e.down, &self.used, e.piece)
+    }
+
+    /// Places (`sign` -1) or removes (`sign` +1) the piece and the joins of `e`.
+    #[inline]
+    fn apply(&mut self, e: &Entry, sign: i32) {
+        self.used[e.piece as usize / 64] ^= 1 << (e.piece % 64);
+        for i in e.opens {
+            if i != NO_JOIN {
+                self.budget[i as usize] += sign;
+            }
+        }
+    }
+
+    /// Fixes the prefix `entries` (cells `0..entries.len()`); false if it is inconsistent.
+    fn load(&mut self, prefix: &[u32]) -> bool {
+        self.used.iter_mut().for_each(|w| *w = 0);
+        self.budget.copy_from_slice(&self.t.budget);
+        for (c, &e) in prefix.iter().enumerate() {
+            self.open(c);
+            if e < self.next[c] || e >= self.end[c] {
+                return false;
+            }
+            let entry = self.t.entries[e as usize];
+            if !self.admissible(c, &entry) {
+                return false;
+            }
+            self.apply(&entry, -1);
+            self.at[c] = e;
+        }
+        true
+    }
+
+    /// One random probe of Knuth's estimator from the root: the nodes of the tree, estimated
+    /// from one random path as the sum over depths of the product of the branching factors.
+    fn probe(&mut self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        self.used.iter_mut().for_each(|w| *w = 0);
+        self.budget.copy_from_slice(&self.t.budget);
+        let (mut nodes, mut weight) = (0f64, 1f64);
+        for c in 0..self.t.cells {
+            self.open(c);
+            let (a, b) = (self.next[c], self.end[c]);
+            let free = |e: &Entry| self.admissible(c, e);
+            let k = self.t.entries[a as usize..b as usize].iter().filter(|e| free(e)).count();
+            if k == 0 {
+                break;
+            }
+            weight *= k as f64;
+            nodes += weight;
+            let pick = rng.random_range(0..k);
+            let (i, e) = (a..b)
+                .map(|i| (i, self.t.entries[i as usize]))
+                .filter(|(_, e)| free(e))
+                .nth(pick)
+                .expect("k free entries");
+            self.at[c] = i;
+            self.apply(&e, -1);
+        }
+        nodes
+    }
+
+    /// Walks the subtree below the loaded prefix of length `start`. Returns false when
+    /// `stop` was raised before the walk finished.
+    fn walk(&mut self, start: usize, mut leaf: Leaf<'_>, stop: &AtomicBool) -> bool {
+        let n = self.t.cells;
+        let depth = match &leaf {
+            Leaf::Prefixes(d, _) => *d,
+            Leaf::Solutions(_) => n,
+        };
+        if start >= depth {
+            match &mut leaf {
+                Leaf::Prefixes(_, out) => out.push(self.at[..depth].to_vec()),
+                Leaf::Solutions(f) => f(&self.at),
+            }
+            return true;
+        }
+        let entries = &self.t.entries;
+        let mut pos = start;
+        self.open(pos);
+        loop {
+            let mut i = self.next[pos];
+            let end = self.end[pos];
+            let mut placed = false;
+            while i < end {
+                let e = entries[i as usize];
+                i += 1;
+                if self.admissible(pos, &e) {
+                    placed = true;
+                    break;
+                }
+            }
+            self.next[pos] = i;
+            if placed {
+                let e = i - 1;
+                self.at[pos] = e;
+                self.nodes += 1;
+                if pos + 1 == depth {
+                    self.deepest = depth;
+                    match &mut leaf {
+                        Leaf::Prefixes(_, out) => out.push(self.at[..depth].to_vec()),
+                        Leaf::Solutions(f) => f(&self.at),
+                    }
+                    continue;
+                }
+                self.apply(&entries[e as usize], -1);
+                pos += 1;
+                self.deepest = self.deepest.max(pos);
+                self.open(pos);
+                if self.nodes & 0xffff == 0 && stop.load(Ordering::Relaxed) {
+                    return false;
+                }
+            } else {
+                if pos == start {
+                    return true;
+                }
+                pos -= 1;
+                self.apply(&entries[self.at[pos] as usize], 1);
+            }
+        }
+    }
+}
+
+/// Which search `concur count` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CountEngine {
+    /// The arc-consistent backtracker (`--ac`, `--order` apply).
+    Ac,
+    /// Row-scan lookup tables, turn symmetry and all cores ([`count`]).
+    Scan,
+}
+
+/// Outcome of [`count`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ScanCount {
+    /// Solutions (every one verified exactly), turned copies included.
+    pub solutions: u64,
+    /// Solutions up to turning the whole board (square boards without hints).
+    pub up_to_rotation: Option<u64>,
+    /// True when the whole tree was walked (the counts are exact).
+    pub complete: bool,
+    /// Pieces placed (tree nodes below the root).
+    pub nodes: u64,
+    /// Most cells placed at once.
+    pub best_depth: usize,
+    /// Independent subtrees the tree was cut into, and how many were finished.
+    pub tasks: u64,
+    pub tasks_done: u64,
+    /// Depth of the cut.
+    pub split_depth: usize,
+    /// True when only one corner piece was tried in the top-left corner (turn symmetry).
+    pub symmetry: bool,
+    /// The corner piece fixed in the top-left corner (0-based), if any.
+    pub corner_piece: Option<u16>,
+    /// True when the scan ran along columns (a row scan of the mirrored puzzle).
+    pub column_scan: bool,
+    /// Knuth's estimate of the nodes of the tree that was walked (when it was chosen among
+    /// several by estimate).
+    pub estimated_nodes: Option<f64>,
+    pub threads: usize,
+    pub wall_s: f64,
+}
+
+/// Settings of [`count`].
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    pub time_limit: Option<Duration>,
+    /// Stop after at least this many solutions.
+    pub limit: Option<u64>,
+    /// Worker threads (0: rayon's default, i.e. every core).
+    pub threads: usize,
+    /// Break the turn symmetry (square boards without hints); on by default in the CLI.
+    pub symmetry: bool,
+    /// Random probes per candidate tree when choosing the corner piece and scan direction.
+    pub probes: u64,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions { time_limit: None, limit: None, threads: 0, symmetry: true, probes: 2_000 }
+    }
+}
+
+/// The corner piece to fix in the top-left cell, when turn symmetry applies: the board is
+/// square, has no hints, and the piece can only go to corner cells.
+fn symmetry_piece(puzzle: &Puzzle) -> Option<u16> {
+    let (w, h) = (puzzle.width(), puzzle.height());
+    if w != h || !puzzle.hints().is_empty() || w < 2 {
+        return None;
+    }
+    let cands = puzzle.candidates();
+    let p = cands.of(0).iter().map(|pl| pl.piece).min()?;
+    symmetry_piece_ok(puzzle, p).then_some(p)
+}
+
+/// True when piece `p` can only go to the four corner cells of the (square) board.
+fn symmetry_piece_ok(puzzle: &Puzzle, p: u16) -> bool {
+    let (w, n) = (puzzle.width(), puzzle.cells());
+    let cands = puzzle.candidates();
+    let corners = [0, w - 1, n - w, n - 1];
+    (0..n).all(|c| corners.contains(&c) || cands.of(c).iter().all(|pl| pl.piece != p))
+}
+
+/// The puzzle reflected in its main diagonal (width and height swap): a row scan of the
+/// mirror is a column scan of the original, and solutions correspond one to one
+/// ([`unmirror`]). Hints are not carried (only used without hints).
+fn mirrored(puzzle: &Puzzle) -> Puzzle {
+    let pieces = puzzle.pieces().iter().map(|&[u, r, d, l]| [l, d, r, u]).collect();
+    Puzzle::new(puzzle.height(), puzzle.width(), pieces, Vec::new()).expect("the mirror of a valid puzzle is valid")
+}
+
+/// A solution of [`mirrored`] as a board of the original puzzle: the cell at (row, col)
+/// goes to (col, row), and the reflection turns each rotation the other way.
+fn unmirror(b: &Board) -> Board {
+    let (w, h) = (b.width, b.height);
+    let mut cells = vec![Placement::default(); w * h];
+    for row in 0..h {
+        for col in 0..w {
+            let pl = b.cells[row * w + col];
+            cells[col * h + row] = Placement { piece: pl.piece, rot: (4 - pl.rot) % 4 };
+        }
+    }
+    Board { width: h, height: w, cells }
+}
+
+/// Knuth's estimate of the tree of a scan over `t` from `probes` random probes.
+fn estimate_tree(t: &Tables, probes: u64, seed: u64) -> f64 {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut wk = Walker::new(t);
+    (0..probes).map(|_| wk.probe(&mut rng)).sum::<f64>() / probes.max(1) as f64
+}
+
+/// Counts every solution of `puzzle` by a complete row-scan search (see the module notes).
+///
+/// With turn symmetry, any corner piece may be the one fixed in the top-left corner, and the
+/// scan may run along rows or along columns (a row scan of the mirrored puzzle): each of
+/// these gives the same count but a different tree. The smallest by Knuth's estimate
+/// (`opts.probes` random probes each) is walked.
+pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
+    let start = Instant::now();
+    let mut first = if opts.symmetry { symmetry_piece(puzzle) } else { None };
+    let mut mirror = false;
+    let mut estimated_nodes = None;
+    let mirror_puzzle = first.map(|_| mirrored(puzzle));
+    if let (Some(_), Some(mp)) = (first, &mirror_puzzle) {
+        let mut best: Option<(f64, bool, u16)> = None;
+        for (m, pz) in [(false, puzzle), (true, mp)] {
+            let corner: std::collections::BTreeSet<u16> = pz.candidates().of(0).iter().map(|pl| pl.piece).collect();
+            for p in corner {
+                if symmetry_piece_ok(pz, p) {
+                    let est = estimate_tree(&Tables::new(pz, Some(p)), opts.probes, u64::from(p));
+                    if best.is_none_or(|(b, _, _)| est < b) {
+                        best = Some((est, m, p));
+                    }
+                }
+            }
+        }
+        if let Some((est, m, p)) = best {
+            first = Some(p);
+            mirror = m;
+            estimated_nodes = Some(est);
+        }
+    }
+    let solving = if mirror { mirror_puzzle.as_ref().expect("built with the symmetry") } else { puzzle };
+    let t = Tables::new(solving, first);
+    let threads = if opts.threads == 0 { rayon::current_num_threads() } else { opts.threads };
+    let never = AtomicBool::new(false);
+    // Cut the tree where it has enough subtrees to keep every thread busy.
+    let mut tasks = vec![Vec::new()];
+    let mut split = 0;
+    let mut top_nodes = 0;
+    while split < t.cells && tasks.len() < 256 * threads {
+        let d = (split + t.width.max(1)).min(t.cells);
+        let mut next = Vec::new();
+        let mut wk = Walker::new(&t);
+        for pre in &tasks {
+            if wk.load(pre) {
+                wk.walk(pre.len(), Leaf::Prefixes(d, &mut next), &never);
+            }
+        }
+        top_nodes += wk.nodes;
+        tasks = next;
+        split = d;
+    }
+    let stop = AtomicBool::new(false);
+    let found = AtomicU64::new(0);
+    let classes = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let nodes = AtomicU64::new(top_nodes);
+    let deepest = AtomicU64::new(split as u64);
+    let deadline = opts.time_limit.map(|d| start + d);
+    let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
+    let canonical = std::sync::Mutex::new(std::collections::HashSet::new());
+    let work = |wk: &mut Walker, pre: &Vec<u32>| {
+        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        if !wk.load(pre) {
+            done.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let before = wk.nodes;
+        let mut on_solution = |at: &[u32]| {
+            let cands = solving.candidates();
+            let cells = at.iter().enumerate().map(|(c, &e)| cands.of(c)[t.entries[e as usize].cand as usize]).collect();
+            let board = Board { width: solving.width(), height: solving.height(), cells };
+            let board = if mirror { unmirror(&board) } else { board };
+            // Never trust the search: every solution passes the exact check before it counts.
+            let verdict = verify::check(puzzle, &board);
+            assert!(verdict.valid, "scan counter produced an invalid board: {:?}", verdict.problems);
+            let mut n = 1;
+            if first.is_some() {
+                let mut r = board;
+                for _ in 0..3 {
+                    r = rotate_board(&r);
+                    let v = verify::check(puzzle, &r);
+                    assert!(v.valid, "a turned solution is not valid: {:?}", v.problems);
+                }
+                n = 4;
+                classes.fetch_add(1, Ordering::Relaxed);
+            } else if square {
+                let mut best = board.cells.clone();
+                let mut r = board;
+                for _ in 0..3 {
+                    r = rotate_board(&r);
+                    best = best.min(r.cells.clone());
+                }
+                canonical.lock().expect("no panics while held").insert(best);
+            }
+            let total = found.fetch_add(n, Ordering::Relaxed) + n;
+            if opts.limit.is_some_and(|l| total >= l) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        // Time checks happen inside the walk through `stop`, raised by a watcher below.
+        let finished = wk.walk(pre.len(), Leaf::Solutions(&mut on_solution), &stop);
+        nodes.fetch_add(wk.nodes - before, Ordering::Relaxed);
+        deepest.fetch_max(wk.deepest as u64, Ordering::Relaxed);
+        if finished {
+            done.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            while !stop.load(Ordering::Relaxed) && done.load(Ordering::Relaxed) < tasks.len() as u64 {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                std::thread::park_timeout(Duration::from_millis(50));
+            }
+        });
+        pool.install(|| {
+            tasks.par_iter().with_max_len(1).for_each_init(|| Walker::new(&t), |wk, pre| work(wk, pre));
+        });
+        stop.store(true, Ordering::Relaxed);
+        watcher.thread().unpark();
+    });
+    let tasks_done = done.load(Ordering::Relaxed);
+    let complete = tasks_done == tasks.len() as u64;
+    let solutions = found.load(Ordering::Relaxed);
+    let up_to_rotation = if first.is_some() {
+        Some(classes.load(Ordering::Relaxed))
+    } else {
+        square.then(|| canonical.lock().expect("no panics while held").len() as u64)
+    };
+    ScanCount {
+        solutions,
+        up_to_rotation,
+        complete,
+        nodes: nodes.load(Ordering::Relaxed),
+        best_depth: (deepest.load(Ordering::Relaxed) as usize).min(t.cells),
+        tasks: tasks.len() as u64,
+        tasks_done,
+        split_depth: split,
+        symmetry: first.is_some(),
+        corner_piece: first,
+        column_scan: mirror,
+        estimated_nodes,
+        threads,
+        wall_s: start.elapsed().as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{GenerateOptions, generate};
+    use crate::puzzle::{Class, cell_class, neighbour};
+
+    /// The budgets are exactly the joins of each kind and colour of a solution, so the check
+    /// can never cut a solution off.
+    #[test]
+    fn join_budgets_equal_the_joins_of_the_planted_solution() {
+        for (w, h) in [(3, 3), (4, 3), (5, 5), (7, 4), (8, 8)] {
+            for seed in 0..3 {
+                let (p, b) =
+                    generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+                        .unwrap();
+                let k = p.num_colors();
+                let mut seen = vec![0i32; 3 * k];
+                for c in 0..p.cells() {
+                    for s in [crate::puzzle::RIGHT, crate::puzzle::DOWN] {
+                        if let Some(m) = neighbour(w, h, c, s) {
+                            let kind = usize::from(cell_class(w, h, c) == Class::Inner)
+                                + usize::from(cell_class(w, h, m) == Class::Inner);
+                            seen[kind * k + p.color(b.cells[c], s) as usize] += 1;
+                        }
+                    }
+                }
+                assert_eq!(join_budgets(&p), seen, "{w}x{h} seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn mirrored_solutions_map_back_to_solutions() {
+        let (p, b) =
+            generate(&GenerateOptions { width: 5, height: 3, frame_colors: None, inner_colors: None, seed: 4 })
+                .unwrap();
+        let m = mirrored(&p);
+        // The planted board, mirrored by hand, solves the mirror; unmirror brings it back.
+        let mut cells = vec![Placement::default(); 15];
+        for row in 0..3 {
+            for col in 0..5 {
+                let pl = b.cells[row * 5 + col];
+                cells[col * 3 + row] = Placement { piece: pl.piece, rot: (4 - pl.rot) % 4 };
+            }
+        }
+        let mb = Board { width: 3, height: 5, cells };
+        assert!(verify::check(&m, &mb).valid);
+        assert_eq!(unmirror(&mb), b);
+    }
+
+    #[test]
+    fn probes_estimate_small_trees_closely() {
+        let (p, _) =
+            generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 2 })
+                .unwrap();
+        let t = Tables::new(&p, None);
+        let exact = count(&p, &ScanOptions { symmetry: false, threads: 1, ..Default::default() });
+        assert!(exact.complete);
+        let est = estimate_tree(&t, 20_000, 1);
+        let ratio = est / exact.nodes as f64;
+        assert!((0.8..1.25).contains(&ratio), "estimate {est} against {} nodes", exact.nodes);
+    }
+}

@@ -211,7 +211,8 @@ fn gpu_backend_errors_are_clear_and_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("backend auto: cpu"));
     // CPU-only options on the GPU backend: a clear refusal.
     if have_gpu("gpu_backend_errors_are_clear_and_exit_2") {
-        let out = concur(&["solve", s(&p), "--backend", "gpu", "--complete", "2"]);
+        let dir = tmp("gpucerts");
+        let out = concur(&["solve", s(&p), "--backend", "gpu", "--dump-state", s(&dir)]);
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains("cpu backend"));
     }

@@ -461,6 +461,24 @@ mod dc_kernels {
     }
 
     #[test]
+    fn gpu_completion_turns_near_misses_into_verified_solutions() {
+        use concur::backend::Backend;
+        use concur::backend::gpu::GpuBackend;
+        use concur::map::{Completion, Mechanism};
+        let Some(ctx) = gpu("gpu_completion_turns_near_misses_into_verified_solutions") else { return };
+        let backend = GpuBackend::new(ctx);
+        let (p, _) = generated(5, 5, 2);
+        let complete = Some(Completion { k: 4, ..Default::default() });
+        let cfg =
+            DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, complete, ..Default::default() };
+        let r = backend.solve_dc(&p, &cfg, &mut |_| {}).unwrap();
+        assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() > 0, "no completion ran");
+        let (t, _, board) = r.solution.expect("completion solves this instance on the CPU backend too");
+        assert_eq!(r.trials[t].solved_by, Some(Mechanism::MapAc));
+        assert!(concur::verify::check(&p, &board).valid);
+    }
+
+    #[test]
     fn gpu_dc_solves_generated_puzzles_and_every_claim_verifies() {
         use concur::backend::Backend;
         use concur::backend::gpu::GpuBackend;

@@ -3,10 +3,15 @@
 
 use super::GpuContext;
 use crate::backend::GpuError;
-use crate::map::{MapResult, Mechanism, Rounds, TrialSummary, TrialView, trial_seed};
+use crate::map::{
+    Completion, CompletionTrigger, MapResult, Mechanism, Rounds, TrialSummary, TrialView, completer, trial_seed,
+};
 use crate::puzzle::{Board, Placement, Puzzle};
+use crate::search::backtrack::Backtracker;
+use crate::verify::Network;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
 
 /// Exact limit cycles: a trial whose state fingerprint repeats one of its last this many
 /// (taken every round) restarts.
@@ -17,7 +22,10 @@ pub(crate) struct GpuTrial<E> {
     pub iterations: u64,
     pub best_score: usize,
     pub solved_at: Option<u64>,
+    pub solved_by: Option<Mechanism>,
     pub restarts: u64,
+    /// Arc-consistent completion (with `--complete`).
+    pub trig: CompletionTrigger,
     hashes: [u64; CYCLE_MEMORY],
     hash_pos: usize,
     pub rng: Xoshiro256PlusPlus,
@@ -33,12 +41,45 @@ impl<E> GpuTrial<E> {
             iterations: 0,
             best_score: 0,
             solved_at: None,
+            solved_by: None,
             restarts: 0,
+            trig: CompletionTrigger::default(),
             hashes: [0; CYCLE_MEMORY],
             hash_pos: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(seed, t as u64)),
             warm: false,
             extra,
+        }
+    }
+
+    /// Marks the trial solved at its current iteration by `how`.
+    pub fn solve(&mut self, how: Mechanism) {
+        self.solved_at = Some(self.iterations);
+        self.solved_by = Some(how);
+    }
+
+    /// Runs the completion trigger after an iteration (see [`CompletionTrigger::step`]);
+    /// a completed board lands in `best` (through `id`, placement to candidate id) and the
+    /// trial is solved by `map+ac`.
+    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
+    pub fn complete(
+        &mut self,
+        comp: &Completion,
+        bt: &mut Backtracker<'_>,
+        puzzle: &Puzzle,
+        improved: bool,
+        score: usize,
+        best: &mut [u32],
+        place: impl Fn(&[u32]) -> Vec<Placement>,
+        id: impl Fn(usize, Placement) -> Option<u32>,
+    ) {
+        let it = self.iterations;
+        if let Some(sol) = self.trig.step(comp, bt, puzzle, improved, score, it, || place(best)) {
+            for (c, pl) in sol.cells.iter().enumerate() {
+                best[c] = id(c, *pl).expect("the backtracker places candidates");
+            }
+            self.best_score = puzzle.max_score();
+            self.solve(Mechanism::MapAc);
         }
     }
 
@@ -98,9 +139,10 @@ pub(crate) fn result<E>(
                 iterations: t.iterations,
                 best_score: t.best_score,
                 solved_at: t.solved_at,
-                solved_by: t.solved_at.map(|_| Mechanism::Map),
+                solved_by: t.solved_by,
                 restarts: t.restarts,
-                ..Default::default()
+                completions: t.trig.runs,
+                completion_nodes: t.trig.nodes,
             })
             .collect(),
     }
@@ -116,6 +158,11 @@ pub(crate) fn chunk_trials(ctx: &GpuContext, per_trial: u64, trials: usize, cap:
         )));
     }
     Ok(((limit / per_trial) as usize).min(cap).clamp(1, trials))
+}
+
+/// The completion backtracker of a GPU run (one, on the host thread), when enabled.
+pub(crate) fn completion_search<'p>(puzzle: &'p Puzzle, complete: Option<&Completion>) -> Option<Backtracker<'p>> {
+    complete.map(|c| completer(puzzle, &Arc::new(Network::new(puzzle)), c))
 }
 
 /// A contiguous slice of the batch with buffers of its own.

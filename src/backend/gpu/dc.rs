@@ -20,7 +20,7 @@ use super::{DC_WGSL, HASH_WGSL};
 use crate::assign::Assigner;
 use crate::backend::{EngineError, GpuError};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
-use crate::map::{MapKind, MapResult, Progress, ROUND, Rounds};
+use crate::map::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
 use rand::RngExt;
@@ -55,9 +55,6 @@ struct Params {
 
 /// What the GPU backend cannot do for divide and concur (these run on the CPU backend).
 pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
-    if cfg.complete.is_some() {
-        return Err(GpuError::Unsupported("--complete (arc-consistent completion) runs on the cpu backend".into()));
-    }
     if cfg.keep_fixed_points {
         return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
     }
@@ -520,6 +517,7 @@ impl<'a> DcGpu<'a> {
             // The weights start at 1 on the device.
             self.write_state(b0, &xs[..k * s], &chs[..k * nc], &[]);
         }
+        let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
         let mut status = vec![0u32; 2 * t_all];
         let mut boards = vec![0u32; t_all * n];
         let mut live = vec![1u32; t_all];
@@ -577,7 +575,26 @@ impl<'a> DcGpu<'a> {
                         tr.best_score = score;
                         best[t * n..(t + 1) * n].copy_from_slice(board);
                         if score == max_score && self.is_solution(board) {
-                            tr.solved_at = Some(tr.iterations);
+                            tr.solve(Mechanism::Map);
+                        }
+                    }
+                }
+                if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
+                    for (t, tr) in trials.iter_mut().enumerate() {
+                        if live[t] == 1 && tr.solved_at.is_none() {
+                            let improved = want.binary_search(&t).is_ok();
+                            let (place, id) = (|b: &[u32]| l.placements(b), |c, pl| l.variable_of(c, pl));
+                            let score = tr.best_score;
+                            tr.complete(
+                                comp,
+                                bt,
+                                self.puzzle,
+                                improved,
+                                score,
+                                &mut best[t * n..(t + 1) * n],
+                                place,
+                                id,
+                            );
                         }
                     }
                 }
@@ -609,7 +626,7 @@ impl<'a> DcGpu<'a> {
                         trials[t].best_score = score;
                         best[t * n..(t + 1) * n].copy_from_slice(&b);
                         if score == max_score && self.is_solution(&b) {
-                            trials[t].solved_at = Some(trials[t].iterations);
+                            trials[t].solve(Mechanism::Map);
                         }
                     }
                 }

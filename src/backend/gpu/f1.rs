@@ -21,7 +21,7 @@ use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid};
 use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError};
-use crate::map::{MapConfig, MapKind, MapResult, Progress, ROUND, Rounds};
+use crate::map::{MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::project::{Assigners, EdgeProjection, F1};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
@@ -58,9 +58,6 @@ pub(crate) struct HashParams {
 
 /// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
 pub fn supports(cfg: &MapConfig) -> Result<(), GpuError> {
-    if cfg.complete.is_some() {
-        return Err(GpuError::Unsupported("--complete (arc-consistent completion) runs on the cpu backend".into()));
-    }
     if cfg.keep_fixed_points {
         return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
     }
@@ -561,6 +558,7 @@ impl<'a> F1Gpu<'a> {
         let mut active = vec![1u32; t_all];
         self.refresh(&mut w, &mut w2)?;
         let f1 = &self.f1;
+        let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
         loop {
             for _ in 0..ROUND {
                 // 1. The assignments, on the CPU.
@@ -634,7 +632,8 @@ impl<'a> F1Gpu<'a> {
                         ))
                         .into());
                     }
-                    if score > tr.best_score || tr.iterations == 1 {
+                    let improved = score > tr.best_score || tr.iterations == 1;
+                    if improved {
                         tr.best_score = score;
                         best[t * n..(t + 1) * n].copy_from_slice(board);
                     }
@@ -645,8 +644,12 @@ impl<'a> F1Gpu<'a> {
                             cells: f1.placements(board),
                         };
                         if verify::check(self.puzzle, &b).valid {
-                            tr.solved_at = Some(tr.iterations);
+                            tr.solve(Mechanism::Map);
                         }
+                    } else if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
+                        let best = &mut best[t * n..(t + 1) * n];
+                        let (place, id) = (|b: &[u32]| f1.placements(b), |c, pl| f1.candidate_id(c, pl));
+                        tr.complete(comp, bt, self.puzzle, improved, score, best, place, id);
                     }
                 }
                 if cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {

@@ -201,27 +201,11 @@ pub fn make_dc(
     let layout = Layout::new(puzzle, cfg.hybrid);
     let lambda = lambda.filter(|_| cfg.weights == dc::Weights::Adaptive);
     let ev = evaluate_dc(puzzle, &layout, cfg.kind, cfg.beta, lambda, x)?;
-    let board = completed.unwrap_or(&ev.board);
+    let f1_shaped = record(puzzle, ev, completed, (trial, iteration, mechanism), x, (cfg.kind, cfg.beta));
     Ok(Certificate {
-        format: FORMAT.into(),
         formulation: Formulation::Dc,
         dc: Some(DcPart { hybrid: cfg.hybrid, lambda: lambda.map(|l| l.to_vec()) }),
-        method: cfg.kind,
-        beta: cfg.beta,
-        edge: EdgeProjection::Average,
-        width: puzzle.width(),
-        height: puzzle.height(),
-        colors: puzzle.num_colors(),
-        trial,
-        iteration,
-        mechanism,
-        gap: ev.gap,
-        score: puzzle.score(board),
-        max_score: puzzle.max_score(),
-        board: board.cells.iter().map(|p| [p.piece as u32, p.rot as u32]).collect(),
-        x: x.to_vec(),
-        pa_fb: ev.pa_fb,
-        pb_fa: ev.pb_fa,
+        ..f1_shaped
     })
 }
 
@@ -240,14 +224,28 @@ pub fn make(
 ) -> Result<Certificate, AssignError> {
     let f1 = F1::new(puzzle)?;
     let ev = evaluate(puzzle, &f1, kind, beta, edge, x)?;
+    Ok(Certificate { edge, ..record(puzzle, ev, completed, (trial, iteration, mechanism), x, (kind, beta)) })
+}
+
+/// The fields every certificate has, from an evaluation at `x` (an F1-shaped record with the
+/// average edge projection; callers override what differs). The board is the completed one
+/// for `map+ac`, else the decoded one.
+fn record(
+    puzzle: &Puzzle,
+    ev: Evaluation,
+    completed: Option<&Board>,
+    (trial, iteration, mechanism): (usize, u64, Option<Mechanism>),
+    x: &[f32],
+    (method, beta): (MapKind, f32),
+) -> Certificate {
     let board = completed.unwrap_or(&ev.board);
-    Ok(Certificate {
+    Certificate {
         format: FORMAT.into(),
         formulation: Formulation::F1,
         dc: None,
-        method: kind,
+        method,
         beta,
-        edge,
+        edge: EdgeProjection::Average,
         width: puzzle.width(),
         height: puzzle.height(),
         colors: puzzle.num_colors(),
@@ -261,7 +259,7 @@ pub fn make(
         x: x.to_vec(),
         pa_fb: ev.pa_fb,
         pb_fa: ev.pb_fa,
-    })
+    }
 }
 
 /// What re-checking a certificate found.

@@ -556,6 +556,8 @@ impl<'a> F1Gpu<'a> {
         let mut boards = vec![0u32; t_all * n];
         let mut best = vec![0u32; t_all * n];
         let mut active = vec![1u32; t_all];
+        // What the device holds (all live at creation); rewritten only when a trial stops.
+        let mut active_sent = active.clone();
         self.refresh(&mut w, &mut w2)?;
         let f1 = &self.f1;
         let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
@@ -607,7 +609,10 @@ impl<'a> F1Gpu<'a> {
                     break;
                 }
                 // 2. The device passes, one submission; 3. read back.
-                self.write_active(&active);
+                if active != active_sent {
+                    self.write_active(&active);
+                    active_sent.clone_from(&active);
+                }
                 self.write_sel(&sel, false);
                 if dm {
                     self.write_sel(&sel2, true);

@@ -210,3 +210,112 @@ fn brendan_set_1_6x6_has_65_solutions_up_to_rotation_with_the_scan_counter() {
         assert_eq!((c.solutions, c.up_to_rotation), (260, Some(65)), "symmetry {symmetry}");
     }
 }
+
+/// Keeps a journaled count's plan and finished subtrees in memory.
+#[derive(Default)]
+struct Kept {
+    plan: std::sync::Mutex<Option<concur::search::scan::ScanPlan>>,
+    done: std::sync::Mutex<Vec<concur::search::scan::TaskDone>>,
+}
+
+impl concur::search::scan::Journal for Kept {
+    fn plan(&self, plan: &concur::search::scan::ScanPlan) {
+        *self.plan.lock().unwrap() = Some(plan.clone());
+    }
+    fn task(&self, done: &concur::search::scan::TaskDone) {
+        self.done.lock().unwrap().push(done.clone());
+    }
+}
+
+#[test]
+fn scan_counts_split_across_runs_and_resumed_from_journals_equal_one_whole_count() {
+    use concur::puzzle::generate::{GenerateOptions, generate};
+    use concur::search::scan::{ScanOptions, count, count_journaled};
+    let mut checked = 0;
+    for (w, h, f, inner, seed) in [(5, 5, 3, 3, 20), (5, 5, 3, 3, 21), (5, 4, 2, 3, 10), (6, 4, 3, 3, 30)] {
+        let Ok((p, _)) =
+            generate(&GenerateOptions { width: w, height: h, frame_colors: Some(f), inner_colors: Some(inner), seed })
+        else {
+            continue;
+        };
+        for symmetry in [true, false] {
+            let base = ScanOptions { symmetry, threads: 2, probes: 100, min_tasks: 40, ..Default::default() };
+            let whole = count(&p, &base);
+            assert!(whole.complete);
+            if whole.solutions < 3 {
+                continue;
+            }
+            checked += 1;
+            // Two partial runs from both ends, stopped by a solution limit, then a resume.
+            let kept = Kept::default();
+            let fwd = count_journaled(&p, &ScanOptions { limit: Some(1), ..base.clone() }, None, &kept).unwrap();
+            let plan = kept.plan.lock().unwrap().clone().expect("the plan is reported first");
+            let back = Kept::default();
+            let prior = kept.done.lock().unwrap().clone();
+            let rev = ScanOptions { limit: Some(1), reverse: true, ..base.clone() };
+            count_journaled(&p, &rev, Some((&plan, &prior)), &back).unwrap();
+            let mut all = prior.clone();
+            all.extend(back.done.lock().unwrap().iter().cloned());
+            // Recorded twice counts once.
+            all.extend(prior.iter().cloned());
+            let fin = Kept::default();
+            let resumed = count_journaled(&p, &base, Some((&plan, &all)), &fin).unwrap();
+            let tag = format!("{w}x{h} seed {seed} symmetry {symmetry}");
+            assert!(resumed.complete, "{tag}");
+            assert_eq!((resumed.solutions, resumed.up_to_rotation), (whole.solutions, whole.up_to_rotation), "{tag}");
+            assert_eq!(resumed.nodes, whole.nodes, "{tag}");
+            assert_eq!(resumed.tasks, whole.tasks, "{tag}");
+            assert!(resumed.tasks_resumed > 0 && resumed.tasks_resumed < resumed.tasks, "{tag}: {resumed:?} {fwd:?}");
+            // Together the three runs record every subtree.
+            let mut seen: Vec<u64> = all.iter().chain(fin.done.lock().unwrap().iter()).map(|d| d.task).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len() as u64, whole.tasks, "{tag}");
+            // A plan of another puzzle is refused.
+            let (other, _) = generated(5, 5, 99);
+            assert!(count_journaled(&other, &base, Some((&plan, &all)), &Kept::default()).is_err(), "{tag}");
+        }
+    }
+    assert!(checked >= 4, "only {checked} puzzles had enough solutions");
+}
+
+#[test]
+fn a_count_journal_file_survives_a_cut_short_last_line() {
+    use concur::search::journal::{JsonlJournal, read};
+    use concur::search::scan::{ScanOptions, count, count_journaled};
+    let dir = std::env::temp_dir().join(format!("concur-journal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("count.jsonl");
+    let _ = std::fs::remove_file(&path);
+    let (p, _) = generated(5, 5, 3);
+    let opts = ScanOptions { threads: 2, probes: 100, min_tasks: 30, ..Default::default() };
+    let whole = count(&p, &opts);
+    let (j, rec) = JsonlJournal::open(&path).unwrap();
+    assert!(rec.plan.is_none() && rec.done.is_empty());
+    let first = count_journaled(&p, &opts, None, &j).unwrap();
+    j.finish().unwrap();
+    assert_eq!(first.solutions, whole.solutions);
+    // Drop the second half of the lines and cut the last kept one short, as a stop
+    // mid-write would.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let keep = lines.len() / 2;
+    let mut cut = lines[..keep].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[keep][..lines[keep].len() / 2]);
+    std::fs::write(&path, cut).unwrap();
+    let (j, rec) = JsonlJournal::open(&path).unwrap();
+    assert_eq!(rec.done.len(), keep - 1);
+    let plan = rec.plan.clone().unwrap();
+    let again = count_journaled(&p, &opts, Some((&plan, &rec.done)), &j).unwrap();
+    j.finish().unwrap();
+    assert_eq!((again.solutions, again.nodes, again.tasks_resumed), (whole.solutions, whole.nodes, keep as u64 - 1));
+    // Every line is whole again, and the file now records every subtree.
+    let rec = read(&path).unwrap();
+    assert_eq!(rec.done.len() as u64, whole.tasks);
+    // A line that is not JSON before the last one is an error, not silently skipped.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("{\"task\"", "{\"tusk\"", 1)).unwrap();
+    assert!(read(&path).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

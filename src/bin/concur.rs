@@ -15,7 +15,8 @@ use concur::report::{Method, SolveReport, draw_board};
 use concur::search::alns::{self, AlnsConfig, Destroy};
 use concur::search::backtrack::{self, BacktrackConfig, CellOrder};
 use concur::search::hill::{self, HillConfig};
-use concur::search::scan::{self, CountEngine, ScanOptions};
+use concur::search::journal::JsonlJournal;
+use concur::search::scan::{self, CountEngine, Journal, ScanOptions};
 use concur::verify::{self, Consistency};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -134,6 +135,18 @@ enum Cmd {
         /// piece and scan direction) when choosing the smallest.
         #[arg(long, default_value_t = 20_000)]
         probes: u64,
+        /// With `--engine scan`: append every finished subtree to this JSON-lines journal, and
+        /// resume from it: subtrees it records as finished are not walked again.
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        /// With `--engine scan`: cut the tree into at least this many subtrees (default: 256
+        /// per thread). Set it when one count is split across machines.
+        #[arg(long, default_value_t = 0)]
+        tasks: usize,
+        /// With `--engine scan`: walk the subtrees from the last one backwards (a second
+        /// machine on the same journal plan meets the first in the middle).
+        #[arg(long)]
+        reverse: bool,
         /// Do not count: estimate the size of the complete tree of `--engine ac` from this
         /// many random probes (Knuth's estimator) and print that.
         #[arg(long)]
@@ -830,11 +843,51 @@ fn run() -> Result<ExitCode> {
             no_symmetry,
             probes,
             json,
+            journal,
+            tasks,
+            reverse,
             ..
         } => {
             let p = load_puzzle(&puzzle)?;
-            let opts = ScanOptions { time_limit: time_limit(t)?, limit, threads, symmetry: !no_symmetry, probes };
-            let c = scan::count(&p, &opts);
+            let opts = ScanOptions {
+                time_limit: time_limit(t)?,
+                limit,
+                threads,
+                symmetry: !no_symmetry,
+                probes,
+                min_tasks: tasks,
+                reverse,
+            };
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {pos}/{len} subtrees [{elapsed}, eta {eta}] {msg}")
+                    .expect("static template"),
+            );
+            let shown = bar.clone();
+            let show = move |done: u64, tasks: u64, nodes: u64, found: u64| {
+                shown.set_length(tasks);
+                shown.set_position(done);
+                shown.set_message(format!("{nodes:.3e} nodes, {found} solutions", nodes = nodes as f64));
+            };
+            let c = match &journal {
+                Some(path) => {
+                    let (j, rec) = JsonlJournal::open(path)?;
+                    if let Some(plan) = &rec.plan {
+                        eprintln!(
+                            "concur: resuming from {}: {} of {} subtrees finished",
+                            path.display(),
+                            rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len(),
+                            plan.tasks
+                        );
+                    }
+                    let j = j.with_progress(show);
+                    let c = scan::count_journaled(&p, &opts, rec.plan.as_ref().map(|pl| (pl, &rec.done[..])), &j)?;
+                    j.finish()?;
+                    c
+                }
+                None => scan::count_journaled(&p, &opts, None, &ProgressOnly(Box::new(show)))?,
+            };
+            bar.finish_and_clear();
             if json {
                 // The keys of the arc-consistent count, plus the scan engine's own.
                 let mut v = serde_json::to_value(&c)?;
@@ -851,12 +904,18 @@ fn run() -> Result<ExitCode> {
                 } else {
                     format!(" (stopped early after {} of {} subtrees: a lower bound)", c.tasks_done, c.tasks)
                 };
+                let resumed = if c.tasks_resumed > 0 {
+                    format!(" ({} nodes in {} subtrees from the journal)", c.nodes_resumed, c.tasks_resumed)
+                } else {
+                    String::new()
+                };
                 println!(
-                    "{} solutions{rot}{exact}; {} nodes in {:.3} s ({:.0} nodes/s, {} threads)",
+                    "{} solutions{rot}{exact}; {} nodes{resumed}; this run walked {} nodes in {:.3} s ({:.0} nodes/s, {} threads)",
                     c.solutions,
                     c.nodes,
+                    c.nodes - c.nodes_resumed,
                     c.wall_s,
-                    c.nodes as f64 / c.wall_s.max(1e-9),
+                    (c.nodes - c.nodes_resumed) as f64 / c.wall_s.max(1e-9),
                     c.threads
                 );
             }
@@ -880,6 +939,15 @@ fn run() -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Progress of a count without a journal file.
+struct ProgressOnly(Box<dyn Fn(u64, u64, u64, u64) + Sync>);
+
+impl Journal for ProgressOnly {
+    fn progress(&self, tasks_done: u64, tasks: u64, nodes: u64, solutions: u64) {
+        (self.0)(tasks_done, tasks, nodes, solutions);
     }
 }
 

@@ -2,4 +2,5 @@
 pub mod alns;
 pub mod backtrack;
 pub mod hill;
+pub mod journal;
 pub mod scan;

@@ -20,7 +20,9 @@
 //!   corner. So it is enough to enumerate the solutions with one chosen corner piece there;
 //!   each is verified together with its three turned copies, which are counted too;
 //! - parallelism: the tree is cut at a fixed depth into independent subtrees (tasks), which
-//!   rayon hands to the worker threads.
+//!   the worker threads take in order. With a journal ([`count_journaled`],
+//!   [`crate::search::journal`]) every finished subtree is recorded as it ends, so a long
+//!   count can stop and resume, and can be split across machines.
 //!
 //! Every solution passes the exact board check before it is counted.
 
@@ -29,8 +31,7 @@ use crate::search::backtrack::rotate_board;
 use crate::verify;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// One placement in a table: piece, the colours it shows right and down, and its index in
@@ -400,6 +401,11 @@ pub struct ScanCount {
     /// Independent subtrees the tree was cut into, and how many were finished.
     pub tasks: u64,
     pub tasks_done: u64,
+    /// Of `tasks_done`, those taken from a journal rather than walked in this run (their
+    /// nodes are in `nodes`, their time is not in `wall_s`).
+    pub tasks_resumed: u64,
+    /// Of `nodes`, those of the subtrees taken from a journal.
+    pub nodes_resumed: u64,
     /// Depth of the cut.
     pub split_depth: usize,
     /// True when only one corner piece was tried in the top-left corner (turn symmetry).
@@ -427,12 +433,96 @@ pub struct ScanOptions {
     pub symmetry: bool,
     /// Random probes per candidate tree when choosing the corner piece and scan direction.
     pub probes: u64,
+    /// Cut the tree into at least this many subtrees (0: 256 per thread). Fixed, it makes
+    /// the cut the same on any machine, so that one count can be split across machines and
+    /// runs ([`count_journaled`]).
+    pub min_tasks: usize,
+    /// Walk the subtrees from the last to the first (the order of the cut otherwise).
+    pub reverse: bool,
 }
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        ScanOptions { time_limit: None, limit: None, threads: 0, symmetry: true, probes: 2_000 }
+        ScanOptions {
+            time_limit: None,
+            limit: None,
+            threads: 0,
+            symmetry: true,
+            probes: 2_000,
+            min_tasks: 0,
+            reverse: false,
+        }
     }
+}
+
+/// The shape of one count: the tree that is walked (corner piece, scan direction) and its
+/// cut into subtrees. A journal starts with it, so that a resumed count walks the same
+/// subtrees and can skip the finished ones.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ScanPlan {
+    pub corner_piece: Option<u16>,
+    pub column_scan: bool,
+    pub min_tasks: usize,
+    pub split_depth: usize,
+    pub tasks: u64,
+    /// FNV-1a of the puzzle (size, pieces, hints) and of every subtree's prefix.
+    pub fingerprint: u64,
+}
+
+/// One finished subtree: its index in the plan's cut, what it held, and its solutions (as
+/// found, before turning; `[piece, rotation]` per cell, 0-based pieces).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TaskDone {
+    pub task: u64,
+    /// Solutions counted (turned copies included, as in [`ScanCount::solutions`]).
+    pub solutions: u64,
+    pub nodes: u64,
+    pub boards: Vec<Vec<[u16; 2]>>,
+}
+
+/// Where a journaled count reports: the plan once, before the walk; every finished subtree
+/// (from the worker threads); and progress about once a second.
+pub trait Journal: Sync {
+    fn plan(&self, _plan: &ScanPlan) {}
+    fn task(&self, _done: &TaskDone) {}
+    fn progress(&self, _tasks_done: u64, _tasks: u64, _nodes: u64, _solutions: u64) {}
+}
+
+/// A journal that keeps nothing.
+pub struct NoJournal;
+impl Journal for NoJournal {}
+
+/// A count that cannot resume from the journal it was given.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("the journal is of another count: {0}")]
+    PlanMismatch(String),
+    #[error("journal {path}: {reason}")]
+    Journal { path: String, reason: String },
+}
+
+fn fnv(h: &mut u64, v: u64) {
+    for b in v.to_le_bytes() {
+        *h ^= u64::from(b);
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+fn fingerprint(puzzle: &Puzzle, tasks: &[Vec<u32>]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    fnv(&mut h, puzzle.width() as u64);
+    fnv(&mut h, puzzle.height() as u64);
+    for p in puzzle.pieces() {
+        p.iter().for_each(|&c| fnv(&mut h, u64::from(c)));
+    }
+    for hint in puzzle.hints() {
+        [hint.cell as u64, hint.piece as u64, u64::from(hint.rot)].into_iter().for_each(|v| fnv(&mut h, v));
+    }
+    for t in tasks {
+        fnv(&mut h, t.len() as u64);
+        t.iter().for_each(|&e| fnv(&mut h, u64::from(e)));
+    }
+    h
 }
 
 /// The corner piece to fix in the top-left cell, when turn symmetry applies: the board is
@@ -491,12 +581,41 @@ fn estimate_tree(t: &Tables, probes: u64, seed: u64) -> f64 {
 /// these gives the same count but a different tree. The smallest by Knuth's estimate
 /// (`opts.probes` random probes each) is walked.
 pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
+    count_journaled(puzzle, opts, None, &NoJournal).expect("no journal to disagree with")
+}
+
+/// [`count`], reporting to `journal` and skipping the subtrees `resume` records as finished.
+///
+/// With `resume`, the count walks the recorded plan's tree (its corner piece and direction,
+/// not a fresh choice) cut at the recorded size, checks that the cut is the same (puzzle and
+/// every subtree prefix, by fingerprint), adds the recorded subtrees' solutions and nodes,
+/// and walks only the others. Counts split across runs or machines sum exactly this way,
+/// since the subtrees partition the tree.
+pub fn count_journaled(
+    puzzle: &Puzzle,
+    opts: &ScanOptions,
+    resume: Option<(&ScanPlan, &[TaskDone])>,
+    journal: &dyn Journal,
+) -> Result<ScanCount, ScanError> {
     let start = Instant::now();
     let mut first = if opts.symmetry { symmetry_piece(puzzle) } else { None };
     let mut mirror = false;
     let mut estimated_nodes = None;
     let mirror_puzzle = first.map(|_| mirrored(puzzle));
-    if let (Some(_), Some(mp)) = (first, &mirror_puzzle) {
+    if let Some((plan, _)) = resume {
+        if plan.corner_piece.is_some() != first.is_some()
+            || plan.corner_piece.is_some_and(|p| {
+                let pz = if plan.column_scan { mirror_puzzle.as_ref().expect("with symmetry") } else { puzzle };
+                usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p)
+            })
+        {
+            return Err(ScanError::PlanMismatch(
+                "its corner piece does not fit this puzzle and symmetry setting".into(),
+            ));
+        }
+        first = plan.corner_piece;
+        mirror = plan.column_scan;
+    } else if let (Some(_), Some(mp)) = (first, &mirror_puzzle) {
         let mut best: Option<(f64, bool, u16)> = None;
         for (m, pz) in [(false, puzzle), (true, mp)] {
             let corner: std::collections::BTreeSet<u16> = pz.candidates().of(0).iter().map(|pl| pl.piece).collect();
@@ -518,12 +637,17 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
     let solving = if mirror { mirror_puzzle.as_ref().expect("built with the symmetry") } else { puzzle };
     let t = Tables::new(solving, first);
     let threads = if opts.threads == 0 { rayon::current_num_threads() } else { opts.threads };
+    let min_tasks = match (resume, opts.min_tasks) {
+        (Some((plan, _)), _) => plan.min_tasks,
+        (None, 0) => 256 * threads,
+        (None, m) => m,
+    };
     let never = AtomicBool::new(false);
     // Cut the tree where it has enough subtrees to keep every thread busy.
     let mut tasks = vec![Vec::new()];
     let mut split = 0;
     let mut top_nodes = 0;
-    while split < t.cells && tasks.len() < 256 * threads {
+    while split < t.cells && tasks.len() < min_tasks {
         let d = (split + t.width.max(1)).min(t.cells);
         let mut next = Vec::new();
         let mut wk = Walker::new(&t);
@@ -536,6 +660,20 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
         tasks = next;
         split = d;
     }
+    let plan = ScanPlan {
+        corner_piece: first,
+        column_scan: mirror,
+        min_tasks,
+        split_depth: split,
+        tasks: tasks.len() as u64,
+        fingerprint: fingerprint(puzzle, &tasks),
+    };
+    if let Some((recorded, _)) = resume
+        && *recorded != plan
+    {
+        return Err(ScanError::PlanMismatch(format!("recorded {recorded:?}, this puzzle gives {plan:?}")));
+    }
+    journal.plan(&plan);
     let stop = AtomicBool::new(false);
     let found = AtomicU64::new(0);
     let classes = AtomicU64::new(0);
@@ -545,16 +683,57 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
     let deadline = opts.time_limit.map(|d| start + d);
     let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
     let canonical = std::sync::Mutex::new(std::collections::HashSet::new());
-    let work = |wk: &mut Walker, pre: &Vec<u32>| {
+    // Turned copies of a solution, for the count up to turning without the symmetry.
+    let add_canonical = |board: Board| {
+        let mut best = board.cells.clone();
+        let mut r = board;
+        for _ in 0..3 {
+            r = rotate_board(&r);
+            best = best.min(r.cells.clone());
+        }
+        canonical.lock().expect("no panics while held").insert(best);
+    };
+    let mut skip = vec![false; tasks.len()];
+    let mut resumed = 0u64;
+    let mut nodes_resumed = 0u64;
+    if let Some((_, prior)) = resume {
+        for d in prior {
+            let Some(seen) = skip.get_mut(d.task as usize) else {
+                return Err(ScanError::PlanMismatch(format!("task {} is past the plan's {}", d.task, tasks.len())));
+            };
+            if std::mem::replace(seen, true) {
+                continue;
+            }
+            resumed += 1;
+            done.fetch_add(1, Ordering::Relaxed);
+            found.fetch_add(d.solutions, Ordering::Relaxed);
+            nodes.fetch_add(d.nodes, Ordering::Relaxed);
+            nodes_resumed += d.nodes;
+            if first.is_some() {
+                classes.fetch_add(d.boards.len() as u64, Ordering::Relaxed);
+            } else if square {
+                for b in &d.boards {
+                    let cells = b.iter().map(|&[piece, rot]| Placement { piece, rot: rot as u8 }).collect();
+                    add_canonical(Board { width: puzzle.width(), height: puzzle.height(), cells });
+                }
+            }
+        }
+    }
+    let tasks: Vec<(usize, Vec<u32>)> = tasks.into_iter().enumerate().filter(|(i, _)| !skip[*i]).collect();
+    let total_tasks = skip.len() as u64;
+    let work = |wk: &mut Walker, (index, pre): &(usize, Vec<u32>)| {
         if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             stop.store(true, Ordering::Relaxed);
             return;
         }
         if !wk.load(pre) {
             done.fetch_add(1, Ordering::Relaxed);
+            journal.task(&TaskDone { task: *index as u64, solutions: 0, nodes: 0, boards: Vec::new() });
             return;
         }
         let before = wk.nodes;
+        let mut task_solutions = 0u64;
+        let mut boards = Vec::new();
         let mut on_solution = |at: &[u32]| {
             let cands = solving.candidates();
             let cells = at.iter().enumerate().map(|(c, &e)| cands.of(c)[t.entries[e as usize].cand as usize]).collect();
@@ -563,6 +742,7 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
             // Never trust the search: every solution passes the exact check before it counts.
             let verdict = verify::check(puzzle, &board);
             assert!(verdict.valid, "scan counter produced an invalid board: {:?}", verdict.problems);
+            boards.push(board.cells.iter().map(|pl| [pl.piece, u16::from(pl.rot)]).collect());
             let mut n = 1;
             if first.is_some() {
                 let mut r = board;
@@ -574,14 +754,9 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
                 n = 4;
                 classes.fetch_add(1, Ordering::Relaxed);
             } else if square {
-                let mut best = board.cells.clone();
-                let mut r = board;
-                for _ in 0..3 {
-                    r = rotate_board(&r);
-                    best = best.min(r.cells.clone());
-                }
-                canonical.lock().expect("no panics while held").insert(best);
+                add_canonical(board);
             }
+            task_solutions += n;
             let total = found.fetch_add(n, Ordering::Relaxed) + n;
             if opts.limit.is_some_and(|l| total >= l) {
                 stop.store(true, Ordering::Relaxed);
@@ -591,42 +766,71 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
         let finished = wk.walk(pre.len(), Leaf::Solutions(&mut on_solution), &stop);
         nodes.fetch_add(wk.nodes - before, Ordering::Relaxed);
         deepest.fetch_max(wk.deepest as u64, Ordering::Relaxed);
+        // A subtree cut short by a solution limit is not finished either: `walk` saw `stop`.
         if finished {
             done.fetch_add(1, Ordering::Relaxed);
+            let nodes = wk.nodes - before;
+            journal.task(&TaskDone { task: *index as u64, solutions: task_solutions, nodes, boards });
         }
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    // Workers take the subtrees in order (or in reverse order) from one counter, so that a
+    // run stopped early has finished a prefix of them, give or take those in flight: two
+    // machines walking from both ends of one plan meet in the middle.
+    let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         let watcher = s.spawn(|| {
-            while !stop.load(Ordering::Relaxed) && done.load(Ordering::Relaxed) < tasks.len() as u64 {
+            let mut shown = Instant::now();
+            while !stop.load(Ordering::Relaxed) && done.load(Ordering::Relaxed) < total_tasks {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     stop.store(true, Ordering::Relaxed);
+                }
+                if shown.elapsed() >= Duration::from_secs(1) {
+                    shown = Instant::now();
+                    let (d, n, f) =
+                        (done.load(Ordering::Relaxed), nodes.load(Ordering::Relaxed), found.load(Ordering::Relaxed));
+                    journal.progress(d, total_tasks, n, f);
                 }
                 std::thread::park_timeout(Duration::from_millis(50));
             }
         });
-        pool.install(|| {
-            tasks.par_iter().with_max_len(1).for_each_init(|| Walker::new(&t), |wk, pre| work(wk, pre));
-        });
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut wk = Walker::new(&t);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks.len() {
+                            break;
+                        }
+                        work(&mut wk, &tasks[if opts.reverse { tasks.len() - 1 - i } else { i }]);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("a counting worker panicked");
+        }
         stop.store(true, Ordering::Relaxed);
         watcher.thread().unpark();
     });
     let tasks_done = done.load(Ordering::Relaxed);
-    let complete = tasks_done == tasks.len() as u64;
+    let complete = tasks_done == total_tasks;
     let solutions = found.load(Ordering::Relaxed);
     let up_to_rotation = if first.is_some() {
         Some(classes.load(Ordering::Relaxed))
     } else {
         square.then(|| canonical.lock().expect("no panics while held").len() as u64)
     };
-    ScanCount {
+    Ok(ScanCount {
         solutions,
         up_to_rotation,
         complete,
         nodes: nodes.load(Ordering::Relaxed),
         best_depth: (deepest.load(Ordering::Relaxed) as usize).min(t.cells),
-        tasks: tasks.len() as u64,
+        tasks: total_tasks,
         tasks_done,
+        tasks_resumed: resumed,
+        nodes_resumed,
         split_depth: split,
         symmetry: first.is_some(),
         corner_piece: first,
@@ -634,7 +838,7 @@ pub fn count(puzzle: &Puzzle, opts: &ScanOptions) -> ScanCount {
         estimated_nodes,
         threads,
         wall_s: start.elapsed().as_secs_f64(),
-    }
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,151 @@
+//! The journal of a long count: JSON lines, one per finished subtree, appended as they
+//! finish, after one line with the count's plan ([`ScanPlan`]).
+//!
+//! A count stopped by its time limit, by a signal or by a lost machine keeps every finished
+//! subtree; run again with the same journal, it walks only the others. Journals of one plan
+//! written on several machines (say one walking the subtrees forwards and one backwards)
+//! concatenate into one (`cat a.jsonl b.jsonl > all.jsonl`): repeated plan lines must be
+//! equal, and a subtree recorded twice counts once.
+//!
+//! ```text
+//! {"plan":{"corner_piece":0,"column_scan":false,"min_tasks":4096,"split_depth":16,"tasks":5120,"fingerprint":123}}
+//! {"task":17,"solutions":0,"nodes":81234567,"boards":[]}
+//! {"task":18,"solutions":4,"nodes":80000001,"boards":[[[0,1],[5,2],...]]}
+//! ```
+
+use super::scan::{Journal, ScanError, ScanPlan, TaskDone};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PlanLine {
+    plan: ScanPlan,
+}
+
+/// What a journal file held: its plan and its finished subtrees.
+#[derive(Clone, Debug, Default)]
+pub struct Recorded {
+    pub plan: Option<ScanPlan>,
+    pub done: Vec<TaskDone>,
+}
+
+type Progress = Box<dyn Fn(u64, u64, u64, u64) + Sync>;
+
+/// A journal file open for appending.
+pub struct JsonlJournal {
+    path: PathBuf,
+    file: Mutex<File>,
+    has_plan: bool,
+    failure: Mutex<Option<String>>,
+    progress: Option<Progress>,
+}
+
+fn err(path: &Path, reason: impl ToString) -> ScanError {
+    ScanError::Journal { path: path.display().to_string(), reason: reason.to_string() }
+}
+
+/// Reads a journal (a missing or empty file is an empty journal). A last line cut short by
+/// a stop mid-write is dropped; any other bad line is an error.
+pub fn read(path: &Path) -> Result<Recorded, ScanError> {
+    let mut rec = Recorded::default();
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(rec),
+        Err(e) => return Err(err(path, e)),
+    };
+    let lines: Vec<String> = BufReader::new(file).lines().collect::<Result<_, _>>().map_err(|e| err(path, e))?;
+    let last = lines.len().saturating_sub(1);
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = if line.contains("\"plan\"") {
+            serde_json::from_str::<PlanLine>(line).map(|p| {
+                if rec.plan.as_ref().is_some_and(|q| *q != p.plan) {
+                    Err(err(path, format!("line {}: a second, different plan", i + 1)))
+                } else {
+                    rec.plan = Some(p.plan);
+                    Ok(())
+                }
+            })
+        } else {
+            serde_json::from_str::<TaskDone>(line).map(|d| {
+                rec.done.push(d);
+                Ok(())
+            })
+        };
+        match parsed {
+            Ok(r) => r?,
+            Err(_) if i == last => break,
+            Err(e) => return Err(err(path, format!("line {}: {e}", i + 1))),
+        }
+    }
+    if rec.plan.is_none() && !rec.done.is_empty() {
+        return Err(err(path, "finished subtrees but no plan line"));
+    }
+    Ok(rec)
+}
+
+impl JsonlJournal {
+    /// Opens `path` for appending (creating it), after [`read`]ing what it holds. A cut-short
+    /// last line is cut off the file first, so appended lines stay whole.
+    pub fn open(path: &Path) -> Result<(Self, Recorded), ScanError> {
+        let rec = read(path)?;
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| err(path, e))?;
+        let text = std::fs::read(path).map_err(|e| err(path, e))?;
+        if !text.is_empty() && text.last() != Some(&b'\n') {
+            let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            file.set_len(keep as u64).map_err(|e| err(path, e))?;
+            file.seek(SeekFrom::End(0)).map_err(|e| err(path, e))?;
+        }
+        let j = JsonlJournal {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+            has_plan: rec.plan.is_some(),
+            failure: Mutex::new(None),
+            progress: None,
+        };
+        Ok((j, rec))
+    }
+
+    /// Calls `f(tasks_done, tasks, nodes, solutions)` about once a second during the count.
+    pub fn with_progress(mut self, f: impl Fn(u64, u64, u64, u64) + Sync + 'static) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    fn append(&self, line: String) {
+        let mut f = self.file.lock().expect("no panics while held");
+        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
+            self.failure.lock().expect("no panics while held").get_or_insert(e.to_string());
+        }
+    }
+
+    /// The first write error, if any line could not be written.
+    pub fn finish(self) -> Result<(), ScanError> {
+        match self.failure.into_inner().expect("no panics while held") {
+            Some(e) => Err(err(&self.path, e)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Journal for JsonlJournal {
+    fn plan(&self, plan: &ScanPlan) {
+        if !self.has_plan {
+            self.append(serde_json::to_string(&PlanLine { plan: plan.clone() }).expect("plain data"));
+        }
+    }
+
+    fn task(&self, done: &TaskDone) {
+        self.append(serde_json::to_string(done).expect("plain data"));
+    }
+
+    fn progress(&self, tasks_done: u64, tasks: u64, nodes: u64, solutions: u64) {
+        if let Some(f) = &self.progress {
+            f(tasks_done, tasks, nodes, solutions);
+        }
+    }
+}

@@ -93,6 +93,9 @@ fn row(
 #[cfg(feature = "gpu")]
 const COPIES: usize = 8;
 
+/// Repetitions and seconds per repetition.
+type Measured = (usize, f64);
+
 /// Iterations of the short and the long whole run ([`whole_iterations`]).
 const SHORT: usize = 16;
 const LONG: usize = 48;
@@ -106,7 +109,7 @@ const LONG: usize = 48;
 fn whole_iterations(
     budget: Duration,
     mut run: impl FnMut(usize) -> Result<(), EngineError>,
-) -> Result<((usize, f64), (usize, f64)), EngineError> {
+) -> Result<(Measured, Measured), EngineError> {
     let (short_reps, short) = measure(budget, || run(SHORT))?;
     let (long_reps, long) = measure(budget, || run(LONG))?;
     let per_iter = (long - short) / (LONG - SHORT) as f64;
@@ -123,7 +126,7 @@ fn iteration_rows(
     p: &Puzzle,
     batch: usize,
     backend: &'static str,
-    (iter, fixed): ((usize, f64), (usize, f64)),
+    (iter, fixed): (Measured, Measured),
     bytes: u64,
 ) -> Vec<BenchRow> {
     let mut rows = vec![row(formulation, p, batch, "iteration", backend, iter, bytes, 1)];

@@ -159,6 +159,10 @@ impl Tables {
                 }
             }
         }
+        // `Walker::open` relies on the rim: a last-column placement shows grey to the right.
+        debug_assert!(
+            (0..n).filter(|c| c % w == w - 1).all(|c| cands.colors_of(c).iter().all(|q| q[crate::puzzle::RIGHT] == 0))
+        );
         let words = n.div_ceil(64);
         let mut below = vec![0u64; n * k * words];
         for c in 0..n.saturating_sub(w) {
@@ -203,6 +207,9 @@ struct Walker<'t> {
     deepest: usize,
     /// Joins of each kind and colour not opened yet.
     budget: Vec<i32>,
+    /// Colours facing each cell from the left (`0..n`) and from above (`n..2n`), as the
+    /// placements so far show them ([`Walker::open`]).
+    shown: Vec<u8>,
 }
 
 /// What a walk should do with each full (or prefix-length) assignment.
@@ -225,17 +232,31 @@ impl<'t> Walker<'t> {
             nodes: 0,
             deepest: 0,
             budget: t.budget.clone(),
+            shown: vec![0; 2 * n],
         }
     }
 
     #[inline]
     fn open(&mut self, c: usize) {
-        let (w, t) = (self.t.width, self.t);
-        let left = if c % w > 0 { t.entries[self.at[c - 1] as usize].right } else { 0 };
-        let up = if c >= w { t.entries[self.at[c - w] as usize].down } else { 0 };
-        let (a, b) = t.range(c, left, up);
+        // The colours facing cell c: `shown[c]` is what cell c - 1 shows to its right (grey
+        // at the start of a row, since every last-column placement shows grey to the right),
+        // `shown[c + n]` what the cell above shows downwards (grey in the top row).
+        let (left, up) = (self.shown[c], self.shown[c + self.t.cells]);
+        let (a, b) = self.t.range(c, left, up);
         self.next[c] = a;
         self.end[c] = b;
+    }
+
+    /// Records the colours `e`, placed at `c`, shows to the cells after it.
+    #[inline]
+    fn show(&mut self, c: usize, e: &Entry) {
+        let n = self.t.cells;
+        if c + 1 < n {
+            self.shown[c + 1] = e.right;
+        }
+        if c + self.t.width < n {
+            self.shown[c + self.t.width + n] = e.down;
+        }
     }
 
     /// Can `e` go at cell `pos` now: its piece is unused, the cell below can still be filled
@@ -282,6 +303,7 @@ impl<'t> Walker<'t> {
             }
             self.apply(&entry, -1);
             self.at[c] = e;
+            self.show(c, &entry);
         }
         true
     }
@@ -310,6 +332,7 @@ impl<'t> Walker<'t> {
                 .expect("k free entries");
             self.at[c] = i;
             self.apply(&e, -1);
+            self.show(c, &e);
         }
         nodes
     }
@@ -357,7 +380,9 @@ impl<'t> Walker<'t> {
                     }
                     continue;
                 }
-                self.apply(&entries[e as usize], -1);
+                let placed = entries[e as usize];
+                self.apply(&placed, -1);
+                self.show(pos, &placed);
                 pos += 1;
                 self.deepest = self.deepest.max(pos);
                 self.open(pos);

@@ -43,11 +43,13 @@ struct Entry {
     down: u8,
     cand: u32,
     /// The joins this placement opens (towards the right and downwards), as indices into
-    /// the join budgets; `NO_JOIN` for a rim side or when budgets are off.
+    /// the join budgets; the spare last budget (never exhausted) for a rim side or when
+    /// budgets are off, so that the walk needs no branch for those.
     opens: [u16; 2],
 }
 
-const NO_JOIN: u16 = u16::MAX;
+/// The spare budget's value: more joins than any board has.
+const UNLIMITED: i32 = i32::MAX / 4;
 
 /// The lookup tables of one puzzle.
 struct Tables {
@@ -62,7 +64,7 @@ struct Tables {
     /// `below[(c * K + k) * words..]`: the pieces with a candidate at the cell under `c`
     /// that shows colour `k` upwards (empty rows for the bottom row).
     below: Vec<u64>,
-    /// Join budgets ([`join_budgets`]); empty when not used.
+    /// Join budgets ([`join_budgets`], empty when not used), then one spare, [`UNLIMITED`].
     budget: Vec<i32>,
 }
 
@@ -117,14 +119,15 @@ impl Tables {
         let cands = puzzle.candidates();
         let (n, k) = (puzzle.cells(), puzzle.num_colors());
         let (w, h) = (puzzle.width(), puzzle.height());
-        let budget = join_budgets(puzzle);
+        let mut budget = join_budgets(puzzle);
+        let spare = budget.len() as u16;
         // Kind of the join between cell c and its neighbour across side s.
         let join = |c: usize, s: usize, colour: u8| -> u16 {
             if budget.is_empty() {
-                return NO_JOIN;
+                return spare;
             }
             match crate::puzzle::neighbour(w, h, c, s) {
-                None => NO_JOIN,
+                None => spare,
                 Some(m) => {
                     let inner = |x| crate::puzzle::cell_class(w, h, x) == crate::puzzle::Class::Inner;
                     let kind = usize::from(inner(c)) + usize::from(inner(m));
@@ -171,6 +174,7 @@ impl Tables {
                 below[i] |= 1 << (pl.piece % 64);
             }
         }
+        budget.push(UNLIMITED);
         Tables { width: w, cells: n, colors: k, offsets, entries, words, below, budget }
     }
 
@@ -268,10 +272,7 @@ impl<'t> Walker<'t> {
             return false;
         }
         let [a, b] = e.opens;
-        if a != NO_JOIN && self.budget[a as usize] < 1 + i32::from(a == b) {
-            return false;
-        }
-        if b != NO_JOIN && self.budget[b as usize] < 1 {
+        if self.budget[a as usize] < 1 + i32::from(a == b) || self.budget[b as usize] < 1 {
             return false;
         }
         pos + self.t.width >= self.t.cells || self.t.below_ok(pos, e.down, &self.used, e.piece)
@@ -282,9 +283,7 @@ impl<'t> Walker<'t> {
     fn apply(&mut self, e: &Entry, sign: i32) {
         self.used[e.piece as usize / 64] ^= 1 << (e.piece % 64);
         for i in e.opens {
-            if i != NO_JOIN {
-                self.budget[i as usize] += sign;
-            }
+            self.budget[i as usize] += sign;
         }
     }
 

@@ -244,3 +244,37 @@ fn bench_json_reports_every_kernel_on_the_cpu() {
     let out = concur(&["bench", "--sizes", "3by3", "--backends", "cpu"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn count_journals_resume_and_refuse_another_puzzle() {
+    let (p, q, j) = (tmp("count-p.txt"), tmp("count-q.txt"), tmp("count.jsonl"));
+    let _ = std::fs::remove_file(&j);
+    for (file, seed) in [(&p, "5"), (&q, "6")] {
+        let args = ["generate", "--width", "5", "--height", "5", "--seed", seed, "-o", s(file)];
+        assert!(concur(&args).status.success());
+    }
+    let count = |extra: &[&str]| {
+        let mut args = vec!["count", s(&p), "--engine", "scan", "--tasks", "50", "--json"];
+        args.extend_from_slice(extra);
+        let out = concur(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (plain, _) = count(&[]);
+    let (first, _) = count(&["--journal", s(&j)]);
+    assert_eq!(first["solutions"], plain["solutions"]);
+    assert_eq!(first["tasks_resumed"], 0);
+    let lines = std::fs::read_to_string(&j).unwrap().lines().count() as u64;
+    assert_eq!(lines, 1 + first["tasks"].as_u64().unwrap(), "a plan line and one line per subtree");
+    // Run again: everything comes from the journal, the counts are the same.
+    let (again, err) = count(&["--journal", s(&j)]);
+    assert!(err.contains("resuming"), "{err}");
+    assert_eq!((&again["solutions"], &again["up_to_rotation"]), (&plain["solutions"], &plain["up_to_rotation"]));
+    assert_eq!(again["tasks_resumed"], again["tasks"]);
+    // The journal of one puzzle is refused for another, with exit 2 and one line.
+    let out = concur(&["count", s(&q), "--engine", "scan", "--journal", s(&j)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another count") && err.trim_end().lines().count() == 1, "{err}");
+}

@@ -872,15 +872,16 @@ fn run() -> Result<ExitCode> {
             let c = match &journal {
                 Some(path) => {
                     let (j, rec) = JsonlJournal::open(path)?;
-                    if let Some(plan) = &rec.plan {
-                        eprintln!(
-                            "concur: resuming from {}: {} of {} subtrees finished",
-                            path.display(),
-                            rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len(),
-                            plan.tasks
-                        );
-                    }
-                    let j = j.with_progress(show);
+                    let finished = rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len();
+                    let (resuming, shown_path) = (rec.plan.is_some(), path.display().to_string());
+                    let j = j.with_progress(show).with_on_plan(move |plan| {
+                        if resuming {
+                            eprintln!(
+                                "concur: resuming from {shown_path}: {finished} of {} subtrees finished",
+                                plan.tasks
+                            );
+                        }
+                    });
                     let c = scan::count_journaled(&p, &opts, rec.plan.as_ref().map(|pl| (pl, &rec.done[..])), &j)?;
                     j.finish()?;
                     c

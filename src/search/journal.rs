@@ -32,6 +32,7 @@ pub struct Recorded {
 }
 
 type Progress = Box<dyn Fn(u64, u64, u64, u64) + Sync>;
+type OnPlan = Box<dyn Fn(&ScanPlan) + Sync>;
 
 /// A journal file open for appending.
 pub struct JsonlJournal {
@@ -40,6 +41,7 @@ pub struct JsonlJournal {
     has_plan: bool,
     failure: Mutex<Option<String>>,
     progress: Option<Progress>,
+    on_plan: Option<OnPlan>,
 }
 
 fn err(path: &Path, reason: impl ToString) -> ScanError {
@@ -106,6 +108,7 @@ impl JsonlJournal {
             has_plan: rec.plan.is_some(),
             failure: Mutex::new(None),
             progress: None,
+            on_plan: None,
         };
         Ok((j, rec))
     }
@@ -113,6 +116,12 @@ impl JsonlJournal {
     /// Calls `f(tasks_done, tasks, nodes, solutions)` about once a second during the count.
     pub fn with_progress(mut self, f: impl Fn(u64, u64, u64, u64) + Sync + 'static) -> Self {
         self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Calls `f` with the count's plan once it is known and, when resuming, accepted.
+    pub fn with_on_plan(mut self, f: impl Fn(&ScanPlan) + Sync + 'static) -> Self {
+        self.on_plan = Some(Box::new(f));
         self
     }
 
@@ -134,6 +143,9 @@ impl JsonlJournal {
 
 impl Journal for JsonlJournal {
     fn plan(&self, plan: &ScanPlan) {
+        if let Some(f) = &self.on_plan {
+            f(plan);
+        }
         if !self.has_plan {
             self.append(serde_json::to_string(&PlanLine { plan: plan.clone() }).expect("plain data"));
         }

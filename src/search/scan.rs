@@ -493,6 +493,18 @@ pub struct ScanPlan {
     pub fingerprint: u64,
 }
 
+impl std::fmt::Display for ScanPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let corner = self.corner_piece.map_or("no corner piece fixed".into(), |p| format!("corner piece {}", p + 1));
+        let dir = if self.column_scan { "columns" } else { "rows" };
+        write!(
+            f,
+            "{corner}, scan along {dir}, {} subtrees cut at depth {} (--tasks {}), fingerprint {:016x}",
+            self.tasks, self.split_depth, self.min_tasks, self.fingerprint
+        )
+    }
+}
+
 /// One finished subtree: its index in the plan's cut, what it held, and its solutions (as
 /// found, before turning; `[piece, rotation]` per cell, 0-based pieces).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -695,7 +707,9 @@ pub fn count_journaled(
     if let Some((recorded, _)) = resume
         && *recorded != plan
     {
-        return Err(ScanError::PlanMismatch(format!("recorded {recorded:?}, this puzzle gives {plan:?}")));
+        return Err(ScanError::PlanMismatch(format!(
+            "it records {recorded}; this puzzle and these settings give {plan}"
+        )));
     }
     journal.plan(&plan);
     let stop = AtomicBool::new(false);

@@ -2,18 +2,24 @@
 // cell, one per piece, one per interior join, each on its own replica slots.
 //
 // CPU reference: src/dc/project.rs (divide, concur) and src/dc/mod.rs (step, readout).
-// Per trial t: slot values x[t * S + s], chosen slots of P_b(x) chosen[t * NC + i] (one per
-// cell or piece constraint, two per join), constraint weights lambda[t * C + k] (all 1 with
-// uniform weights), the concur point m[t * V + v].
+//
+// State is trial-minor: with T = P.trials, slot s of trial t is x[s * T + t], and likewise
+// chosen[i * T + t] (the chosen slots of P_b(x), one per cell or piece constraint, two per
+// join), lambda[k * T + t] and err[k * T + t] (constraint weights, all 1 with uniform
+// weights, and errors), m[v * T + t] and ca[v * T + t] (the concur point and P_a(y)). The
+// per-item kernels run one thread per (item, trial) with the trial fastest, so the lanes of
+// a warp are consecutive trials at the same slot and every load is coalesced. The host
+// keeps trial-major order and converts with shaders/layout.wgsl. Boards and statuses stay
+// trial-major (board[t * cells + c], status[2 t], status[2 t + 1]).
 //
 // Entry points:
-//   concur   one thread per (trial, variable): the weighted means of the replicas of
+//   concur   one thread per (variable, trial): the weighted means of the replicas of
 //            2 P_b x - x (RRR) or of f_b(y) and of y (difference map)
-//   divide   one workgroup per (trial, constraint): x += beta (m - P_b) on the constraint's
+//   divide   one thread per (constraint, trial): x += beta (m - P_b) on the constraint's
 //            slots (the difference map first divides f_a(y) there), then P_b of the new x:
-//            argmax for a cell or piece, best compatible pair for a join; with adaptive
-//            weights also the constraint's error
-//   adapt    one workgroup per trial: Elser's adaptive weight update from the errors
+//            argmax for a cell or piece, best compatible pair for a join, scanned serially;
+//            with adaptive weights also the constraint's error
+//   adapt    one thread per trial: Elser's adaptive weight update from the errors
 //   readout  one workgroup per trial: per-cell argmax board of m and its exact violation
 //            count (mismatched joins, pieces used more than once), a reduction
 
@@ -36,7 +42,6 @@ struct Params {
     min_weight: f32,
 }
 
-const WG: u32 = 64u;
 const MAX_CELLS: u32 = 1024u;
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -74,7 +79,7 @@ fn neg_inf() -> f32 {
 // Whether slot s (of constraint k) is among k's chosen slots in trial t.
 fn is_chosen(t: u32, k: u32, s: u32) -> bool {
     for (var i = choice_off[k]; i < choice_off[k + 1u]; i++) {
-        if (chosen[t * P.choices + i] == s) {
+        if (chosen[i * P.trials + t] == s) {
             return true;
         }
     }
@@ -87,16 +92,16 @@ fn concur(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= P.trials * P.vars) {
         return;
     }
-    let t = i / P.vars;
-    let v = i - t * P.vars;
+    let v = i / P.trials;
+    let t = i - v * P.trials;
     var acc = 0.0;
     var den = 0.0;
     var cnt = 0.0;
     for (var r = var_off[v]; r < var_off[v + 1u]; r++) {
         let s = var_slot[r];
         let k = var_con[r];
-        let w = lambda[t * P.cons + k];
-        acc += w * x[t * P.slots + s];
+        let w = lambda[k * P.trials + t];
+        acc += w * x[s * P.trials + t];
         den += w;
         if (is_chosen(t, k, s)) {
             cnt += w;
@@ -110,69 +115,29 @@ fn concur(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     }
 }
 
-// ---- divide: one workgroup per (trial, constraint) ----
-
-var<workgroup> red_v: array<f32, 64>;
-var<workgroup> red_i: array<u32, 64>;
-var<workgroup> red_j: array<u32, 64>;
-// Tie-break key of each entry: the slot (argmax) or 2 * colour + option (join).
-var<workgroup> red_k: array<u32, 64>;
-// The difference map's P_b(f_a(y)) on this constraint (at most two chosen slots).
-var<workgroup> pick: array<u32, 2>;
+// ---- divide: one thread per (constraint, trial) ----
 
 // The value divide projects: y itself, or f_a(y) = (1 - 1/beta) P_a(y) + y / beta.
 fn val(t: u32, s: u32, fa: bool) -> f32 {
-    let y = x[t * P.slots + s];
+    let y = x[s * P.trials + t];
     if (fa) {
-        return (1.0 - P.inv) * ca[t * P.vars + slot_var[s]] + P.inv * y;
+        return (1.0 - P.inv) * ca[slot_var[s] * P.trials + t] + P.inv * y;
     }
     return y;
 }
 
-// Whether (v, key) beats the current entry (bv, bkey): larger value, or equal value and a
-// smaller order key (the CPU scans in increasing order and keeps the first largest).
-fn better(v: f32, key: u32, bv: f32, bkey: u32, have: bool) -> bool {
-    return !have || v > bv || (v == bv && key < bkey);
-}
-
-// Reduces red_* over the workgroup; entry 0 then holds the winner. red_j == 0xffffffff
-// marks an empty entry.
-fn reduce(lid: u32) {
-    for (var step = WG / 2u; step > 0u; step = step / 2u) {
-        workgroupBarrier();
-        if (lid < step) {
-            let o = lid + step;
-            let have = red_j[lid] != 0xffffffffu;
-            let other = red_j[o] != 0xffffffffu;
-            if (other && better(red_v[o], red_k[o], red_v[lid], red_k[lid], have)) {
-                red_v[lid] = red_v[o];
-                red_i[lid] = red_i[o];
-                red_j[lid] = red_j[o];
-                red_k[lid] = red_k[o];
-            }
-        }
-    }
-    workgroupBarrier();
-}
-
-// Argmax over the slots lo..hi (first largest): leaves the slot in red_i[0].
-fn argmax_slots(t: u32, lo: u32, hi: u32, fa: bool, lid: u32) {
+// Argmax over the slots lo..hi: the first largest, as the CPU scans.
+fn argmax_slots(t: u32, lo: u32, hi: u32, fa: bool) -> u32 {
     var bv = neg_inf();
-    var bi = 0u;
-    var have = false;
-    for (var s = lo + lid; s < hi; s += WG) {
+    var bi = lo;
+    for (var s = lo; s < hi; s++) {
         let v = val(t, s, fa);
-        if (!have || v > bv) {
+        if (s == lo || v > bv) {
             bv = v;
             bi = s;
-            have = true;
         }
     }
-    red_v[lid] = bv;
-    red_i[lid] = bi;
-    red_j[lid] = select(0xffffffffu, 0u, have);
-    red_k[lid] = bi;
-    reduce(lid);
+    return bi;
 }
 
 // Best entry of a colour group (local indices side_sorted[g0..g1] of a side whose slots
@@ -198,11 +163,11 @@ fn best_group(t: u32, g0: u32, g1: u32, base: u32, cell: u32, skip: u32, fa: boo
     return b;
 }
 
-// The join projection (src/dc/project.rs project_join): per colour (one thread each), the
+// The join projection (src/dc/project.rs project_join): per colour in increasing order, the
 // best pair of candidates showing it on the facing sides and naming different pieces; the
-// first colour with the largest sum wins. Leaves the two chosen slots in red_i[0], red_j[0]
-// (red_j[0] == 0xffffffff: no compatible pair at all).
-fn divide_join(t: u32, k: u32, fa: bool, lid: u32) {
+// first pair with the largest sum wins. Returns the two chosen slots, the second
+// 0xffffffff when no compatible pair exists at all.
+fn divide_join(t: u32, k: u32, fa: bool) -> vec2<u32> {
     let jn = k - P.first_join;
     let c = joins[3u * jn];
     let d = joins[3u * jn + 1u];
@@ -216,9 +181,8 @@ fn divide_join(t: u32, k: u32, fa: bool, lid: u32) {
     var bv = neg_inf();
     var bi = 0u;
     var bj = 0u;
-    var bkey = 0u;
     var have = false;
-    for (var col = lid; col < P.colors; col += WG) {
+    for (var col = 0u; col < P.colors; col++) {
         let u0 = side_grp[gu + col];
         let u1 = side_grp[gu + col + 1u];
         let w0 = side_grp[gw + col];
@@ -229,163 +193,120 @@ fn divide_join(t: u32, k: u32, fa: bool, lid: u32) {
         let bu = best_group(t, u0, u1, base_u, c, 0xffffffffu, fa);
         let bw = best_group(t, w0, w1, base_w, d, 0xffffffffu, fa);
         let piece = cand_piece[cell_off[c] + bu.i];
-        // Candidates in colour order, as the CPU considers them: (value, u, w).
         if (piece != cand_piece[cell_off[d] + bw.i]) {
             let v = bu.v + bw.v;
             if (!have || v > bv) {
-                bv = v; bi = bu.i; bj = bw.i; bkey = 2u * col; have = true;
+                bv = v; bi = bu.i; bj = bw.i; have = true;
             }
         } else {
             let ow = best_group(t, w0, w1, base_w, d, piece, fa);
             if (ow.ok) {
                 let v = bu.v + ow.v;
                 if (!have || v > bv) {
-                    bv = v; bi = bu.i; bj = ow.i; bkey = 2u * col; have = true;
+                    bv = v; bi = bu.i; bj = ow.i; have = true;
                 }
             }
             let ou = best_group(t, u0, u1, base_u, c, piece, fa);
             if (ou.ok) {
                 let v = ou.v + bw.v;
                 if (!have || v > bv) {
-                    bv = v; bi = ou.i; bj = bw.i; bkey = 2u * col + 1u; have = true;
+                    bv = v; bi = ou.i; bj = bw.i; have = true;
                 }
             }
         }
     }
-    red_v[lid] = bv;
-    red_i[lid] = base_u + bi;
-    red_j[lid] = select(0xffffffffu, base_w + bj, have);
-    red_k[lid] = bkey;
-    reduce(lid);
-}
-
-// P_b of constraint k on the value `fa` selects; the chosen slots go to out0/out1.
-fn divide_into(t: u32, k: u32, fa: bool, lid: u32) -> vec2<u32> {
-    let lo = con_off[k];
-    let hi = con_off[k + 1u];
-    if (k < P.first_join) {
-        argmax_slots(t, lo, hi, fa, lid);
-        return vec2<u32>(red_i[0], 0xffffffffu);
-    }
-    divide_join(t, k, fa, lid);
-    let pair_j = workgroupUniformLoad(&red_j[0]);
-    if (pair_j != 0xffffffffu) {
-        return vec2<u32>(red_i[0], pair_j);
+    if (have) {
+        return vec2<u32>(base_u + bi, base_w + bj);
     }
     // No compatible pair (a puzzle without solutions): each side's own argmax.
-    let nu = cell_off[joins[3u * (k - P.first_join)] + 1u] - cell_off[joins[3u * (k - P.first_join)]];
-    argmax_slots(t, lo, lo + nu, fa, lid);
-    let a = red_i[0];
-    workgroupBarrier();
-    argmax_slots(t, lo + nu, hi, fa, lid);
-    return vec2<u32>(a, red_i[0]);
+    return vec2<u32>(argmax_slots(t, base_u, base_w, fa), argmax_slots(t, base_w, con_off[k + 1u], fa));
 }
 
-fn is_picked(s: u32, n: u32) -> bool {
-    return (n > 0u && pick[0] == s) || (n > 1u && pick[1] == s);
+// P_b of constraint k on the value `fa` selects: the chosen slot(s), the second
+// 0xffffffff for a cell or piece constraint.
+fn divide_into(t: u32, k: u32, fa: bool) -> vec2<u32> {
+    if (k < P.first_join) {
+        return vec2<u32>(argmax_slots(t, con_off[k], con_off[k + 1u], fa), 0xffffffffu);
+    }
+    return divide_join(t, k, fa);
 }
 
-@compute @workgroup_size(64)
-fn divide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_index) lid: u32) {
-    let g = wid.x + wid.y * nwg.x;
+@compute @workgroup_size(256)
+fn divide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let g = gid.x + gid.y * nwg.x * 256u;
     if (g >= P.trials * P.cons) {
         return;
     }
-    let t = g / P.cons;
-    let k = g - t * P.cons;
+    let k = g / P.trials;
+    let t = g - k * P.trials;
     if (live[t] == 0u) {
         return;
     }
     let lo = con_off[k];
     let hi = con_off[k + 1u];
-    let nch = choice_off[k + 1u] - choice_off[k];
+    let c0 = choice_off[k];
+    let nch = choice_off[k + 1u] - c0;
     if (nch == 0u) {
         return;
     }
-    // The slots P_b chose last time (this constraint's own, read before they change).
-    if (P.dm == 1u) {
-        let p = divide_into(t, k, true, lid);
-        if (lid == 0u) {
-            pick[0] = p.x;
-            pick[1] = p.y;
-        }
-    } else if (lid == 0u) {
-        pick[0] = chosen[t * P.choices + choice_off[k]];
-        pick[1] = select(0xffffffffu, chosen[t * P.choices + choice_off[k] + 1u], nch > 1u);
+    // The slots P_b chose last time (this constraint's own, read before they change), or
+    // with the difference map P_b(f_a(y)).
+    var pick = vec2<u32>(chosen[c0 * P.trials + t], 0xffffffffu);
+    if (nch > 1u) {
+        pick.y = chosen[(c0 + 1u) * P.trials + t];
     }
-    workgroupBarrier();
+    if (P.dm == 1u) {
+        pick = divide_into(t, k, true);
+    }
     // x += beta (m - P_b), in the CPU's order: + beta m, then - beta on the chosen slots;
     // the squared distance ||m - P_b||^2 on the way (adaptive weights).
     var e2 = 0.0;
-    for (var s = lo + lid; s < hi; s += WG) {
-        let mv = m[t * P.vars + slot_var[s]];
-        var v = x[t * P.slots + s] + P.beta * mv;
+    for (var s = lo; s < hi; s++) {
+        let mv = m[slot_var[s] * P.trials + t];
+        var v = x[s * P.trials + t] + P.beta * mv;
         e2 += mv * mv;
-        if (is_picked(s, nch)) {
+        if (s == pick.x || (nch > 1u && s == pick.y)) {
             v -= P.beta;
             e2 += 1.0 - 2.0 * mv;
         }
-        x[t * P.slots + s] = v;
+        x[s * P.trials + t] = v;
     }
-    storageBarrier();
-    workgroupBarrier();
     if (P.adaptive == 1u) {
-        red_v[lid] = e2;
-        for (var step = WG / 2u; step > 0u; step = step / 2u) {
-            workgroupBarrier();
-            if (lid < step) {
-                red_v[lid] += red_v[lid + step];
-            }
-        }
-        workgroupBarrier();
-        if (lid == 0u) {
-            err[t * P.cons + k] = sqrt(max(red_v[0], 0.0) / f32(nch));
-        }
-        workgroupBarrier();
+        err[k * P.trials + t] = sqrt(max(e2, 0.0) / f32(nch));
     }
-    let p = divide_into(t, k, false, lid);
-    if (lid == 0u) {
-        chosen[t * P.choices + choice_off[k]] = p.x;
-        if (nch > 1u) {
-            chosen[t * P.choices + choice_off[k] + 1u] = p.y;
-        }
+    let p = divide_into(t, k, false);
+    chosen[c0 * P.trials + t] = p.x;
+    if (nch > 1u) {
+        chosen[(c0 + 1u) * P.trials + t] = p.y;
     }
 }
 
-// ---- adaptive weights: one workgroup per trial ----
+// ---- adaptive weights: one thread per trial ----
 
-@compute @workgroup_size(64)
-fn adapt(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let t = wid.x + wid.y * nwg.x;
+@compute @workgroup_size(256)
+fn adapt(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = gid.x + gid.y * nwg.x * 256u;
     if (t >= P.trials || live[t] == 0u) {
         return;
     }
     var sum = 0.0;
-    for (var k = lid; k < P.cons; k += WG) {
-        sum += err[t * P.cons + k];
+    for (var k = 0u; k < P.cons; k++) {
+        sum += err[k * P.trials + t];
     }
-    red_v[lid] = sum;
-    for (var step = WG / 2u; step > 0u; step = step / 2u) {
-        workgroupBarrier();
-        if (lid < step) {
-            red_v[lid] += red_v[lid + step];
-        }
-    }
-    workgroupBarrier();
-    let mean = red_v[0] / f32(max(P.cons, 1u));
+    let mean = sum / f32(max(P.cons, 1u));
     // mean is finite and positive, else the weights stay (as on the CPU).
     if (!(mean > 0.0) || mean > 3.0e38) {
         return;
     }
-    for (var k = lid; k < P.cons; k += WG) {
-        let i = t * P.cons + k;
+    for (var k = 0u; k < P.cons; k++) {
+        let i = k * P.trials + t;
         lambda[i] = max(lambda[i] + P.gamma * (err[i] / mean - lambda[i]), P.min_weight);
     }
 }
 
 // ---- readout: one workgroup per trial ----
+
+const WG: u32 = 64u;
 
 var<workgroup> uses: array<atomic<u32>, 1024>;
 var<workgroup> bad_joins: atomic<u32>;
@@ -411,7 +332,7 @@ fn readout(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         var bv = neg_inf();
         var bj = cell_off[c];
         for (var j = cell_off[c]; j < cell_off[c + 1u]; j++) {
-            let v = m[t * P.vars + j];
+            let v = m[j * P.trials + t];
             if (j == cell_off[c] || v > bv) {
                 bv = v;
                 bj = j;

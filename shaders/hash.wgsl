@@ -8,7 +8,8 @@
 struct Params {
     trials: u32,
     len: u32,
-    pad0: u32,
+    // 1: the state is trial-minor (element e of trial t at e * trials + t), else trial-major.
+    minor: u32,
     pad1: u32,
 }
 
@@ -29,8 +30,12 @@ fn fingerprint(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     if (i >= P.trials * P.len) {
         return;
     }
-    let t = i / P.len;
-    let e = i - t * P.len;
+    var t = i / P.len;
+    var e = i - t * P.len;
+    if (P.minor == 1u) {
+        e = i / P.trials;
+        t = i - e * P.trials;
+    }
     let b = bitcast<u32>(state[i]);
     atomicAdd(&sums[2u * t], mix32(b ^ mix32(e)));
     atomicAdd(&sums[2u * t + 1u], mix32(b + 0x9e3779b9u * (e + 1u)));

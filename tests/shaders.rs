@@ -30,6 +30,7 @@ fn every_wgsl_file_parses_and_validates() {
         ("dc.wgsl", &["concur", "divide", "adapt", "readout"]),
         ("f1.wgsl", &["edges", "weights", "update", "mix", "score"]),
         ("hash.wgsl", &["fingerprint"]),
+        ("layout.wgsl", &["scatter", "gather"]),
     ];
     assert_eq!(seen.len(), want.len(), "shader files: {seen:?}");
     for ((name, entries), (want_name, want_entries)) in seen.iter().zip(want) {

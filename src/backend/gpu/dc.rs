@@ -1,9 +1,13 @@
 //! Divide and concur on the GPU: `shaders/dc.wgsl`.
 //!
-//! The whole iteration runs on the device: `concur` (one thread per variable), `divide`
-//! (one workgroup per constraint: the update `x += beta (m - P_b x)` fused with the next
-//! divide, as on the CPU), `adapt` (adaptive weights) and `readout` (per-cell argmax board
-//! and its exact violation count). Per iteration the host reads two `u32` per trial
+//! The whole iteration runs on the device: `concur` (one thread per variable and trial),
+//! `divide` (one thread per constraint and trial: the update `x += beta (m - P_b x)` fused
+//! with the next divide, as on the CPU), `adapt` (adaptive weights, one thread per trial) and
+//! `readout` (per-cell argmax board and its exact violation count, one workgroup per trial).
+//! The state lives trial-minor on the device (slot `s` of trial `t` at `s * T + t`), so the
+//! lanes of a warp are consecutive trials at the same slot and loads coalesce; the host API
+//! stays trial-major and converts through the scatter and gather kernels of
+//! `shaders/layout.wgsl`. Per iteration the host reads two `u32` per trial
 //! (mismatched joins, pieces used more than once); it copies a board up only when its
 //! trial improves or claims a solution, rescoring it exactly, and verifies every claimed
 //! solution with [`verify::check`]. At the end of each round of [`ROUND`] iterations it
@@ -16,7 +20,7 @@
 use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid, groups_grid};
 use super::f1::HashParams;
-use super::{DC_WGSL, HASH_WGSL};
+use super::{DC_WGSL, HASH_WGSL, LAYOUT_WGSL};
 use crate::assign::Assigner;
 use crate::backend::{EngineError, GpuError};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
@@ -82,7 +86,22 @@ struct Pipelines {
     adapt: wgpu::ComputePipeline,
     readout: wgpu::ComputePipeline,
     hash: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
 }
+
+/// Parameters of `shaders/layout.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct LayoutParams {
+    trials: u32,
+    per: u32,
+    first: u32,
+    count: u32,
+}
+
+/// Words the scatter staging buffer holds: uploads go through it a block of trials at a time.
+const SCATTER_WORDS: usize = 1 << 22;
 
 struct Chunk {
     first: usize,
@@ -129,6 +148,8 @@ pub struct DcGpu<'a> {
     pipes: Pipelines,
     chunks: Vec<Chunk>,
     trials: usize,
+    /// Staging storage for uploads into the trial-minor state ([`DcGpu::write_minor`]).
+    scratch: wgpu::Buffer,
     _tables: Vec<wgpu::Buffer>,
 }
 
@@ -160,12 +181,15 @@ impl<'a> DcGpu<'a> {
         let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
         let module = ctx.module("dc", DC_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
+        let layout_module = ctx.module("layout", LAYOUT_WGSL);
         let pipes = Pipelines {
             concur: ctx.pipeline(&module, "concur"),
             divide: ctx.pipeline(&module, "divide"),
             adapt: ctx.pipeline(&module, "adapt"),
             readout: ctx.pipeline(&module, "readout"),
             hash: ctx.pipeline(&hash, "fingerprint"),
+            scatter: ctx.pipeline(&layout_module, "scatter"),
+            gather: ctx.pipeline(&layout_module, "gather"),
         };
         let joins: Vec<u32> = layout.joins().iter().flatten().copied().collect();
         let tables = vec![
@@ -207,8 +231,9 @@ impl<'a> DcGpu<'a> {
                 min_weight: MIN_WEIGHT,
             };
             let p = ctx.uniform("dc params", &params);
-            let p_hash = ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: s as u32, pad0: 0, pad1: 0 });
-            let p_hash_l = ctx.uniform("p_hash_l", &HashParams { trials: tc as u32, len: c as u32, pad0: 0, pad1: 0 });
+            // The state is trial-minor on the device (shaders/dc.wgsl).
+            let p_hash = ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: s as u32, pad0: 1, pad1: 0 });
+            let p_hash_l = ctx.uniform("p_hash_l", &HashParams { trials: tc as u32, len: c as u32, pad0: 1, pad1: 0 });
             let t4 = 4 * tc as u64;
             let x = ctx.zeroed("x", t4 * s as u64);
             let chosen = ctx.zeroed("chosen", t4 * nc as u64);
@@ -288,7 +313,8 @@ impl<'a> DcGpu<'a> {
             });
             first += tc;
         }
-        Ok(DcGpu { ctx, puzzle, layout, cfg, pipes, chunks, trials, _tables: tables })
+        let scratch = ctx.zeroed("scatter", 4 * SCATTER_WORDS.min(trials * s.max(v).max(c).max(nc)) as u64);
+        Ok(DcGpu { ctx, puzzle, layout, cfg, pipes, chunks, trials, scratch, _tables: tables })
     }
 
     pub fn layout(&self) -> &Layout {
@@ -298,6 +324,70 @@ impl<'a> DcGpu<'a> {
         self.chunks.iter().map(|c| c.trials).collect()
     }
 
+    /// Writes per-trial data, trial-major in `data` (`per` words per trial, trials
+    /// `first..`), into a trial-minor device buffer: through the scatter kernel, a block of
+    /// trials at a time.
+    fn write_minor<T: bytemuck::Pod>(
+        &self,
+        first: usize,
+        data: &[T],
+        per: usize,
+        buf: impl Fn(&Chunk) -> &wgpu::Buffer,
+    ) {
+        if per == 0 || data.is_empty() {
+            return;
+        }
+        let count = data.len() / per;
+        let block = (SCATTER_WORDS / per).max(1);
+        for ch in &self.chunks {
+            let (lo, hi) = (first.max(ch.first), (first + count).min(ch.first + ch.trials));
+            let mut t0 = lo;
+            while t0 < hi {
+                let t1 = (t0 + block).min(hi);
+                let words = &data[(t0 - first) * per..(t1 - first) * per];
+                self.ctx.queue.write_buffer(&self.scratch, 0, bytemuck::cast_slice(words));
+                let params = LayoutParams {
+                    trials: ch.trials as u32,
+                    per: per as u32,
+                    first: (t0 - ch.first) as u32,
+                    count: (t1 - t0) as u32,
+                };
+                let pb = self.ctx.uniform("scatter params", &params);
+                let bg = self.ctx.bind(&self.pipes.scatter, &[(0, &pb), (1, &self.scratch), (2, buf(ch))]);
+                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                dispatch(&mut enc, &self.pipes.scatter, &bg, grid(((t1 - t0) * per) as u64));
+                self.ctx.queue.submit([enc.finish()]);
+                t0 = t1;
+            }
+        }
+    }
+
+    /// Reads a trial-minor device buffer back in trial-major order (`per` words per trial):
+    /// the gather kernel writes each chunk trial-major into a temporary buffer.
+    fn read_minor<T: bytemuck::Pod + Default>(
+        &self,
+        per: usize,
+        buf: impl Fn(&Chunk) -> &wgpu::Buffer,
+    ) -> Result<Vec<T>, GpuError> {
+        let mut out = vec![T::default(); self.trials * per];
+        for ch in &self.chunks {
+            let bytes = (4 * ch.trials * per) as u64;
+            let tmp = self.ctx.zeroed("gather", bytes);
+            let st = self.ctx.staging("gather read", bytes);
+            let params = LayoutParams { trials: ch.trials as u32, per: per as u32, first: 0, count: ch.trials as u32 };
+            let pb = self.ctx.uniform("gather params", &params);
+            let bg = self.ctx.bind(&self.pipes.gather, &[(0, &pb), (1, buf(ch)), (2, &tmp)]);
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            dispatch(&mut enc, &self.pipes.gather, &bg, grid((ch.trials * per) as u64));
+            enc.copy_buffer_to_buffer(&tmp, 0, &st, 0, bytes);
+            self.ctx.queue.submit([enc.finish()]);
+            let dst = &mut out[ch.first * per..(ch.first + ch.trials) * per];
+            self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(dst))])?;
+        }
+        Ok(out)
+    }
+
+    /// Per-trial buffers that stay trial-major (live flags, boards, statuses).
     fn write<T: bytemuck::Pod>(&self, first: usize, data: &[T], per: usize, buf: impl Fn(&Chunk) -> &wgpu::Buffer) {
         batch::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
     }
@@ -313,22 +403,22 @@ impl<'a> DcGpu<'a> {
     /// Writes slot values, chosen slots and weights of trials `first..`.
     pub fn write_state(&self, first: usize, x: &[f32], chosen: &[u32], lambda: &[f32]) {
         let l = &self.layout;
-        self.write(first, x, l.slots(), |c| &c.x);
-        self.write(first, chosen, l.choices(), |c| &c.chosen);
-        self.write(first, lambda, l.constraints(), |c| &c.lambda);
+        self.write_minor(first, x, l.slots(), |c| &c.x);
+        self.write_minor(first, chosen, l.choices(), |c| &c.chosen);
+        self.write_minor(first, lambda, l.constraints(), |c| &c.lambda);
     }
     /// Writes the concur point (for testing the divide kernel on its own); `ca` (`P_a(y)`) is
     /// kept by the difference map only.
     pub fn write_concur(&self, m: &[f32], ca: Option<&[f32]>) {
         let v = self.layout.vars();
-        self.write(0, m, v, |c| &c.m);
+        self.write_minor(0, m, v, |c| &c.m);
         if let (Some(ca), MapKind::Dm) = (ca, self.cfg.kind) {
-            self.write(0, ca, v, |c| &c.ca);
+            self.write_minor(0, ca, v, |c| &c.ca);
         }
     }
     /// Writes the per-constraint errors (for testing the adapt kernel on its own).
     pub fn write_errors(&self, err: &[f32]) {
-        self.write(0, err, self.layout.constraints(), |c| &c.err);
+        self.write_minor(0, err, self.layout.constraints(), |c| &c.err);
     }
     fn write_live(&self, live: &[u32]) {
         self.write(0, live, 1, |c| &c.live);
@@ -337,23 +427,23 @@ impl<'a> DcGpu<'a> {
     pub fn read_state(&self) -> Result<DcState, GpuError> {
         let l = &self.layout;
         Ok((
-            self.read(l.slots(), |c| &c.x)?,
-            self.read(l.choices(), |c| &c.chosen)?,
-            self.read(l.constraints(), |c| &c.lambda)?,
+            self.read_minor(l.slots(), |c| &c.x)?,
+            self.read_minor(l.choices(), |c| &c.chosen)?,
+            self.read_minor(l.constraints(), |c| &c.lambda)?,
         ))
     }
     /// The concur point `m` and (difference map) `P_a(y)`.
     pub fn read_concur(&self) -> Result<(Vec<f32>, Option<Vec<f32>>), GpuError> {
         let v = self.layout.vars();
-        let ca = if self.cfg.kind == MapKind::Dm { Some(self.read(v, |c| &c.ca)?) } else { None };
-        Ok((self.read(v, |c| &c.m)?, ca))
+        let ca = if self.cfg.kind == MapKind::Dm { Some(self.read_minor(v, |c| &c.ca)?) } else { None };
+        Ok((self.read_minor(v, |c| &c.m)?, ca))
     }
     /// Per-constraint errors of the last divide (adaptive weights only).
     pub fn read_errors(&self) -> Result<Vec<f32>, GpuError> {
         if self.cfg.weights != Weights::Adaptive {
             return Err(GpuError::Unsupported("errors are kept with adaptive weights only".into()));
         }
-        self.read(self.layout.constraints(), |c| &c.err)
+        self.read_minor(self.layout.constraints(), |c| &c.err)
     }
     /// Readout boards and per-trial (mismatched joins, extra piece uses).
     pub fn read_readout(&self) -> Result<(Vec<u32>, Vec<u32>), GpuError> {
@@ -365,8 +455,8 @@ impl<'a> DcGpu<'a> {
         let l = &self.layout;
         match k {
             Kernel::Concur => dispatch(enc, &self.pipes.concur, &ch.bg_concur, grid(tc * l.vars() as u64)),
-            Kernel::Divide => dispatch(enc, &self.pipes.divide, &ch.bg_main, groups_grid(tc * l.constraints() as u64)),
-            Kernel::Adapt => dispatch(enc, &self.pipes.adapt, &ch.bg_adapt, groups_grid(tc)),
+            Kernel::Divide => dispatch(enc, &self.pipes.divide, &ch.bg_main, grid(tc * l.constraints() as u64)),
+            Kernel::Adapt => dispatch(enc, &self.pipes.adapt, &ch.bg_adapt, grid(tc)),
             Kernel::Readout => dispatch(enc, &self.pipes.readout, &ch.bg_readout, groups_grid(tc)),
         }
     }

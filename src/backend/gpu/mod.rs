@@ -27,6 +27,7 @@ use std::sync::Arc;
 pub const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
 pub const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
 pub const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
+pub const LAYOUT_WGSL: &str = include_str!("../../../shaders/layout.wgsl");
 
 /// The GPU backend on one device.
 pub struct GpuBackend {

@@ -20,8 +20,9 @@
 //            argmax for a cell or piece, best compatible pair for a join, scanned serially;
 //            with adaptive weights also the constraint's error
 //   adapt    one thread per trial: Elser's adaptive weight update from the errors
-//   readout  one workgroup per trial: per-cell argmax board of m and its exact violation
-//            count (mismatched joins, pieces used more than once), a reduction
+//   argmax   one thread per (cell, trial): the cell's first largest variable of m
+//   readout  one workgroup per trial: the argmax board, trial-major, and its exact
+//            violation count (mismatched joins, pieces used more than once), a reduction
 
 struct Params {
     trials: u32,
@@ -71,6 +72,8 @@ const MAX_CELLS: u32 = 1024u;
 @group(0) @binding(19) var<storage, read> side_grp: array<u32>;
 @group(0) @binding(20) var<storage, read> side_sorted: array<u32>;
 @group(0) @binding(21) var<storage, read> joins: array<u32>;
+// Per (cell, trial), trial-minor: the cell's argmax variable of m (the readout's first pass).
+@group(0) @binding(22) var<storage, read_write> cell_best: array<u32>;
 
 fn neg_inf() -> f32 {
     return bitcast<f32>(0xff800000u);
@@ -304,7 +307,28 @@ fn adapt(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
 }
 
-// ---- readout: one workgroup per trial ----
+// ---- readout: one thread per (cell, trial), then one workgroup per trial ----
+
+// Per cell and trial, the first largest concur value among the cell's candidates.
+@compute @workgroup_size(256)
+fn argmax(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 256u;
+    if (i >= P.trials * P.cells) {
+        return;
+    }
+    let c = i / P.trials;
+    let t = i - c * P.trials;
+    var bv = neg_inf();
+    var bj = cell_off[c];
+    for (var j = cell_off[c]; j < cell_off[c + 1u]; j++) {
+        let v = m[j * P.trials + t];
+        if (j == cell_off[c] || v > bv) {
+            bv = v;
+            bj = j;
+        }
+    }
+    cell_best[i] = bj;
+}
 
 const WG: u32 = 64u;
 
@@ -327,17 +351,9 @@ fn readout(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         atomicStore(&extra, 0u);
     }
     workgroupBarrier();
-    // Per cell, the first largest concur value among its candidates.
+    // The board of `argmax`, trial-major, and the uses of each piece.
     for (var c = lid; c < P.cells; c += WG) {
-        var bv = neg_inf();
-        var bj = cell_off[c];
-        for (var j = cell_off[c]; j < cell_off[c + 1u]; j++) {
-            let v = m[j * P.trials + t];
-            if (j == cell_off[c] || v > bv) {
-                bv = v;
-                bj = j;
-            }
-        }
+        let bj = cell_best[c * P.trials + t];
         board[t * P.cells + c] = bj;
         atomicAdd(&uses[cand_piece[bj]], 1u);
     }

@@ -3,7 +3,8 @@
 //! The whole iteration runs on the device: `concur` (one thread per variable and trial),
 //! `divide` (one thread per constraint and trial: the update `x += beta (m - P_b x)` fused
 //! with the next divide, as on the CPU), `adapt` (adaptive weights, one thread per trial) and
-//! `readout` (per-cell argmax board and its exact violation count, one workgroup per trial).
+//! `argmax` and `readout` (the per-cell argmax board, one thread per cell and trial, then its
+//! exact violation count, one workgroup per trial).
 //! The state lives trial-minor on the device (slot `s` of trial `t` at `s * T + t`), so the
 //! lanes of a warp are consecutive trials at the same slot and loads coalesce; the host API
 //! stays trial-major and converts through the scatter and gather kernels of
@@ -84,6 +85,7 @@ struct Pipelines {
     concur: wgpu::ComputePipeline,
     divide: wgpu::ComputePipeline,
     adapt: wgpu::ComputePipeline,
+    argmax: wgpu::ComputePipeline,
     readout: wgpu::ComputePipeline,
     hash: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
@@ -122,6 +124,9 @@ struct Chunk {
     bg_main: wgpu::BindGroup,
     bg_concur: wgpu::BindGroup,
     bg_adapt: wgpu::BindGroup,
+    /// Per (cell, trial) argmax of the readout's first pass (bound, not read by the host).
+    _cell_best: wgpu::Buffer,
+    bg_argmax: wgpu::BindGroup,
     bg_readout: wgpu::BindGroup,
     bg_hash: wgpu::BindGroup,
     bg_hash_lambda: wgpu::BindGroup,
@@ -186,6 +191,7 @@ impl<'a> DcGpu<'a> {
             concur: ctx.pipeline(&module, "concur"),
             divide: ctx.pipeline(&module, "divide"),
             adapt: ctx.pipeline(&module, "adapt"),
+            argmax: ctx.pipeline(&module, "argmax"),
             readout: ctx.pipeline(&module, "readout"),
             hash: ctx.pipeline(&hash, "fingerprint"),
             scatter: ctx.pipeline(&layout_module, "scatter"),
@@ -282,9 +288,11 @@ impl<'a> DcGpu<'a> {
                 ],
             );
             let bg_adapt = ctx.bind(&pipes.adapt, &[(0, &p), (3, &lambda), (6, &err), (9, &live)]);
+            let cell_best = ctx.zeroed("cell_best", t4 * n as u64);
+            let bg_argmax = ctx.bind(&pipes.argmax, &[(0, &p), (4, &m), (16, tb(6)), (22, &cell_best)]);
             let bg_readout = ctx.bind(
                 &pipes.readout,
-                &[(0, &p), (4, &m), (7, &board), (8, &status), (16, tb(6)), (17, tb(7)), (18, tb(8)), (21, tb(11))],
+                &[(0, &p), (7, &board), (8, &status), (17, tb(7)), (18, tb(8)), (21, tb(11)), (22, &cell_best)],
             );
             let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
             let bg_hash_lambda = ctx.bind(&pipes.hash, &[(0, &p_hash_l), (1, &lambda), (2, &sums)]);
@@ -307,6 +315,8 @@ impl<'a> DcGpu<'a> {
                 bg_main,
                 bg_concur,
                 bg_adapt,
+                _cell_best: cell_best,
+                bg_argmax,
                 bg_readout,
                 bg_hash,
                 bg_hash_lambda,
@@ -457,7 +467,10 @@ impl<'a> DcGpu<'a> {
             Kernel::Concur => dispatch(enc, &self.pipes.concur, &ch.bg_concur, grid(tc * l.vars() as u64)),
             Kernel::Divide => dispatch(enc, &self.pipes.divide, &ch.bg_main, grid(tc * l.constraints() as u64)),
             Kernel::Adapt => dispatch(enc, &self.pipes.adapt, &ch.bg_adapt, grid(tc)),
-            Kernel::Readout => dispatch(enc, &self.pipes.readout, &ch.bg_readout, groups_grid(tc)),
+            Kernel::Readout => {
+                dispatch(enc, &self.pipes.argmax, &ch.bg_argmax, grid(tc * l.cells() as u64));
+                dispatch(enc, &self.pipes.readout, &ch.bg_readout, groups_grid(tc));
+            }
         }
     }
 
@@ -501,7 +514,8 @@ impl<'a> DcGpu<'a> {
             // x read and written, m gathered per slot (twice with ca), chosen read and written.
             Kernel::Divide => 4 * (2 * s + s * if dm { 2 } else { 1 } + 2 * nc + if adaptive { c } else { 0 }),
             Kernel::Adapt => 4 * (3 * c),
-            Kernel::Readout => 4 * (v + n + 2),
+            // m read once, the per-cell argmax written and read, the board written.
+            Kernel::Readout => 4 * (v + 3 * n + 2),
         }
     }
 

@@ -9,7 +9,8 @@
 #   scripts/device-bench.sh [OUT_DIR]      (default: $OUT, else ./device-bench)
 #
 # Environment:
-#   CONCUR_BIN, CONCUR_TESTS  prebuilt `concur` and test binary (`cargo test --release
+#   CONCUR_BIN, CONCUR_TESTS  prebuilt `concur` and test binary (scripts/stage-binaries.sh
+#                             makes both; or `cargo test --release
 #                             --test main --no-run` prints its path): skip the build, for
 #                             machines without a Rust toolchain
 #   COPY_GBPS                 reference copy bandwidth (default: the one measured in the run;

@@ -15,7 +15,7 @@
 
 use super::scan::{Journal, ScanError, ScanPlan, TaskDone};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -51,13 +51,18 @@ fn err(path: &Path, reason: impl ToString) -> ScanError {
 /// Reads a journal (a missing or empty file is an empty journal). A last line cut short by
 /// a stop mid-write is dropped; any other bad line is an error.
 pub fn read(path: &Path) -> Result<Recorded, ScanError> {
+    match std::fs::read(path) {
+        Ok(bytes) => parse(path, &bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Recorded::default()),
+        Err(e) => Err(err(path, e)),
+    }
+}
+
+/// [`read`] over the file's bytes.
+fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
     let mut rec = Recorded::default();
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(rec),
-        Err(e) => return Err(err(path, e)),
-    };
-    let lines: Vec<String> = BufReader::new(file).lines().collect::<Result<_, _>>().map_err(|e| err(path, e))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| err(path, e))?;
+    let lines: Vec<&str> = text.lines().collect();
     let last = lines.len().saturating_sub(1);
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
@@ -94,9 +99,10 @@ impl JsonlJournal {
     /// Opens `path` for appending (creating it), after [`read`]ing what it holds. A cut-short
     /// last line is cut off the file first, so appended lines stay whole.
     pub fn open(path: &Path) -> Result<(Self, Recorded), ScanError> {
-        let rec = read(path)?;
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| err(path, e))?;
-        let text = std::fs::read(path).map_err(|e| err(path, e))?;
+        let mut text = Vec::new();
+        file.read_to_end(&mut text).map_err(|e| err(path, e))?;
+        let rec = parse(path, &text)?;
         if !text.is_empty() && text.last() != Some(&b'\n') {
             let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             file.set_len(keep as u64).map_err(|e| err(path, e))?;

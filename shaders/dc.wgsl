@@ -16,9 +16,11 @@
 //   concur   one thread per (variable, trial): the weighted means of the replicas of
 //            2 P_b x - x (RRR) or of f_b(y) and of y (difference map)
 //   divide   one thread per (constraint, trial): x += beta (m - P_b) on the constraint's
-//            slots (the difference map first divides f_a(y) there), then P_b of the new x:
-//            argmax for a cell or piece, best compatible pair for a join, scanned serially;
-//            with adaptive weights also the constraint's error
+//            slots (the difference map first divides f_a(y) there) and, in the same pass,
+//            P_b of the new x: argmax for a cell or piece; for a join the slots go colour
+//            group by colour group, each keeping its best entry and its best of another
+//            piece, which is all the best compatible pair needs; so each slot is read and
+//            written once. With adaptive weights also the constraint's error
 //   adapt    one thread per trial: Elser's adaptive weight update from the errors
 //   argmax   one thread per (cell, trial): the cell's first largest variable of m
 //   readout  one workgroup per trial: the argmax board, trial-major, and its exact
@@ -103,7 +105,11 @@ fn concur(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     for (var r = var_off[v]; r < var_off[v + 1u]; r++) {
         let s = var_slot[r];
         let k = var_con[r];
-        let w = lambda[k * P.trials + t];
+        // Uniform weights are all 1: no lambda traffic.
+        var w = 1.0;
+        if (P.adaptive == 1u) {
+            w = lambda[k * P.trials + t];
+        }
         acc += w * x[s * P.trials + t];
         den += w;
         if (is_chosen(t, k, s)) {
@@ -261,27 +267,135 @@ fn divide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (P.dm == 1u) {
         pick = divide_into(t, k, true);
     }
-    // x += beta (m - P_b), in the CPU's order: + beta m, then - beta on the chosen slots;
-    // the squared distance ||m - P_b||^2 on the way (adaptive weights).
+    // x += beta (m - P_b) on every slot, and in the same pass P_b of the new x (one read
+    // and one write of each slot): argmax for a cell or piece, colour groups for a join.
     var e2 = 0.0;
-    for (var s = lo; s < hi; s++) {
-        let mv = m[slot_var[s] * P.trials + t];
-        var v = x[s * P.trials + t] + P.beta * mv;
-        e2 += mv * mv;
-        if (s == pick.x || (nch > 1u && s == pick.y)) {
-            v -= P.beta;
-            e2 += 1.0 - 2.0 * mv;
+    if (k < P.first_join) {
+        var bv = neg_inf();
+        var bi = lo;
+        for (var s = lo; s < hi; s++) {
+            let v = update(t, s, pick, &e2);
+            if (s == lo || v > bv) {
+                bv = v;
+                bi = s;
+            }
         }
-        x[s * P.trials + t] = v;
+        chosen[c0 * P.trials + t] = bi;
+    } else {
+        let p = update_and_join(t, k, pick, &e2);
+        chosen[c0 * P.trials + t] = p.x;
+        chosen[(c0 + 1u) * P.trials + t] = p.y;
     }
     if (P.adaptive == 1u) {
         err[k * P.trials + t] = sqrt(max(e2, 0.0) / f32(nch));
     }
-    let p = divide_into(t, k, false);
-    chosen[c0 * P.trials + t] = p.x;
-    if (nch > 1u) {
-        chosen[(c0 + 1u) * P.trials + t] = p.y;
+}
+
+// One slot of the update: x[s] += beta (m[var(s)] - P_b[s]), stored, and returned; the
+// squared distance ||m - P_b||^2 accumulates in e2 (adaptive weights).
+fn update(t: u32, s: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> f32 {
+    let mv = m[slot_var[s] * P.trials + t];
+    var v = x[s * P.trials + t] + P.beta * mv;
+    *e2 += mv * mv;
+    if (s == pick.x || s == pick.y) {
+        v -= P.beta;
+        *e2 += 1.0 - 2.0 * mv;
     }
+    x[s * P.trials + t] = v;
+    return v;
+}
+
+// The two best entries of a colour group after its update: the first largest (v1, i1, of
+// piece p1) and the first largest among entries of another piece than p1 (v2, i2; ok2 when
+// one exists). The best entry avoiding any piece q is then the first when q != p1, else
+// the second: what best_group(skip = q) finds by scanning again.
+struct Top2 {
+    v1: f32,
+    i1: u32,
+    p1: u32,
+    v2: f32,
+    i2: u32,
+    ok2: bool,
+}
+
+fn update_group(t: u32, g0: u32, g1: u32, base: u32, cell: u32, pick: vec2<u32>,
+                e2: ptr<function, f32>) -> Top2 {
+    var b = Top2(neg_inf(), 0u, 0xffffffffu, neg_inf(), 0u, false);
+    for (var g = g0; g < g1; g++) {
+        let li = side_sorted[g];
+        let q = cand_piece[cell_off[cell] + li];
+        let v = update(t, base + li, pick, e2);
+        if (g == g0 || v > b.v1) {
+            if (g != g0 && q != b.p1) {
+                b.v2 = b.v1;
+                b.i2 = b.i1;
+                b.ok2 = true;
+            }
+            b.v1 = v;
+            b.i1 = li;
+            b.p1 = q;
+        } else if (q != b.p1 && (!b.ok2 || v > b.v2)) {
+            b.v2 = v;
+            b.i2 = li;
+            b.ok2 = true;
+        }
+    }
+    return b;
+}
+
+// The update of a join's slots, colour group by colour group (each candidate of either
+// cell is in exactly one group of its side), fused with the join projection of the new
+// values: the choice divide_join makes by rescanning.
+fn update_and_join(t: u32, k: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> vec2<u32> {
+    let jn = k - P.first_join;
+    let c = joins[3u * jn];
+    let d = joins[3u * jn + 1u];
+    let s = joins[3u * jn + 2u];
+    let base_u = con_off[k];
+    let nu = cell_off[c + 1u] - cell_off[c];
+    let base_w = base_u + nu;
+    let k1 = P.colors + 1u;
+    let gu = (c * 4u + s) * k1;
+    let gw = (d * 4u + (s + 2u) % 4u) * k1;
+    var bv = neg_inf();
+    var bi = 0u;
+    var bj = 0u;
+    var have = false;
+    for (var col = 0u; col < P.colors; col++) {
+        let u0 = side_grp[gu + col];
+        let u1 = side_grp[gu + col + 1u];
+        let w0 = side_grp[gw + col];
+        let w1 = side_grp[gw + col + 1u];
+        let bu = update_group(t, u0, u1, base_u, c, pick, e2);
+        let bw = update_group(t, w0, w1, base_w, d, pick, e2);
+        if (u0 == u1 || w0 == w1) {
+            continue;
+        }
+        if (bu.p1 != bw.p1) {
+            let v = bu.v1 + bw.v1;
+            if (!have || v > bv) {
+                bv = v; bi = bu.i1; bj = bw.i1; have = true;
+            }
+        } else {
+            if (bw.ok2) {
+                let v = bu.v1 + bw.v2;
+                if (!have || v > bv) {
+                    bv = v; bi = bu.i1; bj = bw.i2; have = true;
+                }
+            }
+            if (bu.ok2) {
+                let v = bu.v2 + bw.v1;
+                if (!have || v > bv) {
+                    bv = v; bi = bu.i2; bj = bw.i1; have = true;
+                }
+            }
+        }
+    }
+    if (have) {
+        return vec2<u32>(base_u + bi, base_w + bj);
+    }
+    // No compatible pair (a puzzle without solutions): each side's own argmax, rescanned.
+    return vec2<u32>(argmax_slots(t, base_u, base_w, false), argmax_slots(t, base_w, con_off[k + 1u], false));
 }
 
 // ---- adaptive weights: one thread per trial ----

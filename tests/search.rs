@@ -271,6 +271,18 @@ fn scan_counts_split_across_runs_and_resumed_from_journals_equal_one_whole_count
             seen.sort_unstable();
             seen.dedup();
             assert_eq!(seen.len() as u64, whole.tasks, "{tag}");
+            // A journal's boards are checked again: a tampered board or count is refused.
+            if let Some(i) = all.iter().position(|d| !d.boards.is_empty()) {
+                let mut bad = all.clone();
+                let b = &mut bad[i].boards[0];
+                let last = b.len() - 1;
+                b.swap(0, last);
+                let err = count_journaled(&p, &base, Some((&plan, &bad)), &Kept::default());
+                assert!(err.is_err(), "{tag}: a swapped board was taken");
+                let mut bad = all.clone();
+                bad[i].solutions += 1;
+                assert!(count_journaled(&p, &base, Some((&plan, &bad)), &Kept::default()).is_err(), "{tag}");
+            }
             // A plan of another puzzle is refused.
             let (other, _) = generated(5, 5, 99);
             assert!(count_journaled(&other, &base, Some((&plan, &all)), &Kept::default()).is_err(), "{tag}");

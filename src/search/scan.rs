@@ -533,6 +533,8 @@ impl Journal for NoJournal {}
 pub enum ScanError {
     #[error("the journal is of another count: {0}")]
     PlanMismatch(String),
+    #[error("the journal's record is wrong: {0}")]
+    BadRecord(String),
     #[error("journal {path}: {reason}")]
     Journal { path: String, reason: String },
 }
@@ -741,6 +743,30 @@ pub fn count_journaled(
             };
             if std::mem::replace(seen, true) {
                 continue;
+            }
+            // A journal is a file: its boards pass the exact check again before they count.
+            let per_board = if first.is_some() { 4 } else { 1 };
+            if d.solutions != per_board * d.boards.len() as u64 {
+                return Err(ScanError::BadRecord(format!(
+                    "task {} records {} solutions and {} boards",
+                    d.task,
+                    d.solutions,
+                    d.boards.len()
+                )));
+            }
+            for b in &d.boards {
+                let cells = b
+                    .iter()
+                    .map(|&[piece, rot]| Placement { piece, rot: u8::try_from(rot).unwrap_or(u8::MAX) })
+                    .collect();
+                let v = verify::check(puzzle, &Board { width: puzzle.width(), height: puzzle.height(), cells });
+                if !v.valid {
+                    return Err(ScanError::BadRecord(format!(
+                        "task {} records a board that is not a solution: {}",
+                        d.task,
+                        v.problems.join("; ")
+                    )));
+                }
             }
             resumed += 1;
             done.fetch_add(1, Ordering::Relaxed);

@@ -3,6 +3,8 @@
 //
 //   scatter  a block of `count` trials, trial-major in `src`, into trials first.. of `dst`
 //   gather   every trial of `src` (trial-minor) into `dst`, trial-major
+//   copy     the first `count` words of `src` into `dst`, one per thread: the bench's
+//            yardstick of device memory bandwidth as a kernel sees it
 //
 // CPU reference: the index arithmetic itself (tests/gpu.rs compares round trips).
 
@@ -38,4 +40,12 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     let t = i / P.per;
     let e = i - t * P.per;
     dst[i] = src[e * P.trials + t];
+}
+
+@compute @workgroup_size(256)
+fn copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 256u;
+    if (i < P.count) {
+        dst[i] = src[i];
+    }
 }

@@ -584,3 +584,33 @@ fn gpu_dispatches_fold_past_65535_workgroups() {
         }
     }
 }
+
+/// The bench's bandwidth yardstick, the `copy` kernel of shaders/layout.wgsl, copies exactly
+/// `count` words over a grid folded past 65,535 workgroups, and nothing beyond them.
+#[test]
+fn gpu_copy_kernel_copies_exactly_count_words() {
+    use concur::backend::gpu::LAYOUT_WGSL;
+    use concur::backend::gpu::context::{dispatch, grid};
+    let Some(ctx) = gpu("gpu_copy_kernel_copies_exactly_count_words") else { return };
+    let count = 65_535 * 256 + 1000;
+    let src: Vec<u32> = (0..count as u32 + 64).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let a = ctx.storage("copy src", &src);
+    let b = ctx.zeroed("copy dst", 4 * src.len() as u64);
+    let pipe = ctx.pipeline(&ctx.module("layout", LAYOUT_WGSL), "copy");
+    let params = ctx.uniform("copy params", &[0u32, 0, 0, count as u32]);
+    let bind = ctx.bind(&pipe, &[(0, &params), (1, &a), (2, &b)]);
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    let xy = grid(count as u64);
+    assert!(xy.1 > 1, "the grid folds");
+    dispatch(&mut enc, &pipe, &bind, xy);
+    ctx.queue.submit([enc.finish()]);
+    let st = ctx.staging("copy read", 4 * src.len() as u64);
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&b, 0, &st, 0, 4 * src.len() as u64);
+    ctx.queue.submit([enc.finish()]);
+    let mut out = vec![0u8; 4 * src.len()];
+    ctx.read_back(&mut [(&st, &mut out[..])]).unwrap();
+    let out: Vec<u32> = bytemuck::cast_slice(&out).to_vec();
+    assert_eq!(&out[..count], &src[..count]);
+    assert!(out[count..].iter().all(|&w| w == 0));
+}

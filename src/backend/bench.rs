@@ -141,6 +141,56 @@ fn random(len: usize, seed: u64) -> Vec<f32> {
     (0..len).map(|_| rng.random::<f32>()).collect()
 }
 
+/// The device's own copy bandwidth, the yardstick for the kernels' GB/s, two ways: `copy`,
+/// a compute kernel copying one word per thread (memory as the kernels see it), and
+/// `copy-transfer`, the API's buffer-to-buffer copy (on some drivers a transfer engine,
+/// far below what the kernels reach: an H200 through Vulkan gave 832 GB/s). Several copies
+/// per submission, so that the submission and the wait (about 0.6 ms on an H200 through
+/// Vulkan, as long as one 256 MiB copy) do not count as copy time.
+#[cfg(feature = "gpu")]
+fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<BenchRow>, EngineError> {
+    use super::gpu::LAYOUT_WGSL;
+    use super::gpu::context::{dispatch, grid};
+    // Within one binding, so that the kernel copies the same bytes as the transfer.
+    let bytes = (256u64 << 20).min(ctx.max_buffer.min(ctx.max_binding) / 4 * 4);
+    let (a, b) = (ctx.zeroed("copy a", bytes), ctx.zeroed("copy b", bytes));
+    let module = ctx.module("layout", LAYOUT_WGSL);
+    let pipe = ctx.pipeline(&module, "copy");
+    let params = ctx.uniform("copy params", &[0u32, 0, 0, (bytes / 4) as u32]);
+    let binds =
+        [ctx.bind(&pipe, &[(0, &params), (1, &a), (2, &b)]), ctx.bind(&pipe, &[(0, &params), (1, &b), (2, &a)])];
+    let mut rows = Vec::new();
+    for (kernel, shader) in [("copy", true), ("copy-transfer", false)] {
+        let m = measure(budget, || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            for i in 0..COPIES {
+                if shader {
+                    dispatch(&mut enc, &pipe, &binds[i % 2], grid(bytes / 4));
+                } else {
+                    let (from, to) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
+                    enc.copy_buffer_to_buffer(from, 0, to, 0, bytes);
+                }
+            }
+            ctx.queue.submit([enc.finish()]);
+            Ok(ctx.wait()?)
+        })?;
+        let m = (m.0, m.1 / COPIES as f64);
+        rows.push(BenchRow {
+            formulation: "-",
+            size: "-".into(),
+            batch: 1,
+            kernel,
+            backend: "gpu",
+            reps: m.0,
+            seconds: m.1,
+            trial_iters_per_s: 1.0 / m.1,
+            gb_per_s: 2.0 * bytes as f64 / m.1 / 1e9,
+            bytes_per_trial: 2 * bytes,
+        });
+    }
+    Ok(rows)
+}
+
 /// Runs the benchmark; `each` sees every row as it is measured (for progress output).
 pub fn run(opts: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>, EngineError> {
     #[cfg(feature = "gpu")]
@@ -156,36 +206,9 @@ pub fn run(opts: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Result<Vec<B
     };
     #[cfg(feature = "gpu")]
     if let Some(ctx) = &ctx {
-        // The device's own copy bandwidth, the yardstick for the kernels' GB/s: several
-        // copies per submission, so that the submission and the wait (about 0.6 ms on an
-        // H200 through Vulkan, as long as one 256 MiB copy) do not count as copy time.
-        let bytes = (256u64 << 20).min(ctx.max_buffer / 4 * 4);
-        let (a, b) = (ctx.zeroed("copy a", bytes), ctx.zeroed("copy b", bytes));
-        let m = measure(opts.budget, || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            for i in 0..COPIES {
-                let (from, to) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
-                enc.copy_buffer_to_buffer(from, 0, to, 0, bytes);
-            }
-            ctx.queue.submit([enc.finish()]);
-            Ok(ctx.wait()?)
-        })?;
-        let m = (m.0, m.1 / COPIES as f64);
-        push(
-            BenchRow {
-                formulation: "-",
-                size: "-".into(),
-                batch: 1,
-                kernel: "copy",
-                backend: "gpu",
-                reps: m.0,
-                seconds: m.1,
-                trial_iters_per_s: 1.0 / m.1,
-                gb_per_s: 2.0 * bytes as f64 / m.1 / 1e9,
-                bytes_per_trial: 2 * bytes,
-            },
-            &mut rows,
-        );
+        for r in copy_rows(ctx, opts.budget)? {
+            push(r, &mut rows);
+        }
     }
     for &(w, h) in &opts.sizes {
         let (p, _) =

@@ -331,3 +331,28 @@ fn a_count_journal_file_survives_a_cut_short_last_line() {
     assert!(read(&path).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The set 1 8x8 count of BENCHMARKS.md, read back from its committed journal: every
+/// recorded board passes the exact check again (and with its turned copies counts four),
+/// every subtree of the recorded plan is there, and the totals are the known 13 up to
+/// turning, 52 in all. The walk itself took about 11 thread-hours; the read takes a second.
+#[test]
+fn brendan_set_1_8x8_journal_holds_the_13_known_solutions() {
+    use concur::search::journal::read;
+    use concur::search::scan::{NoJournal, ScanOptions, count_journaled};
+    let Some(dir) = puzzles("brendan_set_1_8x8_journal_holds_the_13_known_solutions") else { return };
+    let p = brendan(&dir, 1, 8, 8);
+    let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results/count-set1-8x8.jsonl.gz");
+    let out = std::process::Command::new("gzip").arg("-dc").arg(&gz).output().expect("gzip runs");
+    assert!(out.status.success(), "gzip -dc {}", gz.display());
+    let path = std::env::temp_dir().join(format!("concur-count8-{}.jsonl", std::process::id()));
+    std::fs::write(&path, &out.stdout).unwrap();
+    let rec = read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let plan = rec.plan.expect("the journal starts with its plan");
+    let opts = ScanOptions { symmetry: true, threads: 2, ..Default::default() };
+    let c = count_journaled(&p, &opts, Some((&plan, &rec.done)), &NoJournal).unwrap();
+    assert!(c.complete);
+    assert_eq!(c.tasks_resumed, c.tasks);
+    assert_eq!((c.solutions, c.up_to_rotation), (52, Some(13)));
+}

@@ -23,6 +23,10 @@
 #   DC8_BATCHES, DC16_BATCHES, F1_8_BATCHES, F1_16_BATCHES
 #                             the batch lists of the four GPU sweeps (set but empty: skip it)
 #   CPU_BENCH=0               skip the 2-core CPU comparison
+#   DC_CHUNKS, DC_CHUNK_BATCHES
+#                             F2 16x16 again with at most each of DC_CHUNKS trials per device
+#                             chunk (default: no such sweep), at DC_CHUNK_BATCHES (1024,4096);
+#                             DC_CHUNK_SIZE another size
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-device-bench}}
@@ -54,7 +58,7 @@ REQUIRE_GPU=1 RAYON_NUM_THREADS=4 timeout 240 $tcpus "$tests" gpu:: --test-threa
 # take long, and a dc 16x16 trial holds about 9 MB of state.
 gpu_bench() {
   RAYON_NUM_THREADS=2 timeout "$1" $host "$bin" bench --json --backends gpu --formulations "$2" \
-    --sizes "$3" --batches "$4" --budget 0.3 --max-gib 40 >> "$out/bench-gpu.jsonl" ||
+    --sizes "$3" --batches "$4" --budget 0.3 --max-gib 40 ${5:-} >> "$out/bench-gpu.jsonl" ||
     echo "gpu bench $2 $3 stopped early (rc $?)"
 }
 cpu_bench() {
@@ -77,6 +81,11 @@ cpu_job=$!
 [ -n "${DC16_BATCHES-x}" ] && gpu_bench 110 dc 16x16 "${DC16_BATCHES:-1,16,256,1024}"
 [ -n "${F1_8_BATCHES-x}" ] && gpu_bench 80 f1 8x8 "${F1_8_BATCHES:-1,16,256,1024,4096}"
 [ -n "${F1_16_BATCHES-x}" ] && gpu_bench 90 f1 16x16 "${F1_16_BATCHES:-1,16,256,1024}"
+# F2 with the trials per device chunk capped (e.g. DC_CHUNKS=128,256,512): large batches of
+# 16x16 at each cap, to see whether smaller trial-minor arrays speed up concur's gathers.
+for c in $(echo "${DC_CHUNKS:-}" | tr , ' '); do
+  gpu_bench 60 dc "${DC_CHUNK_SIZE:-16x16}" "${DC_CHUNK_BATCHES:-1024,4096}" "--dc-chunk-trials $c"
+done
 wait "$cpu_job"
 
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
@@ -97,18 +106,20 @@ print(f"reference copy bandwidth: {ref:.0f} GB/s" + (" (measured)" if copy and "
 print("GPU kernels: state traffic and fraction of the copy bandwidth")
 for r in rows:
     if r["backend"] == "gpu" and not r["kernel"].startswith("copy"):
-        print(f'  {r["formulation"]} {r["size"]:>5} batch {r["batch"]:>6} {r["kernel"]:<9} '
+        chunk = f' chunk {r["chunk_trials"]}' if r.get("chunk_trials") else ''
+        print(f'  {r["formulation"]} {r["size"]:>5} batch {r["batch"]:>6}{chunk} {r["kernel"]:<9} '
               f'{r["gb_per_s"]:9.1f} GB/s  {100 * r["gb_per_s"] / ref:5.1f} %  {r["trial_iters_per_s"]:.3e} trial-it/s')
 print("target: dc step at batch >= 1024 reaches 50 % of the copy bandwidth")
 for r in rows:
     if r["backend"] == "gpu" and r["kernel"] == "step" and r["batch"] >= 1024:
         frac = r["gb_per_s"] / ref
-        print(f'  dc {r["size"]:>5} batch {r["batch"]:>6}: {100 * frac:.1f} % ({"met" if frac >= 0.5 else "missed"})')
+        chunk = f' chunk {r["chunk_trials"]}' if r.get("chunk_trials") else ''
+        print(f'  dc {r["size"]:>5} batch {r["batch"]:>6}{chunk}: {100 * frac:.1f} % ({"met" if frac >= 0.5 else "missed"})')
 print("CPU (2 cores) whole iterations, and the batch where the GPU overtakes its best:")
 for form in ("f1", "dc"):
     for size in ("8x8", "16x16"):
         cpu = {r["batch"]: r["trial_iters_per_s"] for r in rows if r["backend"] == "cpu" and r["formulation"] == form and r["size"] == size and r["kernel"] == "iteration"}
-        gpu = {r["batch"]: r["trial_iters_per_s"] for r in rows if r["backend"] == "gpu" and r["formulation"] == form and r["size"] == size and r["kernel"] == "iteration"}
+        gpu = {r["batch"]: r["trial_iters_per_s"] for r in rows if r["backend"] == "gpu" and r["formulation"] == form and r["size"] == size and r["kernel"] == "iteration" and not r.get("chunk_trials")}
         best_cpu = max(cpu.values(), default=None)
         over = [b for b in sorted(gpu) if best_cpu is not None and gpu[b] > best_cpu]
         best_gpu = max(gpu.values(), default=None)

@@ -614,3 +614,33 @@ fn gpu_copy_kernel_copies_exactly_count_words() {
     assert_eq!(&out[..count], &src[..count]);
     assert!(out[count..].iter().all(|&w| w == 0));
 }
+
+/// `concur bench` on the GPU: both copy yardsticks, every F2 kernel row, and the chunk cap
+/// carried on the F2 rows (a 5-trial batch in chunks of 2 runs as three chunks).
+#[test]
+fn gpu_bench_rows_carry_the_copies_and_the_chunk_cap() {
+    use concur::backend::bench::{BenchOptions, run};
+    let Some(_ctx) = gpu("gpu_bench_rows_carry_the_copies_and_the_chunk_cap") else { return };
+    let opts = BenchOptions {
+        sizes: vec![(3, 3)],
+        batches: vec![5],
+        formulations: vec!["dc".into()],
+        cpu: false,
+        gpu: true,
+        budget: std::time::Duration::from_millis(5),
+        max_bytes: 1 << 30,
+        seed: 3,
+        adapter: None,
+        dc_chunk_trials: Some(2),
+    };
+    let rows = run(&opts, |_| {}).unwrap();
+    for kernel in ["copy", "copy-transfer"] {
+        let r = rows.iter().find(|r| r.kernel == kernel).unwrap_or_else(|| panic!("no {kernel} row"));
+        assert!(r.gb_per_s > 0.0 && r.chunk_trials.is_none());
+    }
+    for kernel in ["concur", "divide", "readout", "step", "iteration"] {
+        let r = rows.iter().find(|r| r.formulation == "dc" && r.kernel == kernel).unwrap_or_else(|| panic!("{kernel}"));
+        assert!(r.trial_iters_per_s > 0.0, "{kernel}");
+        assert_eq!(r.chunk_trials, Some(2), "{kernel}");
+    }
+}

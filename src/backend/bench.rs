@@ -34,6 +34,9 @@ pub struct BenchOptions {
     pub max_bytes: u64,
     pub seed: u64,
     pub adapter: Option<String>,
+    /// At most this many trials per device chunk in the F2 GPU rows (None: as many as the
+    /// binding limits allow). Smaller chunks keep each chunk's trial-minor arrays small.
+    pub dc_chunk_trials: Option<usize>,
 }
 
 /// One measured line.
@@ -49,6 +52,9 @@ pub struct BenchRow {
     pub trial_iters_per_s: f64,
     pub gb_per_s: f64,
     pub bytes_per_trial: u64,
+    /// The F2 GPU rows' trials per device chunk, when capped (`--dc-chunk-trials`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_trials: Option<usize>,
 }
 
 /// Measures `f` (one repetition per call) within `budget`: warm-up, then repetitions.
@@ -86,6 +92,7 @@ fn row(
         trial_iters_per_s: work / secs,
         gb_per_s: work * bytes as f64 / secs / 1e9,
         bytes_per_trial: bytes,
+        chunk_trials: None,
     }
 }
 
@@ -186,6 +193,7 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             trial_iters_per_s: 1.0 / m.1,
             gb_per_s: 2.0 * bytes as f64 / m.1 / 1e9,
             bytes_per_trial: 2 * bytes,
+            chunk_trials: None,
         });
     }
     Ok(rows)
@@ -399,7 +407,8 @@ fn dc_gpu(
 ) -> Result<Vec<BenchRow>, EngineError> {
     use super::gpu::dc::{DcGpu, Kernel};
     let cfg = DcConfig { trials: batch, seed: o.seed, ..Default::default() };
-    let g = DcGpu::new(ctx.clone(), p, cfg.clone())?;
+    let chunk = o.dc_chunk_trials.unwrap_or(usize::MAX);
+    let g = DcGpu::with_chunk_trials(ctx.clone(), p, cfg.clone(), chunk)?;
     let l = g.layout();
     let x = random(batch * l.slots(), o.seed);
     let mut chosen = vec![0u32; batch * l.choices()];
@@ -419,9 +428,12 @@ fn dc_gpu(
     out.push(row("dc", p, batch, "step", "gpu", m, bytes, 16));
     // A whole iteration as the solver runs it, with the per-trial status read back each time.
     let m = whole_iterations(o.budget, |iters| {
-        DcGpu::new(ctx.clone(), p, dc_run(batch, iters, o.seed))?.run(&mut |_| {})?;
+        DcGpu::with_chunk_trials(ctx.clone(), p, dc_run(batch, iters, o.seed), chunk)?.run(&mut |_| {})?;
         Ok(())
     })?;
     out.extend(iteration_rows("dc", p, batch, "gpu", m, bytes));
+    for r in &mut out {
+        r.chunk_trials = o.dc_chunk_trials;
+    }
     Ok(out)
 }

@@ -56,6 +56,9 @@ enum Cmd {
         /// Skip a size and batch whose state exceeds this many GiB.
         #[arg(long, default_value_t = 8.0)]
         max_gib: f64,
+        /// Cap the trials per device chunk of the F2 GPU rows (default: as many as fit).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        dc_chunk_trials: Option<u64>,
         #[arg(long)]
         adapter: Option<String>,
         #[arg(long, default_value_t = 1)]
@@ -782,7 +785,18 @@ fn run() -> Result<ExitCode> {
             write(&output, &ladder::svg::board(&p, &b))?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Bench { sizes, batches, formulations, backends, budget, max_gib, adapter, seed, json } => {
+        Cmd::Bench {
+            sizes,
+            batches,
+            formulations,
+            backends,
+            budget,
+            max_gib,
+            dc_chunk_trials,
+            adapter,
+            seed,
+            json,
+        } => {
             let sizes = sizes
                 .iter()
                 .map(|s| {
@@ -802,6 +816,7 @@ fn run() -> Result<ExitCode> {
                 max_bytes: (max_gib * (1u64 << 30) as f64) as u64,
                 seed,
                 adapter,
+                dc_chunk_trials: dc_chunk_trials.map(|c| c as usize),
             };
             if !json {
                 println!(

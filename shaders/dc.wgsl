@@ -16,11 +16,11 @@
 //   concur   one thread per (variable, trial): the weighted means of the replicas of
 //            2 P_b x - x (RRR) or of f_b(y) and of y (difference map)
 //   divide   one thread per (constraint, trial): x += beta (m - P_b) on the constraint's
-//            slots (the difference map first divides f_a(y) there) and, in the same pass,
-//            P_b of the new x: argmax for a cell or piece; for a join the slots go colour
-//            group by colour group, each keeping its best entry and its best of another
-//            piece, which is all the best compatible pair needs; so each slot is read and
-//            written once. With adaptive weights also the constraint's error
+//            slots and, in the same pass, P_b of the new x: argmax for a cell or piece;
+//            for a join the slots go colour group by colour group, each keeping its best
+//            entry and its best of another piece, which is all the best compatible pair
+//            needs; so each slot is read and written once. The difference map first runs
+//            the same pass read only on f_a(y). With adaptive weights also the error
 //   adapt    one thread per trial: Elser's adaptive weight update from the errors
 //   argmax   one thread per (cell, trial): the cell's first largest variable of m
 //   readout  one workgroup per trial: the argmax board, trial-major, and its exact
@@ -125,6 +125,14 @@ fn concur(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 }
 
 // ---- divide: one thread per (constraint, trial) ----
+//
+// One pass over a constraint's slots serves both projections divide needs: UPDATE, the
+// update x += beta (m - P_b) of each slot, stored, and P_b of the new values; FA, P_b of
+// f_a(y), read only (the difference map's first projection); PLAIN reads x as it is.
+
+const FA: u32 = 0u;
+const UPDATE: u32 = 1u;
+const PLAIN: u32 = 2u;
 
 // The value divide projects: y itself, or f_a(y) = (1 - 1/beta) P_a(y) + y / beta.
 fn val(t: u32, s: u32, fa: bool) -> f32 {
@@ -133,162 +141,6 @@ fn val(t: u32, s: u32, fa: bool) -> f32 {
         return (1.0 - P.inv) * ca[slot_var[s] * P.trials + t] + P.inv * y;
     }
     return y;
-}
-
-// Argmax over the slots lo..hi: the first largest, as the CPU scans.
-fn argmax_slots(t: u32, lo: u32, hi: u32, fa: bool) -> u32 {
-    var bv = neg_inf();
-    var bi = lo;
-    for (var s = lo; s < hi; s++) {
-        let v = val(t, s, fa);
-        if (s == lo || v > bv) {
-            bv = v;
-            bi = s;
-        }
-    }
-    return bi;
-}
-
-// Best entry of a colour group (local indices side_sorted[g0..g1] of a side whose slots
-// start at `base`), skipping candidates of piece `skip` (0xffffffff: none).
-struct Best {
-    v: f32,
-    i: u32,
-    ok: bool,
-}
-
-fn best_group(t: u32, g0: u32, g1: u32, base: u32, cell: u32, skip: u32, fa: bool) -> Best {
-    var b = Best(neg_inf(), 0u, false);
-    for (var g = g0; g < g1; g++) {
-        let li = side_sorted[g];
-        if (cand_piece[cell_off[cell] + li] == skip) {
-            continue;
-        }
-        let v = val(t, base + li, fa);
-        if (!b.ok || v > b.v) {
-            b = Best(v, li, true);
-        }
-    }
-    return b;
-}
-
-// The join projection (src/dc/project.rs project_join): per colour in increasing order, the
-// best pair of candidates showing it on the facing sides and naming different pieces; the
-// first pair with the largest sum wins. Returns the two chosen slots, the second
-// 0xffffffff when no compatible pair exists at all.
-fn divide_join(t: u32, k: u32, fa: bool) -> vec2<u32> {
-    let jn = k - P.first_join;
-    let c = joins[3u * jn];
-    let d = joins[3u * jn + 1u];
-    let s = joins[3u * jn + 2u];
-    let base_u = con_off[k];
-    let nu = cell_off[c + 1u] - cell_off[c];
-    let base_w = base_u + nu;
-    let k1 = P.colors + 1u;
-    let gu = (c * 4u + s) * k1;
-    let gw = (d * 4u + (s + 2u) % 4u) * k1;
-    var bv = neg_inf();
-    var bi = 0u;
-    var bj = 0u;
-    var have = false;
-    for (var col = 0u; col < P.colors; col++) {
-        let u0 = side_grp[gu + col];
-        let u1 = side_grp[gu + col + 1u];
-        let w0 = side_grp[gw + col];
-        let w1 = side_grp[gw + col + 1u];
-        if (u0 == u1 || w0 == w1) {
-            continue;
-        }
-        let bu = best_group(t, u0, u1, base_u, c, 0xffffffffu, fa);
-        let bw = best_group(t, w0, w1, base_w, d, 0xffffffffu, fa);
-        let piece = cand_piece[cell_off[c] + bu.i];
-        if (piece != cand_piece[cell_off[d] + bw.i]) {
-            let v = bu.v + bw.v;
-            if (!have || v > bv) {
-                bv = v; bi = bu.i; bj = bw.i; have = true;
-            }
-        } else {
-            let ow = best_group(t, w0, w1, base_w, d, piece, fa);
-            if (ow.ok) {
-                let v = bu.v + ow.v;
-                if (!have || v > bv) {
-                    bv = v; bi = bu.i; bj = ow.i; have = true;
-                }
-            }
-            let ou = best_group(t, u0, u1, base_u, c, piece, fa);
-            if (ou.ok) {
-                let v = ou.v + bw.v;
-                if (!have || v > bv) {
-                    bv = v; bi = ou.i; bj = bw.i; have = true;
-                }
-            }
-        }
-    }
-    if (have) {
-        return vec2<u32>(base_u + bi, base_w + bj);
-    }
-    // No compatible pair (a puzzle without solutions): each side's own argmax.
-    return vec2<u32>(argmax_slots(t, base_u, base_w, fa), argmax_slots(t, base_w, con_off[k + 1u], fa));
-}
-
-// P_b of constraint k on the value `fa` selects: the chosen slot(s), the second
-// 0xffffffff for a cell or piece constraint.
-fn divide_into(t: u32, k: u32, fa: bool) -> vec2<u32> {
-    if (k < P.first_join) {
-        return vec2<u32>(argmax_slots(t, con_off[k], con_off[k + 1u], fa), 0xffffffffu);
-    }
-    return divide_join(t, k, fa);
-}
-
-@compute @workgroup_size(256)
-fn divide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let g = gid.x + gid.y * nwg.x * 256u;
-    if (g >= P.trials * P.cons) {
-        return;
-    }
-    let k = g / P.trials;
-    let t = g - k * P.trials;
-    if (live[t] == 0u) {
-        return;
-    }
-    let lo = con_off[k];
-    let hi = con_off[k + 1u];
-    let c0 = choice_off[k];
-    let nch = choice_off[k + 1u] - c0;
-    if (nch == 0u) {
-        return;
-    }
-    // The slots P_b chose last time (this constraint's own, read before they change), or
-    // with the difference map P_b(f_a(y)).
-    var pick = vec2<u32>(chosen[c0 * P.trials + t], 0xffffffffu);
-    if (nch > 1u) {
-        pick.y = chosen[(c0 + 1u) * P.trials + t];
-    }
-    if (P.dm == 1u) {
-        pick = divide_into(t, k, true);
-    }
-    // x += beta (m - P_b) on every slot, and in the same pass P_b of the new x (one read
-    // and one write of each slot): argmax for a cell or piece, colour groups for a join.
-    var e2 = 0.0;
-    if (k < P.first_join) {
-        var bv = neg_inf();
-        var bi = lo;
-        for (var s = lo; s < hi; s++) {
-            let v = update(t, s, pick, &e2);
-            if (s == lo || v > bv) {
-                bv = v;
-                bi = s;
-            }
-        }
-        chosen[c0 * P.trials + t] = bi;
-    } else {
-        let p = update_and_join(t, k, pick, &e2);
-        chosen[c0 * P.trials + t] = p.x;
-        chosen[(c0 + 1u) * P.trials + t] = p.y;
-    }
-    if (P.adaptive == 1u) {
-        err[k * P.trials + t] = sqrt(max(e2, 0.0) / f32(nch));
-    }
 }
 
 // One slot of the update: x[s] += beta (m[var(s)] - P_b[s]), stored, and returned; the
@@ -305,10 +157,33 @@ fn update(t: u32, s: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> f32 {
     return v;
 }
 
-// The two best entries of a colour group after its update: the first largest (v1, i1, of
-// piece p1) and the first largest among entries of another piece than p1 (v2, i2; ok2 when
-// one exists). The best entry avoiding any piece q is then the first when q != p1, else
-// the second: what best_group(skip = q) finds by scanning again.
+// The value of slot s in a pass of the given mode.
+fn visit(t: u32, s: u32, mode: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> f32 {
+    if (mode == UPDATE) {
+        return update(t, s, pick, e2);
+    }
+    return val(t, s, mode == FA);
+}
+
+// Argmax over the slots lo..hi of the pass's values: the first largest, as the CPU scans.
+fn argmax_pass(t: u32, lo: u32, hi: u32, mode: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> u32 {
+    var bv = neg_inf();
+    var bi = lo;
+    for (var s = lo; s < hi; s++) {
+        let v = visit(t, s, mode, pick, e2);
+        if (s == lo || v > bv) {
+            bv = v;
+            bi = s;
+        }
+    }
+    return bi;
+}
+
+// The two best entries of a colour group (local indices side_sorted[g0..g1] of a side
+// whose slots start at `base`): the first largest (v1, i1, of piece p1) and the first
+// largest among entries of another piece than p1 (v2, i2; ok2 when one exists). The first
+// largest entry avoiding any piece q is then the first when q != p1, else the second: what
+// the CPU finds by scanning the group again (src/dc/project.rs best_other_piece).
 struct Top2 {
     v1: f32,
     i1: u32,
@@ -318,13 +193,13 @@ struct Top2 {
     ok2: bool,
 }
 
-fn update_group(t: u32, g0: u32, g1: u32, base: u32, cell: u32, pick: vec2<u32>,
-                e2: ptr<function, f32>) -> Top2 {
+fn group_pass(t: u32, g0: u32, g1: u32, base: u32, cell: u32, mode: u32, pick: vec2<u32>,
+              e2: ptr<function, f32>) -> Top2 {
     var b = Top2(neg_inf(), 0u, 0xffffffffu, neg_inf(), 0u, false);
     for (var g = g0; g < g1; g++) {
         let li = side_sorted[g];
         let q = cand_piece[cell_off[cell] + li];
-        let v = update(t, base + li, pick, e2);
+        let v = visit(t, base + li, mode, pick, e2);
         if (g == g0 || v > b.v1) {
             if (g != g0 && q != b.p1) {
                 b.v2 = b.v1;
@@ -343,10 +218,12 @@ fn update_group(t: u32, g0: u32, g1: u32, base: u32, cell: u32, pick: vec2<u32>,
     return b;
 }
 
-// The update of a join's slots, colour group by colour group (each candidate of either
-// cell is in exactly one group of its side), fused with the join projection of the new
-// values: the choice divide_join makes by rescanning.
-fn update_and_join(t: u32, k: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> vec2<u32> {
+// The join projection (src/dc/project.rs project_join) in one pass, colour group by colour
+// group (each candidate of either cell is in exactly one group of its side): per colour in
+// increasing order, the best pair of candidates showing it on the facing sides and naming
+// different pieces; the first pair with the largest sum wins. Returns the two chosen
+// slots; with no compatible pair at all (a puzzle without solutions), each side's argmax.
+fn join_pass(t: u32, k: u32, mode: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> vec2<u32> {
     let jn = k - P.first_join;
     let c = joins[3u * jn];
     let d = joins[3u * jn + 1u];
@@ -366,8 +243,8 @@ fn update_and_join(t: u32, k: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> v
         let u1 = side_grp[gu + col + 1u];
         let w0 = side_grp[gw + col];
         let w1 = side_grp[gw + col + 1u];
-        let bu = update_group(t, u0, u1, base_u, c, pick, e2);
-        let bw = update_group(t, w0, w1, base_w, d, pick, e2);
+        let bu = group_pass(t, u0, u1, base_u, c, mode, pick, e2);
+        let bw = group_pass(t, w0, w1, base_w, d, mode, pick, e2);
         if (u0 == u1 || w0 == w1) {
             continue;
         }
@@ -377,6 +254,7 @@ fn update_and_join(t: u32, k: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> v
                 bv = v; bi = bu.i1; bj = bw.i1; have = true;
             }
         } else {
+            // Both bests name the same piece (rare): one side takes its best other piece.
             if (bw.ok2) {
                 let v = bu.v1 + bw.v2;
                 if (!have || v > bv) {
@@ -394,8 +272,60 @@ fn update_and_join(t: u32, k: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> v
     if (have) {
         return vec2<u32>(base_u + bi, base_w + bj);
     }
-    // No compatible pair (a puzzle without solutions): each side's own argmax, rescanned.
-    return vec2<u32>(argmax_slots(t, base_u, base_w, false), argmax_slots(t, base_w, con_off[k + 1u], false));
+    // Rescan the pass's values (when updating, the new x is stored: read it as it is).
+    var again = mode;
+    if (mode == UPDATE) {
+        again = PLAIN;
+    }
+    var none = 0.0;
+    return vec2<u32>(argmax_pass(t, base_u, base_w, again, pick, &none),
+                     argmax_pass(t, base_w, con_off[k + 1u], again, pick, &none));
+}
+
+// P_b of constraint k over one pass: the chosen slot(s), the second 0xffffffff for a cell
+// or piece constraint.
+fn project_pass(t: u32, k: u32, mode: u32, pick: vec2<u32>, e2: ptr<function, f32>) -> vec2<u32> {
+    if (k < P.first_join) {
+        return vec2<u32>(argmax_pass(t, con_off[k], con_off[k + 1u], mode, pick, e2), 0xffffffffu);
+    }
+    return join_pass(t, k, mode, pick, e2);
+}
+
+@compute @workgroup_size(256)
+fn divide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let g = gid.x + gid.y * nwg.x * 256u;
+    if (g >= P.trials * P.cons) {
+        return;
+    }
+    let k = g / P.trials;
+    let t = g - k * P.trials;
+    if (live[t] == 0u) {
+        return;
+    }
+    let c0 = choice_off[k];
+    let nch = choice_off[k + 1u] - c0;
+    if (nch == 0u) {
+        return;
+    }
+    // The slots P_b chose last time (this constraint's own, read before they change), or
+    // with the difference map P_b(f_a(y)).
+    var pick = vec2<u32>(chosen[c0 * P.trials + t], 0xffffffffu);
+    if (nch > 1u) {
+        pick.y = chosen[(c0 + 1u) * P.trials + t];
+    }
+    var e2 = 0.0;
+    if (P.dm == 1u) {
+        pick = project_pass(t, k, FA, pick, &e2);
+    }
+    // x += beta (m - P_b) on every slot and, in the same pass, P_b of the new x.
+    let p = project_pass(t, k, UPDATE, pick, &e2);
+    chosen[c0 * P.trials + t] = p.x;
+    if (nch > 1u) {
+        chosen[(c0 + 1u) * P.trials + t] = p.y;
+    }
+    if (P.adaptive == 1u) {
+        err[k * P.trials + t] = sqrt(max(e2, 0.0) / f32(nch));
+    }
 }
 
 // ---- adaptive weights: one thread per trial ----

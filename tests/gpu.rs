@@ -258,8 +258,11 @@ mod dc_kernels {
     use concur::map::MapKind;
     use concur::puzzle::Puzzle;
 
+    /// Generated puzzles, and a 2x2 whose eight inner colours are all different, so that no
+    /// join has a compatible pair (the projections' fallback: each side's own argmax).
     fn cases() -> Vec<(Puzzle, usize, u64)> {
-        vec![(generated(3, 3, 5).0, 1, 1), (generated(5, 5, 6).0, 3, 2), (generated(6, 4, 7).0, 2, 3)]
+        let no_match = Puzzle::new(2, 2, vec![[0, 1, 2, 0], [0, 0, 3, 4], [5, 6, 0, 0], [7, 0, 0, 8]], vec![]).unwrap();
+        vec![(generated(3, 3, 5).0, 1, 1), (generated(5, 5, 6).0, 3, 2), (generated(6, 4, 7).0, 2, 3), (no_match, 3, 4)]
     }
 
     fn config(kind: MapKind, weights: Weights, trials: usize) -> DcConfig {

@@ -759,13 +759,17 @@ pub fn count_journaled(
                     .iter()
                     .map(|&[piece, rot]| Placement { piece, rot: u8::try_from(rot).unwrap_or(u8::MAX) })
                     .collect();
-                let v = verify::check(puzzle, &Board { width: puzzle.width(), height: puzzle.height(), cells });
+                let board = Board { width: puzzle.width(), height: puzzle.height(), cells };
+                let v = verify::check(puzzle, &board);
                 if !v.valid {
                     return Err(ScanError::BadRecord(format!(
                         "task {} records a board that is not a solution: {}",
                         d.task,
                         v.problems.join("; ")
                     )));
+                }
+                if first.is_none() && square {
+                    add_canonical(board);
                 }
             }
             resumed += 1;
@@ -775,11 +779,6 @@ pub fn count_journaled(
             nodes_resumed += d.nodes;
             if first.is_some() {
                 classes.fetch_add(d.boards.len() as u64, Ordering::Relaxed);
-            } else if square {
-                for b in &d.boards {
-                    let cells = b.iter().map(|&[piece, rot]| Placement { piece, rot: rot as u8 }).collect();
-                    add_canonical(Board { width: puzzle.width(), height: puzzle.height(), cells });
-                }
             }
         }
     }

@@ -8,11 +8,13 @@ pub mod backend;
 pub mod certify;
 pub mod dc;
 pub mod error;
+pub mod interrupt;
 pub mod ladder;
 pub mod map;
 pub mod project;
 pub mod puzzle;
 pub mod report;
+pub mod rng;
 pub mod search;
 pub mod verify;
 

@@ -18,6 +18,7 @@
 use crate::assign::AssignError;
 use crate::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::puzzle::{Board, Puzzle};
+use crate::rng::trial_seed;
 use crate::search::backtrack::{BacktrackConfig, Backtracker, mismatch_region};
 use crate::verify::{self, Consistency, Network};
 use rand::{RngExt, SeedableRng};
@@ -161,7 +162,8 @@ impl Default for MapConfig {
     fn default() -> Self {
         MapConfig {
             kind: MapKind::Rrr,
-            beta: 0.5,
+            // The best measured on Brendan Owen's set 1 (BENCHMARKS.md, the RRR beta sweep).
+            beta: 0.7,
             trials: 8,
             max_iters: 100_000,
             time_limit: None,
@@ -259,7 +261,7 @@ impl Rounds {
             elapsed_s: self.elapsed_s(),
         });
         let budget_done = trials.iter().all(|t| t.solved_at().is_some() || t.iterations() >= max_iters);
-        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t);
+        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested();
         (stop_at_first && solved > 0) || budget_done || timed_out
     }
 
@@ -314,18 +316,6 @@ pub struct TrialSummary {
     /// Arc-consistent completion searches tried, and their nodes in all.
     pub completions: u64,
     pub completion_nodes: u64,
-}
-
-/// Derives the seed of trial `t` from the run seed (splitmix64 of both), so any trial can be
-/// replayed alone.
-pub fn trial_seed(seed: u64, t: u64) -> u64 {
-    fn mix(mut z: u64) -> u64 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    mix(seed ^ mix(t.wrapping_add(1)))
 }
 
 /// Scratch of one worker: projection buffers and assignment matrices.

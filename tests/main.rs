@@ -3,9 +3,11 @@ mod cli;
 mod common;
 mod dc;
 mod formats;
+mod fuzz;
 #[cfg(feature = "gpu")]
 mod gpu;
 mod ladder;
+mod layering;
 mod local;
 mod maps;
 mod propagate;

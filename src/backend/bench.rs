@@ -199,8 +199,125 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
     Ok(rows)
 }
 
+/// What a plain `concur bench` measures: sizes, batches and backends chosen from the adapter
+/// found, so that it ends within about a minute on any machine. The full sweep is
+/// [`Plan::full`] (`--full`), and explicit lists override either.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub sizes: Vec<(usize, usize)>,
+    pub batches: Vec<usize>,
+    pub cpu: bool,
+    pub gpu: bool,
+    /// Why these, for the user.
+    pub why: String,
+}
+
+impl Plan {
+    /// The default for a machine with (`hardware_gpu`) or without a hardware adapter. Without
+    /// one the GPU rows are left out: a software adapter's figures only show that the
+    /// harness works, and it is slower than the CPU rows it would be compared with.
+    pub fn default_for(hardware_gpu: bool) -> Plan {
+        if hardware_gpu {
+            Plan {
+                sizes: vec![(8, 8), (16, 16)],
+                batches: vec![256, 4096],
+                cpu: true,
+                gpu: true,
+                why: "a hardware GPU: 8x8 and 16x16 at 256 and 4,096 trials on the CPU and the GPU".into(),
+            }
+        } else {
+            Plan {
+                sizes: vec![(5, 5), (8, 8)],
+                batches: vec![1, 64],
+                cpu: true,
+                gpu: false,
+                why: "no hardware GPU: the CPU rows at 5x5 and 8x8 with 1 and 64 trials (--backends cpu,gpu adds a software adapter's rows)".into(),
+            }
+        }
+    }
+
+    /// Every size and batch of the GPU study (minutes to tens of minutes).
+    pub fn full() -> Plan {
+        Plan {
+            sizes: vec![(5, 5), (8, 8), (16, 16)],
+            batches: vec![1, 16, 256, 1024, 4096, 16384],
+            cpu: true,
+            gpu: true,
+            why: "the full sweep".into(),
+        }
+    }
+}
+
+/// Timed measurements per (size, batch, formulation, backend), each one warm-up plus at least
+/// a budget: the kernel rows and the two runs of [`whole_iterations`].
+fn measurements(form: &str, gpu: bool) -> usize {
+    match (form, gpu) {
+        ("f1", false) => 5,
+        ("f1", true) => 6,
+        ("dc", false) => 5,
+        _ => 6,
+    }
+}
+
+/// The steps [`run`] will take: (size, batch, formulation, backend is GPU), skipping those
+/// over `max_bytes`, in order.
+pub fn steps(opts: &BenchOptions) -> Vec<((usize, usize), usize, String, bool)> {
+    let mut out = Vec::new();
+    for &(w, h) in &opts.sizes {
+        for &batch in &opts.batches {
+            for form in &opts.formulations {
+                let Some(bytes) = state_bytes(form, w, h) else {
+                    continue;
+                };
+                if bytes * batch as u64 > opts.max_bytes {
+                    continue;
+                }
+                for gpu in [false, true] {
+                    if (gpu && opts.gpu) || (!gpu && opts.cpu) {
+                        out.push(((w, h), batch, form.clone(), gpu));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Batch state bytes per trial of a formulation at a size (None: cannot generate the size
+/// or unknown formulation; [`run`] reports those).
+fn state_bytes(form: &str, w: usize, h: usize) -> Option<u64> {
+    let (p, _) =
+        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: 1 }).ok()?;
+    match form {
+        "f1" => F1::new(&p).ok().map(|f1| (3 * f1.dim() + 2 * f1.weight_len()) as u64 * 4),
+        "dc" => {
+            let l = Layout::new(&p, false);
+            Some((2 * l.slots() + 2 * l.vars()) as u64 * 4)
+        }
+        _ => None,
+    }
+}
+
+/// A lower bound on the wall time of [`run`]: every measurement's warm-up is at least as long
+/// as one repetition and its repetitions fill the budget, so about twice the budget each.
+pub fn estimated_seconds(opts: &BenchOptions) -> f64 {
+    let n: usize = steps(opts).iter().map(|(_, _, form, gpu)| measurements(form, *gpu)).sum();
+    n as f64 * opts.budget.as_secs_f64() * 1.2
+}
+
 /// Runs the benchmark; `each` sees every row as it is measured (for progress output).
-pub fn run(opts: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>, EngineError> {
+pub fn run(opts: &BenchOptions, each: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>, EngineError> {
+    run_with_steps(opts, each, |_, _| {})
+}
+
+/// [`run`], also telling `step(done, total)` after each step of [`steps`].
+pub fn run_with_steps(
+    opts: &BenchOptions,
+    mut each: impl FnMut(&BenchRow),
+    mut step: impl FnMut(usize, usize),
+) -> Result<Vec<BenchRow>, EngineError> {
+    let total = steps(opts).len();
+    let mut done = 0;
     #[cfg(feature = "gpu")]
     let ctx = if opts.gpu { Some(super::gpu::GpuContext::open(opts.adapter.as_deref())?) } else { None };
     #[cfg(not(feature = "gpu"))]
@@ -234,12 +351,16 @@ pub fn run(opts: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Result<Vec<B
                             for r in f1_cpu(&p, &f1, batch, opts)? {
                                 push(r, &mut rows);
                             }
+                            done += 1;
+                            step(done, total);
                         }
                         #[cfg(feature = "gpu")]
                         if let Some(ctx) = &ctx {
                             for r in f1_gpu(ctx, &p, batch, opts)? {
                                 push(r, &mut rows);
                             }
+                            done += 1;
+                            step(done, total);
                         }
                     }
                     "dc" => {
@@ -251,12 +372,16 @@ pub fn run(opts: &BenchOptions, mut each: impl FnMut(&BenchRow)) -> Result<Vec<B
                             for r in dc_cpu(&p, &l, batch, opts)? {
                                 push(r, &mut rows);
                             }
+                            done += 1;
+                            step(done, total);
                         }
                         #[cfg(feature = "gpu")]
                         if let Some(ctx) = &ctx {
                             for r in dc_gpu(ctx, &p, batch, opts)? {
                                 push(r, &mut rows);
                             }
+                            done += 1;
+                            step(done, total);
                         }
                     }
                     other => {

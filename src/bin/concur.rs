@@ -36,20 +36,25 @@ enum Cmd {
     /// Solve a puzzle; exit 0 when a verified solution is found, 1 when not.
     Solve(SolveArgs),
     /// CPU vs GPU throughput of every kernel and of whole iterations (trial-iterations/s,
-    /// GB/s of state traffic), on generated puzzles.
+    /// GB/s of state traffic), on generated puzzles. By default a short plan chosen from the
+    /// adapter found (about a minute); `--full` for the whole sweep.
     Bench {
-        /// Board sizes, comma separated.
-        #[arg(long, value_delimiter = ',', default_value = "5x5,8x8,16x16")]
-        sizes: Vec<String>,
-        /// Batch sizes (trials), comma separated.
-        #[arg(long, value_delimiter = ',', default_value = "1,16,256,1024,4096,16384")]
-        batches: Vec<usize>,
+        /// Board sizes, comma separated (default: from the plan).
+        #[arg(long, value_delimiter = ',')]
+        sizes: Option<Vec<String>>,
+        /// Batch sizes (trials), comma separated (default: from the plan).
+        #[arg(long, value_delimiter = ',')]
+        batches: Option<Vec<usize>>,
         /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur).
         #[arg(long, value_delimiter = ',', default_value = "f1,dc")]
         formulations: Vec<String>,
-        /// Which backends to measure: cpu, gpu or both.
-        #[arg(long, value_delimiter = ',', default_value = "cpu,gpu")]
-        backends: Vec<BackendChoice>,
+        /// Which backends to measure: cpu, gpu or both (default: from the plan).
+        #[arg(long, value_delimiter = ',')]
+        backends: Option<Vec<BackendChoice>>,
+        /// The full sweep: 5x5, 8x8 and 16x16 at 1 to 16,384 trials on the CPU and the GPU
+        /// (tens of minutes); explicit lists still override it.
+        #[arg(long)]
+        full: bool,
         /// Time budget per measurement, seconds.
         #[arg(long, default_value_t = 0.5)]
         budget: f64,
@@ -212,7 +217,7 @@ struct SolveArgs {
     /// Independent trials of the map, run as one batch.
     #[arg(long, default_value_t = 8)]
     trials: usize,
-    /// Step size of the map (default 0.5 for rrr and dm, 0.7 for dc).
+    /// Step size of the map (default 0.7, the best measured for rrr, dm and dc).
     #[arg(long)]
     beta: Option<f32>,
     /// Iterations per trial (maps; default 100,000), moves (hill; default 1e8) or iterations
@@ -423,7 +428,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             with_backend(SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params), gpu.as_deref())
         }
         Method::Rrr | Method::Dm => {
-            let beta = check_map_args(&a, 0.5)?;
+            let beta = check_map_args(&a, MapConfig::default().beta)?;
             let cfg = MapConfig {
                 kind: if a.method == Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
                 beta,
@@ -624,7 +629,34 @@ fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<M
     Ok(result)
 }
 
-fn finish(puzzle: &Puzzle, report: SolveReport, output: Option<&Path>, json: bool) -> Result<ExitCode> {
+/// Exit status of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+const INTERRUPTED: u8 = 130;
+
+/// Ctrl-C or SIGTERM: the first asks every engine to stop as at a time limit, so the run still
+/// verifies, writes and prints what it has (with `"interrupted": true`) and exits 130; a second
+/// exits at once.
+fn install_interrupt_handler() {
+    let seen = std::sync::atomic::AtomicBool::new(false);
+    // Without a handler (another one installed, or no signal support) a signal just ends the
+    // process as before; nothing else depends on it.
+    let _ = ctrlc::set_handler(move || {
+        if seen.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+        concur::interrupt::request();
+        eprintln!("concur: interrupted; finishing what is done (again to quit at once)");
+    });
+}
+
+/// The exit code of a run that did not reach its goal: 130 after a stop request, else 1.
+fn unfinished() -> ExitCode {
+    ExitCode::from(if concur::interrupt::requested() { INTERRUPTED } else { 1 })
+}
+
+fn finish(puzzle: &Puzzle, mut report: SolveReport, output: Option<&Path>, json: bool) -> Result<ExitCode> {
+    if concur::interrupt::requested() {
+        report.details.insert("interrupted".into(), serde_json::Value::Bool(true));
+    }
     if let (Some(path), Some(board)) = (output, report.board.as_ref()) {
         write(path, &format::write_solution(board)?)?;
     }
@@ -636,7 +668,7 @@ fn finish(puzzle: &Puzzle, report: SolveReport, output: Option<&Path>, json: boo
         }
         println!("{}", report.summary());
     }
-    Ok(if report.solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.solved { ExitCode::SUCCESS } else { unfinished() })
 }
 
 fn verify_state(puzzle: &Path, state: &Path, json: bool) -> Result<ExitCode> {
@@ -683,11 +715,13 @@ fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
 fn demo(size: usize, seed: u64) -> Result<ExitCode> {
     let opts = GenerateOptions { width: size, height: size, frame_colors: None, inner_colors: None, seed };
     let (puzzle, _) = generate(&opts)?;
-    println!(
-        "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta 0.5, 8 trials)...",
-        puzzle.num_colors() - 1
-    );
     let cfg = MapConfig { seed, trials: 8, max_iters: 200_000, ..Default::default() };
+    println!(
+        "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta {}, {} trials)...",
+        puzzle.num_colors() - 1,
+        cfg.beta,
+        cfg.trials
+    );
     let result = run_map(&puzzle, &cfg, None)?;
     let report = SolveReport::from_f1(&puzzle, Method::Rrr, &result, &cfg);
     finish(&puzzle, report, None, false)
@@ -763,6 +797,10 @@ fn run() -> Result<ExitCode> {
                 })
             })??;
             eprintln!("{} runs written to {}", recs.len(), ladder::results_path(&out, shard).display());
+            if concur::interrupt::requested() {
+                eprintln!("concur: interrupted; runs cut short were not written; --resume runs them");
+                return Ok(ExitCode::from(INTERRUPTED));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Report { inputs, output, json } => {
@@ -790,6 +828,7 @@ fn run() -> Result<ExitCode> {
             batches,
             formulations,
             backends,
+            full,
             budget,
             max_gib,
             dc_chunk_trials,
@@ -797,6 +836,27 @@ fn run() -> Result<ExitCode> {
             seed,
             json,
         } => {
+            let plan = if full {
+                bench::Plan::full()
+            } else if backends.as_ref().is_some_and(|b| !b.contains(&BackendChoice::Gpu)) {
+                // No GPU asked for: don't probe one.
+                bench::Plan::default_for(false)
+            } else {
+                let hardware = backend::select(BackendChoice::Auto, adapter.as_deref()).is_ok_and(|s| s.gpu);
+                bench::Plan::default_for(hardware)
+            };
+            let explicit = sizes.is_some() || batches.is_some() || backends.is_some();
+            let backends = backends.unwrap_or_else(|| {
+                [(plan.cpu, BackendChoice::Cpu), (plan.gpu, BackendChoice::Gpu)]
+                    .into_iter()
+                    .filter_map(|(on, b)| on.then_some(b))
+                    .collect()
+            });
+            let sizes = match sizes {
+                Some(s) => s,
+                None => plan.sizes.iter().map(|(w, h)| format!("{w}x{h}")).collect(),
+            };
+            let batches = batches.unwrap_or_else(|| plan.batches.clone());
             let sizes = sizes
                 .iter()
                 .map(|s| {
@@ -818,22 +878,52 @@ fn run() -> Result<ExitCode> {
                 adapter,
                 dc_chunk_trials: dc_chunk_trials.map(|c| c as usize),
             };
+            if !explicit {
+                eprintln!("concur bench: {}", plan.why);
+            }
+            eprintln!(
+                "concur bench: {} steps, at least {:.0} s",
+                bench::steps(&opts).len(),
+                bench::estimated_seconds(&opts)
+            );
             if !json {
                 println!(
                     "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14} {:>9} {:>12}",
                     "form", "size", "batch", "kernel", "on", "trial-it/s", "GB/s", "s/rep"
                 );
             }
-            bench::run(&opts, |r| {
-                if json {
-                    println!("{}", serde_json::to_string(r).expect("plain record"));
-                } else {
-                    println!(
-                        "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
-                        r.formulation, r.size, r.batch, r.kernel, r.backend, r.trial_iters_per_s, r.gb_per_s, r.seconds
-                    );
-                }
-            })?;
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {pos}/{len} steps [{elapsed}, eta {eta}]")
+                    .expect("static template"),
+            );
+            let shown = bar.clone();
+            bench::run_with_steps(
+                &opts,
+                |r| {
+                    let line = if json {
+                        serde_json::to_string(r).expect("plain record")
+                    } else {
+                        format!(
+                            "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
+                            r.formulation,
+                            r.size,
+                            r.batch,
+                            r.kernel,
+                            r.backend,
+                            r.trial_iters_per_s,
+                            r.gb_per_s,
+                            r.seconds
+                        )
+                    };
+                    bar.suspend(|| println!("{line}"));
+                },
+                |done, total| {
+                    shown.set_length(total as u64);
+                    shown.set_position(done as u64);
+                },
+            )?;
+            bar.finish_and_clear();
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Count { puzzle, ac, order, estimate: Some(probes), seed, json, .. } => {
@@ -909,6 +999,7 @@ fn run() -> Result<ExitCode> {
                 let mut v = serde_json::to_value(&c)?;
                 if let serde_json::Value::Object(m) = &mut v {
                     m.insert("engine".into(), "scan".into());
+                    m.insert("interrupted".into(), concur::interrupt::requested().into());
                     m.insert("restarts".into(), 0.into());
                     m.insert("revisions".into(), 0.into());
                 }
@@ -935,13 +1026,17 @@ fn run() -> Result<ExitCode> {
                     c.threads
                 );
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(count_exit(c.complete))
         }
         Cmd::Count { puzzle, limit, ac, order, time_limit: t, estimate: None, json, .. } => {
             let p = load_puzzle(&puzzle)?;
             let c = backtrack::count(&p, ac, order, limit, time_limit(t)?);
             if json {
-                println!("{}", serde_json::to_string(&c)?);
+                let mut v = serde_json::to_value(&c)?;
+                if let serde_json::Value::Object(m) = &mut v {
+                    m.insert("interrupted".into(), concur::interrupt::requested().into());
+                }
+                println!("{v}");
             } else {
                 let rot = c.up_to_rotation.map_or(String::new(), |r| format!(" ({r} up to rotation)"));
                 let exact = if c.complete { "" } else { " (stopped early: a lower bound)" };
@@ -953,9 +1048,15 @@ fn run() -> Result<ExitCode> {
                     c.stats.nodes_per_s()
                 );
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(count_exit(c.complete))
         }
     }
+}
+
+/// A count exits 0 when it finished or stopped at a limit it was given, 130 when a signal
+/// stopped it (the partial count is still printed, and a journal keeps every finished subtree).
+fn count_exit(complete: bool) -> ExitCode {
+    if !complete && concur::interrupt::requested() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS }
 }
 
 /// Progress of a count without a journal file.
@@ -967,7 +1068,26 @@ impl Journal for ProgressOnly {
     }
 }
 
+/// On a machine without a login session (no valid `XDG_RUNTIME_DIR`), Mesa's Vulkan
+/// device-selection layer, loaded while wgpu probes adapters, prints "error: XDG_RUNTIME_DIR is
+/// invalid or not set" twice. That layer only orders the devices for a display; every adapter
+/// is still enumerated without it, so it is switched off there (`NODEVICE_SELECT=1`, Mesa's own
+/// switch). A user's own setting is left alone.
+fn quiet_headless_probe() {
+    if std::env::var_os("NODEVICE_SELECT").is_some() {
+        return;
+    }
+    let session = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).is_dir());
+    if !session {
+        // SAFETY: the first statement of `main`, before any other thread exists (the signal
+        // handler's thread is started after it), so nothing reads the environment concurrently.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_headless_probe();
+    install_interrupt_handler();
     match run() {
         Ok(code) => code,
         Err(e) => {

@@ -25,6 +25,19 @@
 use crate::assign::{AssignError, Assigner};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
+/// Index of the first largest entry (the one-hot projection); `None` for an empty slice.
+#[inline]
+pub fn argmax(z: &[f32]) -> Option<usize> {
+    let (mut best, mut at) = (f32::NEG_INFINITY, None);
+    for (i, &v) in z.iter().enumerate() {
+        if v > best || at.is_none() {
+            best = v;
+            at = Some(i);
+        }
+    }
+    at
+}
+
 /// What constraint `k` of a [`Layout`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Constraint {
@@ -440,7 +453,7 @@ impl Layout {
     pub fn argmax_board(&self, values: &[f32], board: &mut [u32]) {
         for (c, b) in board.iter_mut().enumerate() {
             let r = self.cell_vars(c);
-            *b = (r.start + super::project::argmax(&values[r]).unwrap_or(0)) as u32;
+            *b = (r.start + argmax(&values[r]).unwrap_or(0)) as u32;
         }
     }
 

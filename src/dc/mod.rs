@@ -56,9 +56,10 @@ pub use project::DivideScratch;
 use crate::assign::{AssignError, Assigner};
 use crate::map::{
     Completion, CompletionTrigger, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, TrialSummary, TrialView,
-    chunk_size, completer, trial_seed,
+    chunk_size, completer,
 };
 use crate::puzzle::{Board, Puzzle};
+use crate::rng::trial_seed;
 use crate::search::backtrack::Backtracker;
 use crate::verify;
 use crate::verify::Network;

@@ -17,22 +17,9 @@
 //! - **Concur** replaces every replica of a variable by the (weighted) mean of all of them;
 //!   [`concur`] returns the mean per variable, [`spread`] writes it back to every slot.
 
-use super::layout::{AssignScratch, Constraint, Layout};
+use super::layout::{AssignScratch, Constraint, Layout, argmax};
 use crate::assign::{AssignError, Assigner};
 use crate::puzzle::opposite;
-
-/// Index of the first largest entry (the one-hot projection); `None` for an empty slice.
-#[inline]
-pub fn argmax(z: &[f32]) -> Option<usize> {
-    let (mut best, mut at) = (f32::NEG_INFINITY, None);
-    for (i, &v) in z.iter().enumerate() {
-        if v > best || at.is_none() {
-            best = v;
-            at = Some(i);
-        }
-    }
-    at
-}
 
 /// The first largest entry of a non-empty colour group (`idx`: indices into `z`).
 #[inline]

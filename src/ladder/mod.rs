@@ -265,13 +265,13 @@ pub fn plan(cfg: &Config, instances: usize, shard: Option<Shard>) -> Vec<Job> {
 /// the exact verifier.
 pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> Result<Record> {
     let p = &inst.puzzle;
-    let seed = map::trial_seed(base_seed, run);
+    let seed = crate::rng::trial_seed(base_seed, run);
     let time_limit = spec.time_limit.map(Duration::from_secs_f64);
     let (solved, mechanism, work, unit, wall_s, best) = match spec.method {
         crate::report::Method::Rrr | crate::report::Method::Dm => {
             let cfg = MapConfig {
                 kind: if spec.method == crate::report::Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
-                beta: spec.beta.unwrap_or(0.5),
+                beta: spec.beta.unwrap_or(MapConfig::default().beta),
                 trials: 1,
                 max_iters: spec.max_iters.unwrap_or(100_000),
                 time_limit,
@@ -395,6 +395,10 @@ pub fn results_path(out: &Path, shard: Option<Shard>) -> PathBuf {
 /// Runs a ladder into `out`. With `resume`, runs already in the results file are skipped;
 /// without it an existing non-empty results file is an error (nothing is overwritten).
 /// `progress` sees each finished record. Returns the records written by this call.
+///
+/// After a stop request ([`crate::interrupt`]) no new run starts, and a run that the stop cut
+/// short is not written (a solved one is): the file holds only whole runs of their full budget,
+/// and `resume` picks up the rest.
 pub fn run(
     cfg: &Config,
     puzzle_dir: &Path,
@@ -428,10 +432,18 @@ pub fn run(
         .into_iter()
         .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))
         .collect();
-    let records: Vec<Result<Record>> = jobs
+    let records: Vec<Result<Option<Record>>> = jobs
         .par_iter()
         .map(|j| {
+            if crate::interrupt::requested() {
+                return Ok(None);
+            }
             let rec = run_job(&instances[j.instance], &cfg.methods[j.method], j.run, cfg.seed)?;
+            // A run cut short by a stop request is not a sample of its budget: leave it out,
+            // so that `--resume` runs it again. A run that solved before the stop stands.
+            if crate::interrupt::requested() && !rec.solved {
+                return Ok(None);
+            }
             let line = serde_json::to_string(&rec).expect("plain record") + "\n";
             {
                 let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
@@ -440,8 +452,8 @@ pub fn run(
                     .map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
             }
             progress(&rec);
-            Ok(rec)
+            Ok(Some(rec))
         })
         .collect();
-    records.into_iter().collect()
+    Ok(records.into_iter().collect::<Result<Vec<_>>>()?.into_iter().flatten().collect())
 }

@@ -978,7 +978,9 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
         if cfg.max_iterations.is_some_and(|m| iterations >= m) {
             break;
         }
-        if iterations % 16 == 0 && cfg.time_limit.is_some_and(|t| start.elapsed() >= t) {
+        if iterations % 16 == 0
+            && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || crate::interrupt::requested())
+        {
             break;
         }
         iterations += 1;

@@ -316,7 +316,8 @@ impl<'a> Backtracker<'a> {
         if self.cfg.max_nodes.is_some_and(|m| self.stats.nodes >= m) {
             return true;
         }
-        self.stats.nodes % 1024 == 0 && self.cfg.time_limit.is_some_and(|t| self.start.elapsed() >= t)
+        self.stats.nodes % 1024 == 0
+            && (self.cfg.time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested())
     }
 
     /// The open cell to branch on next (None when every cell is placed).
@@ -702,7 +703,7 @@ pub struct Unique {
 /// within `max_attempts` could be proven unique.
 pub fn generate_unique(opts: &GenerateOptions, max_attempts: u64, max_nodes: u64) -> crate::Result<Option<Unique>> {
     for attempt in 0..max_attempts {
-        let o = GenerateOptions { seed: crate::map::trial_seed(opts.seed, attempt), ..opts.clone() };
+        let o = GenerateOptions { seed: crate::rng::trial_seed(opts.seed, attempt), ..opts.clone() };
         let (puzzle, solution) = generate(&o)?;
         // Every whole-board turn that maps the board onto itself gives another solution.
         let turns = if puzzle.width() == puzzle.height() { 4 } else { 2 };

@@ -425,7 +425,8 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
         if cfg.max_moves.is_some_and(|m| moves >= m) {
             break;
         }
-        if moves % 4096 == 0 && cfg.time_limit.is_some_and(|t| start.elapsed() >= t) {
+        if moves % 4096 == 0 && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || crate::interrupt::requested())
+        {
             break;
         }
         moves += 1;

@@ -58,8 +58,8 @@ pub fn read(path: &Path) -> Result<Recorded, ScanError> {
     }
 }
 
-/// [`read`] over the file's bytes.
-fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
+/// [`read`] over the file's bytes (`path` only names the file in errors).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
     let mut rec = Recorded::default();
     let text = std::str::from_utf8(bytes).map_err(|e| err(path, e))?;
     let lines: Vec<&str> = text.lines().collect();

@@ -785,7 +785,10 @@ pub fn count_journaled(
     let tasks: Vec<(usize, Vec<u32>)> = tasks.into_iter().enumerate().filter(|(i, _)| !skip[*i]).collect();
     let total_tasks = skip.len() as u64;
     let work = |wk: &mut Walker, (index, pre): &(usize, Vec<u32>)| {
-        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop.load(Ordering::Relaxed)
+            || deadline.is_some_and(|d| Instant::now() >= d)
+            || crate::interrupt::requested()
+        {
             stop.store(true, Ordering::Relaxed);
             return;
         }
@@ -844,7 +847,7 @@ pub fn count_journaled(
         let watcher = s.spawn(|| {
             let mut shown = Instant::now();
             while !stop.load(Ordering::Relaxed) && done.load(Ordering::Relaxed) < total_tasks {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
+                if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() {
                     stop.store(true, Ordering::Relaxed);
                 }
                 if shown.elapsed() >= Duration::from_secs(1) {

@@ -3,10 +3,9 @@
 
 use super::GpuContext;
 use crate::backend::GpuError;
-use crate::map::{
-    Completion, CompletionTrigger, MapResult, Mechanism, Rounds, TrialSummary, TrialView, completer, trial_seed,
-};
+use crate::map::{Completion, CompletionTrigger, MapResult, Mechanism, Rounds, TrialSummary, TrialView, completer};
 use crate::puzzle::{Board, Placement, Puzzle};
+use crate::rng::trial_seed;
 use crate::search::backtrack::Backtracker;
 use crate::verify::Network;
 use rand::SeedableRng;

@@ -482,3 +482,46 @@ fn the_default_bench_is_short_and_follows_the_adapter() {
     assert!(sizes.is_subset(&planned) && !sizes.is_empty(), "{sizes:?} vs {planned:?}");
     assert_eq!(rows.iter().any(|r| r["backend"] == "gpu"), hardware);
 }
+
+#[test]
+fn report_json_carries_the_censored_statistics_and_bad_input_exits_2() {
+    let dir = tmp("report-in");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two of four runs solved (at 1 s and 2 s), two censored at the 5 s budget.
+    let lines: Vec<String> = [(true, 1.0, 10), (false, 5.0, 50), (true, 2.0, 20), (false, 5.0, 50)]
+        .iter()
+        .enumerate()
+        .map(|(run, &(solved, wall_s, work))| {
+            serde_json::json!({
+                "instance": "a.txt", "width": 4, "height": 4, "colors": 5, "method": "rrr", "label": "rrr",
+                "params": {"time_limit": 5.0}, "run": run, "seed": run, "backend": "cpu", "solved": solved,
+                "mechanism": if solved { Some("map") } else { None }, "work": work, "work_unit": "iterations",
+                "wall_s": wall_s, "best_score": 0, "max_score": 24, "version": "0"
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(dir.join("results.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out_dir = tmp("report-out");
+    let out = concur(&["report", s(&dir), "-o", s(&out_dir), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["rows"][0];
+    assert_eq!(row["solved"], 2);
+    assert_eq!(row["solved_fraction"], 0.5);
+    // KM: S = 3/4 after 1 s, 1/2 after 2 s; q3 is never reached: null.
+    assert_eq!(row["seconds"]["quartiles"], serde_json::json!([1.0, 2.0, null]));
+    assert_eq!(row["work"]["quartiles"], serde_json::json!([10.0, 20.0, null]));
+    assert_eq!(row["time_limit_s"], 5.0);
+    assert!(out_dir.join("rtd-4x4.svg").exists());
+    // A missing input and a bad line: exit 2, one line, no panic.
+    std::fs::write(dir.join("bad.jsonl"), "{\"not\": \"a record\"}\n").unwrap();
+    for args in [vec!["report", "/nonexistent/results", "-o", s(&out_dir)], vec!["report", s(&dir), "-o", s(&out_dir)]]
+    {
+        let out = concur(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -100,14 +100,18 @@ fn the_report_reads_its_own_output() {
     let w = report::write(std::slice::from_ref(&dir), &out).unwrap();
     assert_eq!(w.records, recs.len());
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(md.contains("| rrr | 4x4 | 3/3 |") && md.contains("| bt-ac3 | 3x3 | 3/3 |"), "{md}");
-    for f in ["work.svg", "seconds.svg"] {
+    assert!(md.contains("| rrr | 4x4 | 3 | 3/3 = 1.00 ") && md.contains("| bt-ac3 | 3x3 | 3 | 3/3 = 1.00 "), "{md}");
+    // All solved: every Kaplan-Meier median exists and both methods get fits of seconds and work.
+    assert!(w.rows.iter().all(|r| r.seconds.median().is_some() && r.work.median().is_some()));
+    assert_eq!(w.fits.len(), 4);
+    for f in ["work.svg", "seconds.svg", "rtd-3x3.svg", "rtd-4x4.svg"] {
         let svg = std::fs::read_to_string(out.join(f)).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     }
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["records"], recs.len());
+    assert!(summary["rows"][0]["seconds"]["median_ci"].is_array(), "{summary}");
     // Merging the same folder twice changes nothing; the report's own JSON is not a result file.
     let again = report::write(&[dir.clone(), dir.join("results.jsonl")], &dir.join("rep2")).unwrap();
     assert_eq!(again.records, recs.len());

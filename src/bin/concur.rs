@@ -184,7 +184,9 @@ enum Cmd {
         #[arg(long)]
         threads: Option<usize>,
     },
-    /// Merge ladder results and write a Markdown table, SVG plots and growth fits.
+    /// Merge ladder results and write a Markdown table (fraction solved, Kaplan-Meier medians and
+    /// quartiles of seconds and work with unsolved runs censored, bootstrap intervals), growth
+    /// fits, and SVG plots (run-time distributions per size, medians against area).
     Report {
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
@@ -808,7 +810,7 @@ fn run() -> Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string(&w)?);
             } else {
-                print!("{}", ladder::report::markdown(&w.rows, &w.fits));
+                print!("{}", w.markdown);
                 eprintln!(
                     "{} runs merged; wrote {}",
                     w.records,

@@ -1,11 +1,44 @@
-//! `concur report`: merge ladder results, tabulate success and work per method and size,
-//! plot work-to-solution against board area, and fit a growth rate per method.
+//! `concur report`: merge ladder results; per method and board size, the fraction solved
+//! within the budget and Kaplan-Meier estimates of time and work to solution in which unsolved
+//! runs are censored at their budget (not dropped), with bootstrap intervals; fits of their
+//! growth with board area; run-time distribution plots. The statistics are in
+//! [`super::stats`].
 
-use super::svg::{Series, log_plot};
+use super::stats::{self, KaplanMeier, LineFit};
+use super::svg::{Curve, Series, log_plot, rtd_plot};
 use super::{Record, read_records};
 use crate::{Error, Result};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Bootstrap resamples per interval.
+pub const RESAMPLES: usize = 1000;
+
+/// Kaplan-Meier statistics of one quantity (seconds or work) to solution, unsolved runs
+/// censored at what they spent. `None` (null in JSON): the estimated fraction solved never
+/// reaches that level within the budget, so the quantile lies beyond it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Censored {
+    /// `[q1, median, q3]`.
+    pub quartiles: [Option<f64>; 3],
+    /// 95% percentile-bootstrap interval of the median; a null upper end means the interval
+    /// reaches beyond the budget, a null lower end that the whole of it does.
+    pub median_ci: [Option<f64>; 2],
+}
+
+impl Censored {
+    /// The statistics of `(value, solved)` observations; `seed` fixes the bootstrap.
+    pub fn of(obs: &[(f64, bool)], seed: u64) -> Self {
+        Censored {
+            quartiles: KaplanMeier::new(obs).quartiles(),
+            median_ci: stats::bootstrap_quantile_ci(obs, 0.5, RESAMPLES, seed),
+        }
+    }
+
+    pub fn median(&self) -> Option<f64> {
+        self.quartiles[1]
+    }
+}
 
 /// One (method, size) cell of the table.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -18,28 +51,20 @@ pub struct Row {
     pub solved: usize,
     /// Of the solved runs by the map alone / with completion (maps only).
     pub solved_by_map_ac: usize,
+    /// `solved / runs`: the fraction solved within the budget.
+    pub solved_fraction: f64,
+    /// Its 95% Wilson score interval.
+    pub solved_ci: [f64; 2],
+    /// The largest time limit of the runs (their `time_limit` parameter), if they had one.
+    pub time_limit_s: Option<f64>,
     pub work_unit: String,
-    /// Quartiles (q1, median, q3) of work to solution over the solved runs.
-    pub work: Option<[f64; 3]>,
-    pub seconds: Option<[f64; 3]>,
+    /// Seconds to solution (wall clock, the currency common to all methods).
+    pub seconds: Censored,
+    /// Work to solution in the method's own unit (`work_unit`).
+    pub work: Censored,
 }
 
-/// A log-linear fit `log10(median work) = a + b * area` over the sizes a method solved in
-/// at least half its runs.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Fit {
-    pub label: String,
-    /// b: decades of work per extra cell.
-    pub slope: f64,
-    pub intercept: f64,
-    /// 10^b: the factor of work per extra cell.
-    pub growth_per_cell: f64,
-    pub area_min: usize,
-    pub area_max: usize,
-    pub points: usize,
-}
-
-/// Quartiles by linear interpolation.
+/// Quartiles by linear interpolation (of plain, uncensored samples).
 pub fn quartiles(v: &mut [f64]) -> Option<[f64; 3]> {
     if v.is_empty() {
         return None;
@@ -89,7 +114,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
     Ok(by_key.into_values().collect())
 }
 
-/// Groups records by method label and board size.
+/// Groups records by method label and board size, and estimates each cell.
 pub fn summarize(records: &[Record]) -> Vec<Row> {
     let mut groups: BTreeMap<(String, usize, usize), Vec<&Record>> = BTreeMap::new();
     for r in records {
@@ -98,96 +123,270 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
     groups
         .into_iter()
         .map(|((label, area, width), rs)| {
-            let solved: Vec<&&Record> = rs.iter().filter(|r| r.solved).collect();
-            let mut work: Vec<f64> = solved.iter().map(|r| r.work as f64).collect();
-            let mut secs: Vec<f64> = solved.iter().map(|r| r.wall_s).collect();
+            let height = area / width;
+            let solved = rs.iter().filter(|r| r.solved).count();
+            let secs: Vec<(f64, bool)> = rs.iter().map(|r| (r.wall_s, r.solved)).collect();
+            let work: Vec<(f64, bool)> = rs.iter().map(|r| (r.work as f64, r.solved)).collect();
+            let seed = |what: &str| stats::stable_hash(&format!("{label}|{width}x{height}|{what}"));
+            let time_limit_s = rs
+                .iter()
+                .filter_map(|r| r.params.get("time_limit").and_then(|v| v.as_f64()))
+                .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))));
             Row {
-                label,
                 width,
-                height: area / width,
+                height,
                 area,
                 runs: rs.len(),
-                solved: solved.len(),
-                solved_by_map_ac: solved.iter().filter(|r| r.mechanism.as_deref() == Some("map+ac")).count(),
+                solved,
+                solved_by_map_ac: rs.iter().filter(|r| r.solved && r.mechanism.as_deref() == Some("map+ac")).count(),
+                solved_fraction: solved as f64 / rs.len() as f64,
+                solved_ci: stats::wilson_interval(solved, rs.len()),
+                time_limit_s,
                 work_unit: rs[0].work_unit.clone(),
-                work: quartiles(&mut work),
-                seconds: quartiles(&mut secs),
+                seconds: Censored::of(&secs, seed("seconds")),
+                work: Censored::of(&work, seed("work")),
+                label,
             }
         })
         .collect()
 }
 
-/// Least-squares fit of log10(median work) against area, per method.
+/// A log-linear fit `ln(KM median) = intercept + slope * area` of one method and quantity,
+/// over the sizes where its Kaplan-Meier median lies within the budget.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Fit {
+    pub label: String,
+    /// `seconds` or `work`.
+    pub quantity: String,
+    /// `s` or the method's work unit.
+    pub unit: String,
+    /// Natural-log units per extra cell.
+    pub slope: f64,
+    pub intercept: f64,
+    /// 95% t interval of the slope (at least three sizes).
+    pub slope_ci: Option<[f64; 2]>,
+    /// `exp(slope)`: the factor per extra cell, and its interval.
+    pub growth_per_cell: f64,
+    pub growth_ci: Option<[f64; 2]>,
+    pub area_min: usize,
+    pub area_max: usize,
+    /// Sizes fitted.
+    pub points: usize,
+    /// Sizes of this method left out because their median lies beyond the budget.
+    pub beyond_budget: Vec<String>,
+}
+
+/// Fits seconds and work per method (work below 1 counts as 1, so that ln stays finite).
 pub fn fit(rows: &[Row]) -> Vec<Fit> {
-    let mut by: BTreeMap<&str, Vec<(f64, f64, usize)>> = BTreeMap::new();
+    let mut by: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
     for r in rows {
-        if let Some(w) = r.work {
-            if 2 * r.solved >= r.runs {
-                by.entry(&r.label).or_default().push((r.area as f64, w[1].max(1.0).log10(), r.area));
-            }
-        }
+        by.entry(&r.label).or_default().push(r);
     }
-    by.into_iter()
-        .filter(|(_, pts)| pts.iter().map(|p| p.2).collect::<std::collections::HashSet<_>>().len() >= 2)
-        .map(|(label, pts)| {
-            let n = pts.len() as f64;
-            let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
-            let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-            let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-            let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-            let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-            Fit {
+    let mut out = Vec::new();
+    for (label, rs) in by {
+        for quantity in ["seconds", "work"] {
+            let pick =
+                |r: &Row| if quantity == "seconds" { r.seconds.median() } else { r.work.median().map(|m| m.max(1.0)) };
+            let pts: Vec<(f64, f64, usize)> = rs
+                .iter()
+                .filter_map(|r| pick(r).filter(|m| *m > 0.0).map(|m| (r.area as f64, m.ln(), r.area)))
+                .collect();
+            let Some(LineFit { slope, intercept, slope_ci, points }) =
+                stats::line_fit(&pts.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>())
+            else {
+                continue;
+            };
+            out.push(Fit {
                 label: label.to_string(),
+                quantity: quantity.into(),
+                unit: if quantity == "seconds" { "s".into() } else { rs[0].work_unit.clone() },
                 slope,
-                intercept: my - slope * mx,
-                growth_per_cell: 10f64.powf(slope),
+                intercept,
+                slope_ci,
+                growth_per_cell: slope.exp(),
+                growth_ci: slope_ci.map(|c| c.map(f64::exp)),
                 area_min: pts.iter().map(|p| p.2).min().unwrap_or(0),
                 area_max: pts.iter().map(|p| p.2).max().unwrap_or(0),
-                points: pts.len(),
-            }
-        })
-        .collect()
+                points,
+                beyond_budget: rs
+                    .iter()
+                    .filter(|r| pick(r).is_none())
+                    .map(|r| format!("{}x{}", r.width, r.height))
+                    .collect(),
+            });
+        }
+    }
+    out
 }
 
-fn fmt_q(q: Option<[f64; 3]>, secs: bool) -> String {
-    match q {
-        None => "-".into(),
-        Some([a, m, b]) if secs => {
-            let f = |v: f64| if v >= 0.1 { format!("{v:.2}") } else { format!("{v:.1e}") };
-            format!("{} ({}-{})", f(m), f(a), f(b))
-        }
-        Some([a, m, b]) => format!("{m:.0} ({a:.0}-{b:.0})"),
+/// Seconds with about three significant digits.
+pub fn fmt_secs(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&v) {
+        format!("{v:.2e}")
+    } else {
+        let decimals = (2 - v.log10().floor() as i32).max(0) as usize;
+        format!("{v:.decimals$}")
     }
 }
 
-/// The Markdown table and the fits.
-pub fn markdown(rows: &[Row], fits: &[Fit]) -> String {
-    let mut s = String::from(
-        "| method | size | solved | work to solution: median (q1-q3) | unit | seconds: median (q1-q3) |\n|---|---|---|---|---|---|\n",
+/// Work: whole numbers, in exponent form from a million.
+pub fn fmt_work(v: f64) -> String {
+    if v >= 1e6 { format!("{v:.2e}") } else { format!("{v:.0}") }
+}
+
+const BEYOND: &str = "> budget";
+
+fn fmt_opt(v: Option<f64>, f: fn(f64) -> String) -> String {
+    v.map_or_else(|| BEYOND.to_string(), f)
+}
+
+/// `median [lo, hi]`, or just `> budget` when the interval lies beyond it too.
+fn fmt_median(c: &Censored, f: fn(f64) -> String) -> String {
+    if c.median().is_none() && c.median_ci[0].is_none() {
+        return BEYOND.into();
+    }
+    format!("{} [{}, {}]", fmt_opt(c.median(), f), fmt_opt(c.median_ci[0], f), fmt_opt(c.median_ci[1], f))
+}
+
+/// `q1 – q3`.
+fn fmt_iqr(c: &Censored, f: fn(f64) -> String) -> String {
+    match c.quartiles[0] {
+        None => BEYOND.into(),
+        Some(q1) => format!("{} – {}", f(q1), fmt_opt(c.quartiles[2], f)),
+    }
+}
+
+/// Each method's budgets per run, from the parameters of its records.
+fn budgets(records: &[Record]) -> BTreeMap<String, String> {
+    let mut by: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for r in records {
+        let mut parts = Vec::new();
+        if let Some(t) = r.params.get("time_limit").and_then(|v| v.as_f64()) {
+            parts.push(format!("{t} s"));
+        }
+        for k in ["max_iters", "max_nodes"] {
+            if let Some(n) = r.params.get(k).and_then(|v| v.as_u64()) {
+                parts.push(format!("{n} {}", r.work_unit));
+            }
+        }
+        by.entry(r.label.clone()).or_default().insert(if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(" or ")
+        });
+    }
+    by.into_iter().map(|(l, s)| (l, s.into_iter().collect::<Vec<_>>().join("; "))).collect()
+}
+
+/// The file name of the run-time distribution plot of a size.
+pub fn rtd_file(width: usize, height: usize) -> String {
+    format!("rtd-{width}x{height}.svg")
+}
+
+/// The board sizes of the rows, by area then width.
+fn sizes(rows: &[Row]) -> Vec<(usize, usize)> {
+    let mut v: Vec<(usize, usize, usize)> = rows.iter().map(|r| (r.area, r.width, r.height)).collect();
+    v.sort();
+    v.dedup();
+    v.into_iter().map(|(_, w, h)| (w, h)).collect()
+}
+
+/// The Markdown report: the table, the fits and links to the plots. `records` gives the
+/// budgets; pass `&[]` to leave them out.
+pub fn markdown(records: &[Record], rows: &[Row], fits: &[Fit]) -> String {
+    let mut s = String::from("# Ladder report\n\n");
+    let b = budgets(records);
+    if !b.is_empty() {
+        s.push_str("Budget per run: ");
+        s.push_str(&b.iter().map(|(l, b)| format!("{l}: {b}")).collect::<Vec<_>>().join("; "));
+        s.push_str(".\n\n");
+    }
+    s.push_str(&format!(
+        "## Time and work to solution\n\n\
+         A run that did not solve within its budget is kept as a right-censored observation at \
+         the time and work it spent, not dropped. Medians and quartiles are Kaplan-Meier \
+         estimates; \"{BEYOND}\" means the estimated fraction solved never reaches that level \
+         within the budget, so the quantile lies beyond it. Brackets: 95% percentile-bootstrap \
+         interval of the median ({RESAMPLES} resamples of the runs, seeded), an upper end \
+         \"{BEYOND}\" when more than 2.5% of resamples solve fewer than half their runs. Solved: \
+         the fraction solved within the budget with its 95% Wilson interval. Seconds are wall \
+         clock on one core, the currency common to all methods; work is in each method's own \
+         unit and does not compare across methods.\n\n"
+    ));
+    s.push_str(
+        "| method | size | runs | solved within budget | median seconds [95% CI] | seconds q1 – q3 | median work [95% CI] | work q1 – q3 | work unit |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let ac = if r.solved_by_map_ac > 0 { format!(" ({} by map+ac)", r.solved_by_map_ac) } else { String::new() };
         s.push_str(&format!(
-            "| {} | {}x{} | {}/{}{} | {} | {} | {} |\n",
+            "| {} | {}x{} | {} | {}/{} = {:.2} [{:.2}, {:.2}]{} | {} | {} | {} | {} | {} |\n",
             r.label,
             r.width,
             r.height,
+            r.runs,
             r.solved,
             r.runs,
+            r.solved_fraction,
+            r.solved_ci[0],
+            r.solved_ci[1],
             ac,
-            fmt_q(r.work, false),
+            fmt_median(&r.seconds, fmt_secs),
+            fmt_iqr(&r.seconds, fmt_secs),
+            fmt_median(&r.work, fmt_work),
+            fmt_iqr(&r.work, fmt_work),
             r.work_unit,
-            fmt_q(r.seconds, true)
         ));
     }
     if !fits.is_empty() {
-        s.push_str("\n| method | growth of median work per extra cell | log10 work = a + b * area | fitted over areas | sizes |\n|---|---|---|---|---|\n");
+        s.push_str(
+            "\n## Growth with board area\n\n\
+             Least squares of ln(Kaplan-Meier median) against board area, per method, over the \
+             sizes whose median lies within the budget; growth = exp(slope), the factor per extra \
+             cell, with the 95% t interval of the slope (from three sizes on; it reflects the \
+             scatter of the medians about the line, not the sampling error of each median). Sizes \
+             whose median lies beyond the budget cannot enter the fit and are listed: where they \
+             are the largest sizes the fit describes only the sizes the method can do.\n\n\
+             | method | quantity | growth per extra cell [95% CI] | ln median = a + b * area | areas fitted | sizes fitted | left out (median > budget) |\n\
+             |---|---|---|---|---|---|---|\n",
+        );
         for f in fits {
+            let ci = f.growth_ci.map_or("".into(), |[lo, hi]| format!(" [x{lo:.3}, x{hi:.3}]"));
+            let left = if f.beyond_budget.is_empty() { "none".into() } else { f.beyond_budget.join(", ") };
             s.push_str(&format!(
-                "| {} | x{:.3} | a = {:.2}, b = {:.4} | {}-{} | {} |\n",
-                f.label, f.growth_per_cell, f.intercept, f.slope, f.area_min, f.area_max, f.points
+                "| {} | {} ({}) | x{:.3}{} | a = {:.2}, b = {:.4} | {}-{} | {} | {} |\n",
+                f.label,
+                f.quantity,
+                f.unit,
+                f.growth_per_cell,
+                ci,
+                f.intercept,
+                f.slope,
+                f.area_min,
+                f.area_max,
+                f.points,
+                left
             ));
         }
+    }
+    let sz = sizes(rows);
+    if !sz.is_empty() {
+        s.push_str(
+            "\n## Run-time distributions\n\n\
+             Per board size, the Kaplan-Meier fraction of runs solved against seconds (log scale), \
+             one step curve per method (Hoos and Stützle's run-time distributions); ticks mark \
+             runs that stopped unsolved, the dashed line the time budget.\n\n",
+        );
+        for (w, h) in sz {
+            s.push_str(&format!("![run-time distributions, {w}x{h}]({})\n", rtd_file(w, h)));
+        }
+        s.push_str(
+            "\nMedian seconds and work against board area, quartile band (open above where q3 lies \
+             beyond the budget), sizes whose median lies within the budget: \
+             ![seconds](seconds.svg) ![work](work.svg)\n",
+        );
     }
     s
 }
@@ -196,13 +395,56 @@ pub fn markdown(rows: &[Row], fits: &[Fit]) -> String {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Written {
     pub records: usize,
+    /// The Markdown report (also in `report.md`).
+    #[serde(skip)]
+    pub markdown: String,
     pub rows: Vec<Row>,
     pub fits: Vec<Fit>,
     pub files: Vec<PathBuf>,
 }
 
-/// Merges `inputs` and writes `report.md`, `work.svg`, `seconds.svg` and `summary.json`
-/// into `out`.
+/// The run-time distribution plots, one per board size: `(file name, SVG)`.
+pub fn rtd_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
+    let labels: Vec<&str> = {
+        let mut l: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        l.dedup();
+        l
+    };
+    sizes(rows)
+        .into_iter()
+        .map(|(w, h)| {
+            let mut budget: Option<f64> = None;
+            let curves: Vec<Curve> = rows
+                .iter()
+                .filter(|r| (r.width, r.height) == (w, h))
+                .map(|r| {
+                    let obs: Vec<(f64, bool)> = records
+                        .iter()
+                        .filter(|x| x.label == r.label && (x.width, x.height) == (w, h))
+                        .map(|x| (x.wall_s, x.solved))
+                        .collect();
+                    let km = KaplanMeier::new(&obs);
+                    budget = match (budget, r.time_limit_s) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    };
+                    Curve {
+                        name: format!("{} ({}/{})", r.label, r.solved, r.runs),
+                        color: labels.iter().position(|l| *l == r.label).unwrap_or(0),
+                        steps: km.steps().iter().map(|&(t, s)| (t, 1.0 - s)).collect(),
+                        censored: km.censored().to_vec(),
+                        end: km.end(),
+                    }
+                })
+                .collect();
+            let title = format!("Run-time distributions, {w}x{h}: fraction of runs solved by time t");
+            (rtd_file(w, h), rtd_plot(&title, &curves, budget))
+        })
+        .collect()
+}
+
+/// Merges `inputs` and writes `report.md`, `seconds.svg`, `work.svg`, one `rtd-WxH.svg` per
+/// board size and `summary.json` into `out`.
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let records = merge(inputs)?;
     if records.is_empty() {
@@ -211,47 +453,59 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let rows = summarize(&records);
     let fits = fit(&rows);
     std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
-    let mut units: HashMap<&str, &str> = HashMap::new();
-    for r in &rows {
-        units.insert(&r.label, &r.work_unit);
-    }
     let series = |secs: bool| -> Vec<Series> {
         let mut by: BTreeMap<&str, Vec<(f64, f64, f64, f64)>> = BTreeMap::new();
+        let mut units: BTreeMap<&str, &str> = BTreeMap::new();
         for r in &rows {
-            if let Some(q) = if secs { r.seconds.map(|q| q.map(|v| v * 1e6)) } else { r.work } {
-                by.entry(&r.label).or_default().push((r.area as f64, q[1], q[0], q[2]));
+            units.insert(&r.label, &r.work_unit);
+            let c = if secs { &r.seconds } else { &r.work };
+            if let [Some(q1), Some(m), q3] = c.quartiles {
+                by.entry(&r.label).or_default().push((r.area as f64, m, q1, q3.unwrap_or(f64::INFINITY)));
             }
         }
         by.into_iter()
-            .map(|(l, points)| Series { name: format!("{l} ({})", if secs { "us" } else { units[l] }), points })
+            .map(|(l, points)| Series {
+                name: if secs { l.to_string() } else { format!("{l} ({})", units[l]) },
+                points,
+            })
             .collect()
     };
-    let md = markdown(&rows, &fits);
-    let files = vec![out.join("report.md"), out.join("work.svg"), out.join("seconds.svg"), out.join("summary.json")];
-    let w = |p: &Path, s: String| {
+    let md = markdown(&records, &rows, &fits);
+    let w = |p: &Path, s: &str| {
         std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
     };
-    w(&files[0], md)?;
-    w(
-        &files[1],
-        log_plot(
-            "Work to solution (median, quartile band) vs board area",
+    let mut files = Vec::new();
+    let mut put = |name: &str, s: &str| -> Result<()> {
+        let p = out.join(name);
+        w(&p, s)?;
+        files.push(p);
+        Ok(())
+    };
+    put("report.md", &md)?;
+    put(
+        "seconds.svg",
+        &log_plot(
+            "Seconds to solution vs board area (Kaplan-Meier median, quartile band)",
             "board area (cells)",
-            "work",
-            &series(false),
-        ),
-    )?;
-    w(
-        &files[2],
-        log_plot(
-            "Time to solution (median, quartile band) vs board area",
-            "board area (cells)",
-            "microseconds",
+            "seconds",
             &series(true),
         ),
     )?;
-    let written = Written { records: records.len(), rows, fits, files };
-    w(&written.files[3], serde_json::to_string_pretty(&written).expect("plain data"))?;
+    put(
+        "work.svg",
+        &log_plot(
+            "Work to solution vs board area (Kaplan-Meier median, quartile band)",
+            "board area (cells)",
+            "work (each method's unit)",
+            &series(false),
+        ),
+    )?;
+    for (name, svg) in rtd_plots(&records, &rows) {
+        put(&name, &svg)?;
+    }
+    files.push(out.join("summary.json"));
+    let written = Written { records: records.len(), markdown: md, rows, fits, files };
+    w(written.files.last().expect("summary"), &serde_json::to_string_pretty(&written).expect("plain data"))?;
     Ok(written)
 }
 
@@ -259,31 +513,140 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
 mod tests {
     use super::*;
 
+    /// A record of `label` on a `w` x `h` board: solved in `secs` or censored there.
+    fn rec(label: &str, w: usize, h: usize, run: u64, solved: bool, secs: f64, work: u64) -> Record {
+        Record {
+            instance: format!("i{w}x{h}"),
+            width: w,
+            height: h,
+            colors: 4,
+            method: "rrr".into(),
+            label: label.into(),
+            params: serde_json::json!({"time_limit": 10.0, "max_iters": 1000000}),
+            run,
+            seed: run,
+            backend: "cpu".into(),
+            solved,
+            mechanism: solved.then(|| "map".into()),
+            work,
+            work_unit: "iterations".into(),
+            wall_s: secs,
+            best_score: 0,
+            max_score: 1,
+            version: "0".into(),
+        }
+    }
+
     #[test]
     fn quartiles_interpolate() {
         assert_eq!(quartiles(&mut [4.0, 1.0, 3.0, 2.0, 5.0]), Some([2.0, 3.0, 4.0]));
         assert_eq!(quartiles(&mut []), None);
     }
 
+    /// The survivor bias of the issue: a method that solves 1 run in 5 has no median.
     #[test]
-    fn fit_recovers_a_planted_exponential() {
-        let rows: Vec<Row> = [9usize, 16, 25, 36]
-            .iter()
-            .map(|&a| Row {
-                label: "m".into(),
-                width: 1,
-                height: a,
-                area: a,
-                runs: 4,
-                solved: 4,
-                solved_by_map_ac: 0,
-                work_unit: "iterations".into(),
-                work: Some([1.0, 10f64.powf(0.5 + 0.1 * a as f64), 1.0]),
-                seconds: None,
-            })
-            .collect();
-        let f = &fit(&rows)[0];
-        assert!((f.slope - 0.1).abs() < 1e-9 && (f.intercept - 0.5).abs() < 1e-9);
-        assert_eq!((f.area_min, f.area_max, f.points), (9, 36, 4));
+    fn unsolved_runs_are_censored_not_dropped() {
+        let mut rs = vec![rec("lucky", 7, 7, 0, true, 1.0, 100)];
+        rs.extend((1..5).map(|i| rec("lucky", 7, 7, i, false, 10.0, 1000)));
+        // 3 of 5: the median is the third solve, q3 lies beyond the budget.
+        for (i, t) in [2.0, 3.0, 4.0].into_iter().enumerate() {
+            rs.push(rec("steady", 7, 7, i as u64, true, t, 10 * t as u64));
+        }
+        rs.extend((3..5).map(|i| rec("steady", 7, 7, i, false, 10.0, 100)));
+        let rows = summarize(&rs);
+        let (lucky, steady) = (&rows[0], &rows[1]);
+        assert_eq!((lucky.label.as_str(), lucky.solved, lucky.runs), ("lucky", 1, 5));
+        assert_eq!(lucky.seconds.quartiles, [None, None, None]);
+        // One resample in about 17 holds the solve three times or more: the interval's lower
+        // end is that solve, its upper end beyond the budget.
+        assert_eq!(lucky.seconds.median_ci, [Some(1.0), None]);
+        assert_eq!(lucky.work.quartiles, [None, None, None]);
+        assert!((lucky.solved_fraction - 0.2).abs() < 1e-12);
+        assert_eq!(lucky.time_limit_s, Some(10.0));
+        assert_eq!(steady.seconds.quartiles, [Some(3.0), Some(4.0), None]);
+        assert_eq!(steady.work.quartiles, [Some(30.0), Some(40.0), None]);
+        assert_eq!(steady.seconds.median_ci[1], None, "3 of 5 leaves the interval open above");
+        let [lo, hi] = steady.solved_ci;
+        assert!(lo < 0.6 && 0.6 < hi);
+        let md = markdown(&rs, &rows, &[]);
+        assert!(md.contains("| lucky | 7x7 | 5 | 1/5 = 0.20 [0.04, 0.62] | > budget [1.00, > budget] | > budget | > budget [100, > budget] | > budget |"), "{md}");
+        assert!(
+            md.contains("| steady | 7x7 | 5 | 3/5 = 0.60 [0.23, 0.88] | 4.00 [2.00, > budget] | 3.00 – > budget |"),
+            "{md}"
+        );
+        assert!(md.contains("lucky: 10 s or 1000000 iterations"), "{md}");
+    }
+
+    #[test]
+    fn the_bootstrap_is_deterministic() {
+        let rs: Vec<Record> = (0..20).map(|i| rec("m", 4, 4, i, i % 3 != 0, 0.1 * (i + 1) as f64, i + 1)).collect();
+        let (a, b) = (summarize(&rs), summarize(&rs));
+        assert_eq!(a[0].seconds, b[0].seconds);
+        assert_eq!(a[0].work, b[0].work);
+        let [lo, hi] = a[0].seconds.median_ci;
+        let m = a[0].seconds.median().unwrap();
+        assert!(lo.unwrap() <= m && m <= hi.unwrap());
+    }
+
+    #[test]
+    fn fit_recovers_a_planted_exponential_and_leaves_out_sizes_beyond_budget() {
+        // Every run of a size takes exactly e^(0.5 + 0.1 area) s and 2 e^(1 + 0.2 area)
+        // iterations; at 7x7 none solves.
+        let mut rs = Vec::new();
+        for (w, h) in [(3, 3), (4, 4), (5, 5), (6, 6)] {
+            let a = (w * h) as f64;
+            for run in 0..3 {
+                rs.push(rec("m", w, h, run, true, (0.5 + 0.1 * a).exp(), (2.0 * (1.0 + 0.2 * a).exp()).round() as u64));
+            }
+        }
+        rs.extend((0..3).map(|run| rec("m", 7, 7, run, false, 10.0, 5)));
+        let rows = summarize(&rs);
+        let fits = fit(&rows);
+        assert_eq!(fits.len(), 2);
+        let s = &fits[0];
+        assert_eq!((s.quantity.as_str(), s.unit.as_str()), ("seconds", "s"));
+        assert!((s.slope - 0.1).abs() < 1e-9 && (s.intercept - 0.5).abs() < 1e-9, "{s:?}");
+        assert!((s.growth_per_cell - 0.1f64.exp()).abs() < 1e-9);
+        let [lo, hi] = s.growth_ci.unwrap();
+        assert!(lo <= s.growth_per_cell && s.growth_per_cell <= hi && hi - lo < 1e-6);
+        assert_eq!((s.area_min, s.area_max, s.points), (9, 36, 4));
+        assert_eq!(s.beyond_budget, vec!["7x7".to_string()]);
+        let w = &fits[1];
+        assert_eq!((w.quantity.as_str(), w.unit.as_str()), ("work", "iterations"));
+        assert!((w.slope - 0.2).abs() < 1e-3, "{w:?}");
+        assert!((w.intercept - (1.0 + 2f64.ln())).abs() < 1e-2, "{w:?}");
+        let md = markdown(&rs, &rows, &fits);
+        assert!(md.contains("| m | seconds (s) | x1.105 [x1.105, x1.105] |"), "{md}");
+        assert!(md.contains("| 9-36 | 4 | 7x7 |"), "{md}");
+    }
+
+    #[test]
+    fn rtd_plots_have_one_file_per_size_and_legends_inside_the_canvas() {
+        let mut rs = Vec::new();
+        for run in 0..5 {
+            rs.push(rec(
+                "backtrack ac4 with a long label",
+                7,
+                6,
+                run,
+                run < 3,
+                if run < 3 { 1.0 + run as f64 } else { 10.0 },
+                9,
+            ));
+            rs.push(rec("rrr", 7, 6, run, true, 0.01 * (run + 1) as f64, 9));
+            rs.push(rec("rrr", 3, 3, run, true, 1e-5 * (run + 1) as f64, 9));
+        }
+        let rows = summarize(&rs);
+        let plots = rtd_plots(&rs, &rows);
+        let names: Vec<&str> = plots.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(names, ["rtd-3x3.svg", "rtd-7x6.svg"]);
+        let svg = &plots[1].1;
+        let width: f64 = svg.split("width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        let label = "backtrack ac4 with a long label (3/5)";
+        let at = svg.find(&format!(">{label}<")).expect("legend entry");
+        let x: f64 = svg[..at].rsplit("x=\"").next().unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(x + super::super::svg::text_width(label) <= width, "{x} + text > {width}");
+        assert!(svg.contains("stroke-dasharray"), "the budget line");
+        assert!(svg.contains(">10 s<") && svg.contains(">10 ms<"), "decade labels");
     }
 }

@@ -1,4 +1,4 @@
-//! A small SVG writer: line plots with quartile bands, and boards.
+//! A small SVG writer: line plots with quartile bands, run-time distributions, and boards.
 
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use std::fmt::Write;
@@ -22,6 +22,12 @@ impl Svg {
         let _ = writeln!(
             self.buf,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#
+        );
+    }
+    pub fn dashed_line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
+        let _ = writeln!(
+            self.buf,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="6 4"/>"#
         );
     }
     pub fn polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
@@ -68,45 +74,97 @@ pub const PALETTE: [&str; 24] = [
     "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
 ];
 
-/// One series of a plot: points (x, median, q1, q3).
+/// One series of a plot: points (x, median, q1, q3); a q3 of `+inf` leaves the band open
+/// to the top of the plot (the quartile lies beyond the budget).
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
-/// A plot with a linear x axis and a log10 y axis; quartile bands shaded.
-pub fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> String {
-    let (w, h) = (720.0, 460.0);
-    let (l, r, t, b) = (70.0, 170.0, 40.0, 50.0);
+/// A conservative estimate of the width in pixels of `s` at the 12 px sans-serif of these
+/// plots (wider than DejaVu Sans and Helvetica/Arial), so that legends stay inside the canvas.
+pub fn text_width(s: &str) -> f64 {
+    s.chars()
+        .map(|c| match c {
+            'i' | 'j' | 'l' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | ' ' | '(' | ')' | '[' | ']' => 4.5,
+            'm' | 'w' | 'M' | 'W' | '@' | '%' => 11.5,
+            c if c.is_ascii_uppercase() => 9.0,
+            c if c.is_ascii() => 7.5,
+            _ => 12.0,
+        })
+        .sum()
+}
+
+/// Legend entries `(colour, name)` drawn in a region from `x` to the right, from `y` down.
+fn legend(svg: &mut Svg, x: f64, y: f64, entries: &[(&str, &str)]) {
+    for (i, (col, name)) in entries.iter().enumerate() {
+        let ly = y + 16.0 + 18.0 * i as f64;
+        svg.line(x, ly - 4.0, x + 20.0, ly - 4.0, col, 3.0);
+        svg.text(x + 26.0, ly, "start", name);
+    }
+}
+
+/// The width of the legend region for these names.
+fn legend_width<'a>(names: impl Iterator<Item = &'a str>) -> f64 {
+    26.0 + names.map(text_width).fold(0.0, f64::max) + 12.0
+}
+
+/// The plot area's margins (left, top, bottom) and size.
+const L: f64 = 74.0;
+const T: f64 = 40.0;
+const B: f64 = 50.0;
+const PW: f64 = 520.0;
+const PH: f64 = 370.0;
+
+/// A canvas holding a `PW` x `PH` plot area, a legend region to its right and the title.
+fn canvas(title: &str, legend_w: f64) -> (Svg, f64, f64) {
+    let w = (L + PW + 16.0 + legend_w).max(text_width(title) + 20.0).ceil();
+    let h = T + PH + B;
     let mut svg = Svg::new(w, h);
     svg.text(w / 2.0, 22.0, "middle", title);
+    (svg, w, h)
+}
+
+/// A plot with a linear x axis and a log10 y axis; quartile bands shaded. Values at or below
+/// zero are drawn at the lowest decade.
+pub fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> String {
+    let lw = legend_width(series.iter().map(|s| s.name.as_str()));
+    let (mut svg, w, h) = canvas(title, lw);
     let all: Vec<&(f64, f64, f64, f64)> = series.iter().flat_map(|s| s.points.iter()).collect();
     if all.is_empty() {
-        svg.text(w / 2.0, h / 2.0, "middle", "no solved runs");
+        svg.text(w / 2.0, h / 2.0, "middle", "no size with a median within the budget");
         return svg.finish();
     }
+    let finite_pos = |v: f64| v.is_finite() && v > 0.0;
+    let lows: Vec<f64> = all.iter().flat_map(|p| [p.1, p.2]).filter(|&v| finite_pos(v)).collect();
+    let highs: Vec<f64> = all.iter().flat_map(|p| [p.1, p.3]).filter(|&v| finite_pos(v)).collect();
+    let ymin = lows.iter().map(|v| v.log10()).fold(f64::INFINITY, f64::min);
+    let ymin = if ymin.is_finite() { ymin.floor() } else { 0.0 };
+    let ymax = highs.iter().map(|v| v.log10()).fold(f64::NEG_INFINITY, f64::max).ceil().max(ymin + 1.0);
     let xmin = all.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let xmax = all.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max).max(xmin + 1.0);
-    let ymin = all.iter().map(|p| p.2.max(1.0).log10()).fold(f64::INFINITY, f64::min).floor();
-    let ymax = all.iter().map(|p| p.3.max(1.0).log10()).fold(f64::NEG_INFINITY, f64::max).ceil().max(ymin + 1.0);
-    let px = |x: f64| l + (x - xmin) / (xmax - xmin) * (w - l - r);
-    let py = |y: f64| h - b - (y.max(1.0).log10() - ymin) / (ymax - ymin) * (h - t - b);
-    svg.line(l, h - b, w - r, h - b, "black", 1.0);
-    svg.line(l, t, l, h - b, "black", 1.0);
+    let px = |x: f64| L + (x - xmin) / (xmax - xmin) * PW;
+    let py = |y: f64| {
+        let ly = if y > 0.0 { y.log10().clamp(ymin, ymax) } else { ymin };
+        T + PH - (ly - ymin) / (ymax - ymin) * PH
+    };
+    svg.line(L, T + PH, L + PW, T + PH, "black", 1.0);
+    svg.line(L, T, L, T + PH, "black", 1.0);
     let mut e = ymin as i32;
     while e as f64 <= ymax {
         let y = py(10f64.powi(e));
-        svg.line(l - 4.0, y, w - r, y, "#dddddd", 0.5);
-        svg.text(l - 8.0, y + 4.0, "end", &format!("1e{e}"));
+        svg.line(L - 4.0, y, L + PW, y, "#dddddd", 0.5);
+        svg.text(L - 8.0, y + 4.0, "end", &format!("1e{e}"));
         e += 1;
     }
     for i in 0..=5 {
         let x = xmin + (xmax - xmin) * i as f64 / 5.0;
-        svg.line(px(x), h - b, px(x), h - b + 4.0, "black", 1.0);
-        svg.text(px(x), h - b + 18.0, "middle", &format!("{x:.0}"));
+        svg.line(px(x), T + PH, px(x), T + PH + 4.0, "black", 1.0);
+        svg.text(px(x), T + PH + 18.0, "middle", &format!("{x:.0}"));
     }
-    svg.text((l + w - r) / 2.0, h - 10.0, "middle", xlabel);
-    svg.vtext(18.0, (t + h - b) / 2.0, ylabel);
+    svg.text(L + PW / 2.0, h - 10.0, "middle", xlabel);
+    svg.vtext(18.0, T + PH / 2.0, ylabel);
+    let mut entries = Vec::new();
     for (i, s) in series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
         let mut pts = s.points.clone();
@@ -119,10 +177,113 @@ pub fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> S
         for &(x, y) in &line {
             svg.circle(x, y, 3.0, col);
         }
-        let ly = t + 16.0 + 18.0 * i as f64;
-        svg.line(w - r + 12.0, ly - 4.0, w - r + 32.0, ly - 4.0, col, 3.0);
-        svg.text(w - r + 38.0, ly, "start", &s.name);
+        entries.push((col, s.name.as_str()));
     }
+    legend(&mut svg, L + PW + 16.0, T, &entries);
+    svg.finish()
+}
+
+/// One curve of a run-time distribution plot.
+pub struct Curve {
+    pub name: String,
+    /// Index into [`PALETTE`], so that a method keeps its colour across plots.
+    pub color: usize,
+    /// `(time, fraction solved just after)` at each solve, increasing in time.
+    pub steps: Vec<(f64, f64)>,
+    /// Times at which unsolved runs stopped (marked with a tick).
+    pub censored: Vec<f64>,
+    /// The largest observation: the curve is drawn up to here.
+    pub end: f64,
+}
+
+/// A label for `k * 10^e` seconds (`k` in 1..10).
+fn seconds_label(k: i64, e: i32) -> String {
+    let unit = |base: i32, u: &str| format!("{} {u}", k * 10i64.pow((e - base) as u32));
+    match e {
+        -6..=-4 => unit(-6, "µs"),
+        -3..=-1 => unit(-3, "ms"),
+        0..=4 => unit(0, "s"),
+        e => format!("{k}e{e} s"),
+    }
+}
+
+/// A run-time distribution plot (Hoos and Stützle): the fraction of runs solved against
+/// seconds, log x axis, one step curve per method, ticks where unsolved runs stopped, and the
+/// budget as a dashed line.
+pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
+    let lw = legend_width(curves.iter().map(|c| c.name.as_str()));
+    let (mut svg, w, h) = canvas(title, lw);
+    let times: Vec<f64> = curves
+        .iter()
+        .flat_map(|c| c.steps.iter().map(|s| s.0).chain(c.censored.iter().copied()).chain([c.end]))
+        .chain(budget)
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .collect();
+    if times.is_empty() {
+        svg.text(w / 2.0, h / 2.0, "middle", "no runs");
+        return svg.finish();
+    }
+    // From the decade below the first observation to just past the last one.
+    let xmin = times.iter().map(|t| t.log10()).fold(f64::INFINITY, f64::min).floor();
+    let xmax = (times.iter().map(|t| t.log10()).fold(f64::NEG_INFINITY, f64::max) + 0.04).max(xmin + 1.0);
+    let px = |t: f64| {
+        let lt = if t > 0.0 { t.log10().clamp(xmin, xmax) } else { xmin };
+        L + (lt - xmin) / (xmax - xmin) * PW
+    };
+    let py = |f: f64| T + PH - f.clamp(0.0, 1.0) * PH;
+    svg.line(L, T + PH, L + PW, T + PH, "black", 1.0);
+    svg.line(L, T, L, T + PH, "black", 1.0);
+    for i in 0..=4 {
+        let f = i as f64 / 4.0;
+        svg.line(L - 4.0, py(f), L + PW, py(f), "#dddddd", 0.5);
+        svg.text(L - 8.0, py(f) + 4.0, "end", &format!("{f:.2}"));
+    }
+    // Decades labelled; 2 and 5 labelled too on a short axis; other multiples as minor ticks.
+    let short = xmax - xmin <= 2.5;
+    let mut e = xmin as i32;
+    while e as f64 <= xmax {
+        for k in 1..10i64 {
+            let v = k as f64 * 10f64.powi(e);
+            if v.log10() > xmax + 1e-9 {
+                break;
+            }
+            let x = px(v);
+            if k == 1 {
+                svg.line(x, T, x, T + PH, "#eeeeee", 0.5);
+            }
+            let labelled = k == 1 || (short && (k == 2 || k == 5));
+            svg.line(x, T + PH, x, T + PH + if labelled { 5.0 } else { 3.0 }, "black", 1.0);
+            if labelled {
+                svg.text(x, T + PH + 18.0, "middle", &seconds_label(k, e));
+            }
+        }
+        e += 1;
+    }
+    svg.text(L + PW / 2.0, h - 10.0, "middle", "seconds (log scale)");
+    svg.vtext(18.0, T + PH / 2.0, "fraction of runs solved");
+    if let Some(b) = budget.filter(|b| b.is_finite() && *b > 0.0) {
+        svg.dashed_line(px(b), T, px(b), T + PH, "#555555", 1.0);
+        svg.text(px(b) - 4.0, T + 12.0, "end", "budget");
+    }
+    let mut entries = Vec::new();
+    for c in curves {
+        let col = PALETTE[c.color % PALETTE.len()];
+        let mut pts = vec![(px(0.0), py(0.0))];
+        let mut level = 0.0;
+        for &(t, f) in &c.steps {
+            pts.push((px(t), py(level)));
+            pts.push((px(t), py(f)));
+            level = f;
+        }
+        pts.push((px(c.end), py(level)));
+        svg.polyline(&pts, col, 2.0);
+        for &t in &c.censored {
+            let lv = c.steps.iter().take_while(|s| s.0 <= t).last().map_or(0.0, |s| s.1);
+            svg.line(px(t), py(lv) - 5.0, px(t), py(lv) + 5.0, col, 1.5);
+        }
+        entries.push((col, c.name.as_str()));
+    }
+    legend(&mut svg, L + PW + 16.0, T, &entries);
     svg.finish()
 }
 

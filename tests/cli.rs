@@ -229,6 +229,7 @@ fn bench_json_reports_every_kernel_on_the_cpu() {
         ("f1", "edges"),
         ("f1", "weights"),
         ("f1", "iteration"),
+        ("f1", "assign"),
         ("dc", "concur"),
         ("dc", "divide"),
         ("dc", "iteration"),

@@ -6,6 +6,8 @@ mod formats;
 mod fuzz;
 #[cfg(feature = "gpu")]
 mod gpu;
+#[cfg(feature = "gpu")]
+mod gpu_assign;
 mod ladder;
 mod layering;
 mod local;

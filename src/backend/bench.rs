@@ -9,6 +9,7 @@
 //! Every measurement runs once to warm up, then as many repetitions as fit its time budget.
 
 use super::{EngineError, GpuError};
+use crate::assign::Assigner;
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
 use crate::map::{self, MapConfig};
 use crate::project::F1;
@@ -55,6 +56,9 @@ pub struct BenchRow {
     /// The F2 GPU rows' trials per device chunk, when capped (`--dc-chunk-trials`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chunk_trials: Option<usize>,
+    /// The `assign` rows: the class size n of the problems solved (one per trial).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_n: Option<usize>,
 }
 
 /// Measures `f` (one repetition per call) within `budget`: warm-up, then repetitions.
@@ -93,6 +97,7 @@ fn row(
         gb_per_s: work * bytes as f64 / secs / 1e9,
         bytes_per_trial: bytes,
         chunk_trials: None,
+        class_n: None,
     }
 }
 
@@ -194,6 +199,7 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             gb_per_s: 2.0 * bytes as f64 / m.1 / 1e9,
             bytes_per_trial: 2 * bytes,
             chunk_trials: None,
+            class_n: None,
         });
     }
     Ok(rows)
@@ -220,10 +226,10 @@ impl Plan {
         if hardware_gpu {
             Plan {
                 sizes: vec![(8, 8), (16, 16)],
-                batches: vec![256, 4096],
+                batches: vec![4096],
                 cpu: true,
                 gpu: true,
-                why: "a hardware GPU: 8x8 and 16x16 at 256 and 4,096 trials on the CPU and the GPU".into(),
+                why: "a hardware GPU: 8x8 and 16x16 at 4,096 trials on the CPU and the GPU".into(),
             }
         } else {
             Plan {
@@ -252,8 +258,9 @@ impl Plan {
 /// a budget: the kernel rows and the two runs of [`whole_iterations`].
 fn measurements(form: &str, gpu: bool) -> usize {
     match (form, gpu) {
-        ("f1", false) => 5,
-        ("f1", true) => 6,
+        // The kernel rows, the two whole runs, and one assign row per class (three).
+        ("f1", false) => 8,
+        ("f1", true) => 9,
         ("dc", false) => 5,
         _ => 6,
     }
@@ -448,7 +455,52 @@ fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Result<Vec<Ben
         Ok(())
     })?;
     out.extend(iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64));
+    let (a, b) = assign_weights(f1, batch, o.seed);
+    for (k, &n) in f1.class_cells().iter().map(|c| c.len()).collect::<Vec<_>>().iter().enumerate() {
+        let (ak, bk) = (class_block(f1, &a, batch, k), class_block(f1, &b, batch, k));
+        let mut solvers: Vec<Assigner> = (0..batch).map(|_| Assigner::new(n)).collect();
+        solvers.par_iter_mut().zip(ak.par_chunks(n * n)).try_for_each(|(s, w)| s.solve(w).map(|_| ()))?;
+        let mut flip = false;
+        let m = measure(o.budget, || {
+            flip = !flip;
+            let w = if flip { &bk } else { &ak };
+            solvers.par_iter_mut().zip(w.par_chunks(n * n)).try_for_each(|(s, w)| s.solve_warm(w).map(|_| ()))?;
+            Ok(())
+        })?;
+        let mut r = row("f1", p, batch, "assign", "cpu", m, 4 * (n * n) as u64, 1);
+        r.class_n = Some(n);
+        out.push(r);
+    }
     Ok(out)
+}
+
+/// Two sets of assignment weights of a batch, as the map produces them: of random states and
+/// of the same states moved a little (one step's change). The `assign` rows alternate
+/// between them, warm-started, so that neither backend re-solves unchanged weights.
+fn assign_weights(f1: &F1, batch: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let (d, wl) = (f1.dim(), f1.weight_len());
+    let x = random(batch * d, seed);
+    let y: Vec<f32> = x.iter().zip(random(batch * d, seed ^ 1)).map(|(a, b)| a + 0.05 * (b - 0.5)).collect();
+    let weights = |x: &[f32]| {
+        let mut pe = vec![0.0f32; batch * d];
+        let mut w = vec![0.0f32; batch * wl];
+        let mut best = vec![0u32; batch * wl];
+        pe.par_chunks_mut(d).zip(x.par_chunks(d)).for_each(|(pe, x)| f1.project_edges(x, pe));
+        // RRR's weights are of the reflection 2 P_E(x) - x.
+        let z: Vec<f32> = pe.iter().zip(x).map(|(p, x)| 2.0 * p - x).collect();
+        w.par_chunks_mut(wl).zip(best.par_chunks_mut(wl)).zip(z.par_chunks(d)).for_each(|((w, b), z)| {
+            f1.piece_weights(z, w, b);
+        });
+        w
+    };
+    (weights(&x), weights(&y))
+}
+
+/// Class `k`'s blocks of every trial, back to back.
+fn class_block(f1: &F1, w: &[f32], batch: usize, k: usize) -> Vec<f32> {
+    let (wl, off) = (f1.weight_len(), f1.weight_offsets()[k]);
+    let n = f1.class_cells()[k].len();
+    (0..batch).flat_map(|t| w[t * wl + off..t * wl + off + n * n].iter().copied()).collect()
 }
 
 fn dc_cpu(p: &Puzzle, l: &Layout, batch: usize, o: &BenchOptions) -> Result<Vec<BenchRow>, EngineError> {
@@ -520,6 +572,33 @@ fn f1_gpu(
         Ok(())
     })?;
     out.extend(iteration_rows("f1", p, batch, "gpu", m, bytes));
+    // The device assignment, one class at a time, alternating two weight sets already on the
+    // device (a device copy into the batch's weights, then the warm solve).
+    use super::gpu::assign::AssignGpu;
+    let dev = AssignGpu::new(ctx.clone());
+    let f1 = g.f1();
+    let (a, b) = assign_weights(f1, batch, o.seed);
+    for k in 0..f1.class_cells().len() {
+        let n = f1.class_cells()[k].len();
+        let (ak, bk) = (class_block(f1, &a, batch, k), class_block(f1, &b, batch, k));
+        let asg = dev.batch(&[n], batch, false);
+        let (da, db) = (ctx.storage("bench assign a", &ak), ctx.storage("bench assign b", &bk));
+        asg.write_weights(&ak)?;
+        asg.run(false)?;
+        let mut flip = false;
+        let m = measure(o.budget, || {
+            flip = !flip;
+            let src = if flip { &db } else { &da };
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(src, 0, asg.weights_buffer(), 0, src.size());
+            ctx.queue.submit([enc.finish()]);
+            asg.run(true)?;
+            Ok(())
+        })?;
+        let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
+        r.class_n = Some(n);
+        out.push(r);
+    }
     Ok(out)
 }
 

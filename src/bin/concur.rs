@@ -906,12 +906,16 @@ fn run() -> Result<ExitCode> {
                     let line = if json {
                         serde_json::to_string(r).expect("plain record")
                     } else {
+                        let kernel = match r.class_n {
+                            Some(n) => format!("{}/n{n}", r.kernel),
+                            None => r.kernel.to_string(),
+                        };
                         format!(
                             "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
                             r.formulation,
                             r.size,
                             r.batch,
-                            r.kernel,
+                            kernel,
                             r.backend,
                             r.trial_iters_per_s,
                             r.gb_per_s,

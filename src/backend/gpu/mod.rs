@@ -10,6 +10,7 @@
 //!
 //! Every solution is read back and passes [`crate::verify::check`] before it is reported.
 
+pub mod assign;
 pub(crate) mod batch;
 pub mod context;
 pub mod dc;

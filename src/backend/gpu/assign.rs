@@ -1,0 +1,314 @@
+//! The batched exact assignment on the device (`shaders/assign.wgsl`): Bertsekas's auction
+//! with epsilon scaling on quantised weights, one workgroup per (trial, class) problem.
+//!
+//! Exactness. Each problem's finite weights are mapped to integers `q` in `[0, qmax]`
+//! ([`qmax`]); the auction runs on the benefits `q (n + 1)` down to epsilon 1, which makes the
+//! assignment it returns optimal for `q` (epsilon below one unit of `q` over `n`). Rounding
+//! moves each weight by at most half a quantum `(hi - lo) / qmax`, so the float weight of
+//! that assignment is within `n` quanta of the float optimum ([`quantum`]). The host
+//! Jonker-Volgenant solver ([`crate::assign::Assigner`]) stays the reference; the tests
+//! compare the two on the same `q` exactly.
+//!
+//! Prices stay per problem between calls, shifted so the smallest is 0, for the warm start.
+//! A problem the kernel cannot finish (status [`Status`] other than `Solved`) is for the host.
+//!
+//! This is the kernel and its host driver; the F1 driver does not call it yet.
+
+use super::GpuContext;
+use super::context::{dispatch, groups_grid};
+use crate::backend::GpuError;
+use std::sync::Arc;
+
+/// The WGSL source.
+pub const ASSIGN_WGSL: &str = include_str!("../../../shaders/assign.wgsl");
+
+/// Largest problem the kernel takes (rows in workgroup memory).
+pub const MAX_N: usize = 512;
+
+/// Benefits `q (n + 1)` stay below 2^24, far from the prices' cap (2^30).
+pub fn qmax(n: usize) -> u32 {
+    (((1u64 << 24) - 1) / (n as u64 + 1)) as u32
+}
+
+/// The size of one quantum of a problem whose finite weights span `[lo, hi]`.
+pub fn quantum(lo: f32, hi: f32, n: usize) -> f64 {
+    if hi > lo { (hi as f64 - lo as f64) / qmax(n) as f64 } else { 0.0 }
+}
+
+/// The outcome of one problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Solved,
+    /// A row has no allowed entry.
+    Infeasible,
+    /// A NaN or +inf weight.
+    BadWeight,
+    /// The price or round bound was reached: solve it on the host.
+    Unfinished,
+    /// Larger than [`MAX_N`].
+    TooLarge,
+}
+
+impl Status {
+    fn from_code(c: u32) -> Status {
+        match c {
+            0 => Status::Solved,
+            1 => Status::Infeasible,
+            2 => Status::BadWeight,
+            4 => Status::TooLarge,
+            _ => Status::Unfinished,
+        }
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    trials: u32,
+    classes: u32,
+    wtot: u32,
+    rtot: u32,
+    flags: u32,
+    max_rounds: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+/// What [`AssignGpu::solve`] read back, trial-major as the weights.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// Column of each row: trial `t`, class `k` at `t * rtot + roff[k]`.
+    pub rows: Vec<u32>,
+    /// The final prices (the next call's warm start), same layout.
+    pub prices: Vec<i32>,
+    /// Per (trial, class).
+    pub status: Vec<Status>,
+    /// The quantised weights (-1 for a forbidden entry), the weights' layout, when asked for.
+    pub q: Option<Vec<i32>>,
+    /// Bidding rounds each problem took, per (trial, class).
+    pub rounds: Vec<u32>,
+}
+
+/// A problem still running (state word 2).
+const RUNNING: u32 = 255;
+/// Dispatches recorded per submission between two looks at the problems' state.
+const DISPATCHES_PER_SUBMIT: usize = 8;
+/// Past this many dispatches the problems still running are left to the host (Unfinished).
+const MAX_DISPATCHES: usize = 1 << 14;
+
+/// Bidding rounds per problem in one dispatch: about 2n + 16 loop steps a round, kept under
+/// 50,000 steps a dispatch (software drivers such as lavapipe cut loops off past 65,535).
+pub fn rounds_per_dispatch(n: usize) -> u32 {
+    (50_000 / (2 * n as u32 + 16)).max(1)
+}
+
+/// The auction pipeline.
+pub struct AssignGpu {
+    ctx: Arc<GpuContext>,
+    pipe: wgpu::ComputePipeline,
+}
+
+/// The device buffers of one batch of problems of fixed shapes, built once and reused: the
+/// weights, answers, prices (the warm start, kept on the device) and state stay there.
+pub struct AssignBatch {
+    ctx: Arc<GpuContext>,
+    pipe: wgpu::ComputePipeline,
+    sizes: Vec<usize>,
+    trials: usize,
+    wtot: usize,
+    rtot: usize,
+    want_q: bool,
+    weights: wgpu::Buffer,
+    rows: wgpu::Buffer,
+    prices: wgpu::Buffer,
+    state: wgpu::Buffer,
+    q: wgpu::Buffer,
+    st_state: wgpu::Buffer,
+    bg_cold: wgpu::BindGroup,
+    bg_warm: wgpu::BindGroup,
+    bg_more: wgpu::BindGroup,
+    /// Whether the prices on the device come from a finished solve (or were written).
+    has_prices: std::cell::Cell<bool>,
+}
+
+impl AssignGpu {
+    pub fn new(ctx: Arc<GpuContext>) -> Self {
+        let module = ctx.module("assign", ASSIGN_WGSL);
+        let pipe = ctx.pipeline(&module, "auction");
+        AssignGpu { ctx, pipe }
+    }
+
+    /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's weights
+    /// are the classes' `n x n` row-major blocks in order). With `want_q` the first dispatch
+    /// of each solve also writes the quantised weights.
+    pub fn batch(&self, sizes: &[usize], trials: usize, want_q: bool) -> AssignBatch {
+        let wtot: usize = sizes.iter().map(|n| n * n).sum();
+        let rtot: usize = sizes.iter().sum();
+        let mut table = Vec::with_capacity(4 * sizes.len());
+        let (mut woff, mut roff) = (0usize, 0usize);
+        for &n in sizes {
+            table.extend_from_slice(&[n as u32, woff as u32, roff as u32, rounds_per_dispatch(n)]);
+            woff += n * n;
+            roff += n;
+        }
+        let ctx = &self.ctx;
+        let problems = trials * sizes.len();
+        let params = |flags: u32| Params {
+            trials: trials as u32,
+            classes: sizes.len() as u32,
+            wtot: wtot as u32,
+            rtot: rtot as u32,
+            flags,
+            // Far more rounds than any feasible problem here needs; a bound, not a budget.
+            max_rounds: 1 << 22,
+            pad0: 0,
+            pad1: 0,
+        };
+        let q_flag = u32::from(want_q);
+        let cold = ctx.uniform("assign params (cold)", &params(4 | q_flag));
+        let warm = ctx.uniform("assign params (warm)", &params(4 | 2 | q_flag));
+        let more = ctx.uniform("assign params", &params(0));
+        let tb = ctx.storage("assign table", &table);
+        let rt = 4 * (rtot * trials) as u64;
+        let weights = ctx.zeroed("assign weights", 4 * (wtot * trials) as u64);
+        let rows = ctx.zeroed("assign rows", rt);
+        let owners = ctx.zeroed("assign owners", rt);
+        let prices = ctx.zeroed("assign prices", rt);
+        let state = ctx.zeroed("assign state", 16 * problems as u64);
+        let q = ctx.zeroed("assign q", if want_q { 4 * (wtot * trials) as u64 } else { 4 });
+        let bind = |p: &wgpu::Buffer| {
+            ctx.bind(
+                &self.pipe,
+                &[(0, p), (1, &tb), (2, &weights), (3, &rows), (4, &owners), (5, &prices), (6, &state), (7, &q)],
+            )
+        };
+        AssignBatch {
+            bg_cold: bind(&cold),
+            bg_warm: bind(&warm),
+            bg_more: bind(&more),
+            st_state: ctx.staging("st state", state.size()),
+            ctx: ctx.clone(),
+            pipe: self.pipe.clone(),
+            sizes: sizes.to_vec(),
+            trials,
+            wtot,
+            rtot,
+            want_q,
+            weights,
+            rows,
+            prices,
+            state,
+            q,
+            has_prices: std::cell::Cell::new(false),
+        }
+    }
+
+    /// One solve from the host's weights (`trials` trials of `sizes`' blocks back to back),
+    /// warm-started from `prices` (the `prices` of an earlier solve of the same shapes).
+    pub fn solve(
+        &self,
+        sizes: &[usize],
+        weights: &[f32],
+        trials: usize,
+        prices: Option<&[i32]>,
+        want_q: bool,
+    ) -> Result<Solved, GpuError> {
+        let b = self.batch(sizes, trials, want_q);
+        b.write_weights(weights)?;
+        if let Some(p) = prices {
+            b.write_prices(p)?;
+        }
+        b.run(prices.is_some())?;
+        b.read()
+    }
+}
+
+impl AssignBatch {
+    fn problems(&self) -> usize {
+        self.trials * self.sizes.len()
+    }
+
+    pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
+        if w.len() != self.wtot * self.trials {
+            return Err(GpuError::Unsupported(format!(
+                "assignment weights: {} entries for {} trials of {}",
+                w.len(),
+                self.trials,
+                self.wtot
+            )));
+        }
+        self.ctx.queue.write_buffer(&self.weights, 0, bytemuck::cast_slice(w));
+        Ok(())
+    }
+
+    /// The weights buffer (trials x the classes' blocks), for a caller that fills it on the
+    /// device.
+    pub fn weights_buffer(&self) -> &wgpu::Buffer {
+        &self.weights
+    }
+
+    pub fn write_prices(&self, p: &[i32]) -> Result<(), GpuError> {
+        if p.len() != self.rtot * self.trials {
+            return Err(GpuError::Unsupported("assignment prices of another shape".into()));
+        }
+        self.ctx.queue.write_buffer(&self.prices, 0, bytemuck::cast_slice(p));
+        self.has_prices.set(true);
+        Ok(())
+    }
+
+    /// Solves every problem on the device, warm from the prices already there when `warm`
+    /// (those of the last solve, or written). Only the problems' state words come back, every
+    /// few dispatches, to see whether any is still running. Returns the dispatches.
+    pub fn run(&self, warm: bool) -> Result<usize, GpuError> {
+        let ctx = &self.ctx;
+        let grid = groups_grid(self.problems() as u64);
+        let mut state = vec![0u8; 16 * self.problems()];
+        let mut dispatches = 0;
+        let first = if warm && self.has_prices.get() { &self.bg_warm } else { &self.bg_cold };
+        loop {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            for _ in 0..DISPATCHES_PER_SUBMIT {
+                let bg = if dispatches == 0 { first } else { &self.bg_more };
+                dispatch(&mut enc, &self.pipe, bg, grid);
+                dispatches += 1;
+            }
+            enc.copy_buffer_to_buffer(&self.state, 0, &self.st_state, 0, self.state.size());
+            ctx.queue.submit([enc.finish()]);
+            ctx.read_back(&mut [(&self.st_state, &mut state)])?;
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&state);
+            if words.chunks(4).all(|s| s[2] != RUNNING) || dispatches >= MAX_DISPATCHES {
+                break;
+            }
+        }
+        self.has_prices.set(true);
+        Ok(dispatches)
+    }
+
+    /// Reads the answers, prices, states and (when asked for) the quantised weights.
+    pub fn read(&self) -> Result<Solved, GpuError> {
+        let ctx = &self.ctx;
+        let st_rows = ctx.staging("st rows", self.rows.size());
+        let st_pr = ctx.staging("st prices", self.prices.size());
+        let st_q = ctx.staging("st q", self.q.size());
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        for (from, to) in
+            [(&self.rows, &st_rows), (&self.prices, &st_pr), (&self.q, &st_q), (&self.state, &self.st_state)]
+        {
+            enc.copy_buffer_to_buffer(from, 0, to, 0, from.size());
+        }
+        ctx.queue.submit([enc.finish()]);
+        let rt = 4 * self.rtot * self.trials;
+        let (mut r, mut pp) = (vec![0u8; rt], vec![0u8; rt]);
+        let mut q = vec![0u8; if self.want_q { 4 * self.wtot * self.trials } else { 0 }];
+        let mut state = vec![0u8; 16 * self.problems()];
+        ctx.read_back(&mut [(&st_rows, &mut r), (&st_pr, &mut pp), (&st_q, &mut q), (&self.st_state, &mut state)])?;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&state);
+        Ok(Solved {
+            rows: bytemuck::pod_collect_to_vec(&r),
+            prices: bytemuck::pod_collect_to_vec(&pp),
+            status: words.chunks(4).map(|s| Status::from_code(s[2])).collect(),
+            q: self.want_q.then(|| bytemuck::pod_collect_to_vec(&q)),
+            rounds: words.chunks(4).map(|s| s[1]).collect(),
+        })
+    }
+}

@@ -1,0 +1,208 @@
+//! The device auction (`shaders/assign.wgsl`) against the host Jonker-Volgenant solver on the
+//! same quantised weights (exactly), and against the float optimum (within n quanta).
+use crate::gpu::gpu;
+use concur::assign::Assigner;
+use concur::backend::gpu::assign::{AssignGpu, Solved, Status, qmax, quantum};
+use rand::{Rng, RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Random,
+    /// A random permutation carries a clear bonus: the optimum is unique.
+    Planted,
+    /// Weights from {0, 1, 2}: many optimal assignments.
+    Ties,
+    /// Integers one quantum apart near the middle, with 0 and qmax present so that q = w:
+    /// optimal and nearly optimal assignments differ by single quanta, which only an exact
+    /// solver (epsilon down to 1) tells apart.
+    Close,
+    /// About a third of the entries forbidden (-inf), a random permutation kept allowed.
+    Forbidden,
+}
+
+fn permutation(n: usize, rng: &mut impl Rng) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        p.swap(i, rng.random_range(0..=i));
+    }
+    p
+}
+
+fn weights(n: usize, kind: Kind, rng: &mut impl Rng) -> Vec<f32> {
+    let mut w: Vec<f32> = (0..n * n).map(|_| rng.random::<f32>() * 4.0 - 1.0).collect();
+    match kind {
+        Kind::Random => {}
+        Kind::Planted => {
+            for (r, c) in permutation(n, rng).into_iter().enumerate() {
+                w[r * n + c] += 10.0;
+            }
+        }
+        Kind::Ties => w.iter_mut().for_each(|v| *v = rng.random_range(0..3) as f32),
+        Kind::Close => {
+            let mid = qmax(n) / 2;
+            w.iter_mut().for_each(|v| *v = (mid + rng.random_range(0..6)) as f32);
+            w[0] = 0.0;
+            w[n * n - 1] = qmax(n) as f32;
+        }
+        Kind::Forbidden => {
+            let keep = permutation(n, rng);
+            for r in 0..n {
+                for c in 0..n {
+                    if c != keep[r] && rng.random::<f32>() < 0.35 {
+                        w[r * n + c] = f32::NEG_INFINITY;
+                    }
+                }
+            }
+        }
+    }
+    w
+}
+
+/// The host optimum of `w` and its value (f64 sum).
+fn jv(n: usize, w: &[f32]) -> (f64, Vec<u32>) {
+    let mut a = Assigner::new(n);
+    a.solve(w).expect("feasible");
+    (a.total_f64(), a.row_to_col().to_vec())
+}
+
+fn total(n: usize, w: &[f32], rows: &[u32]) -> f64 {
+    (0..n).map(|r| w[r * n + rows[r] as usize] as f64).sum()
+}
+
+/// Checks problem `k` (size n, weights w) of one solve: a permutation on allowed entries,
+/// exactly optimal for the device's q, within n quanta of the float optimum.
+fn check(what: &str, n: usize, w: &[f32], q: &[i32], rows: &[u32], status: Status) {
+    assert_eq!(status, Status::Solved, "{what}");
+    let mut seen = vec![false; n];
+    for (r, &c) in rows.iter().enumerate() {
+        assert!((c as usize) < n && !seen[c as usize], "{what}: not a permutation: {rows:?}");
+        seen[c as usize] = true;
+        assert!(w[r * n + c as usize].is_finite(), "{what}: forbidden entry ({r}, {c}) used");
+    }
+    // q as the kernel saw it: the integers, forbidden entries forbidden.
+    let qf: Vec<f32> = q.iter().map(|&v| if v < 0 { f32::NEG_INFINITY } else { v as f32 }).collect();
+    let finite: Vec<f32> = w.iter().copied().filter(|v| v.is_finite()).collect();
+    let (lo, hi) = finite.iter().fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    for (i, (&v, &qi)) in w.iter().zip(q).enumerate() {
+        if v.is_finite() {
+            assert!(qi >= 0 && qi as u32 <= qmax(n), "{what}: q[{i}] = {qi}");
+            // The kernel's rounding agrees with the host's within one quantum.
+            let host = if hi > lo { (v as f64 - lo as f64) / quantum(lo, hi, n) } else { 0.0 };
+            assert!((host - qi as f64).abs() <= 1.0, "{what}: q[{i}] = {qi}, host {host}");
+        } else {
+            assert_eq!(qi, -1, "{what}: forbidden entry {i} quantised");
+        }
+    }
+    let (q_opt, _) = jv(n, &qf);
+    assert_eq!(total(n, &qf, rows), q_opt, "{what}: not optimal for the quantised weights");
+    let (f_opt, _) = jv(n, w);
+    let bound = n as f64 * quantum(lo, hi, n);
+    let got = total(n, w, rows);
+    assert!(got >= f_opt - bound - 1e-4 * (1.0 + f_opt.abs()), "{what}: float {got} vs optimum {f_opt}, bound {bound}");
+}
+
+fn solve(dev: &AssignGpu, sizes: &[usize], w: &[f32], trials: usize, prices: Option<&[i32]>) -> Solved {
+    dev.solve(sizes, w, trials, prices, true).expect("device solve")
+}
+
+/// One problem of a solve: n, weights, q, the answer, its status.
+type Problem<'a> = (usize, &'a [f32], &'a [i32], &'a [u32], Status);
+
+/// Splits a solve into its problems: (n, weights, q, rows, status) per (trial, class).
+fn problems<'a>(sizes: &'a [usize], w: &'a [f32], s: &'a Solved, trials: usize) -> Vec<Problem<'a>> {
+    let (wtot, rtot): (usize, usize) = (sizes.iter().map(|n| n * n).sum(), sizes.iter().sum());
+    let q = s.q.as_ref().unwrap();
+    let mut out = Vec::new();
+    for t in 0..trials {
+        let (mut wo, mut ro) = (t * wtot, t * rtot);
+        for (k, &n) in sizes.iter().enumerate() {
+            out.push((n, &w[wo..wo + n * n], &q[wo..wo + n * n], &s.rows[ro..ro + n], s.status[t * sizes.len() + k]));
+            wo += n * n;
+            ro += n;
+        }
+    }
+    out
+}
+
+#[test]
+fn gpu_auction_is_exactly_optimal_for_its_quantised_weights() {
+    let Some(ctx) = gpu("gpu_auction_is_exactly_optimal_for_its_quantised_weights") else { return };
+    let dev = AssignGpu::new(ctx);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    // n = 1 to 64, then every class size of the 3x3 to 16x16 boards (corners 4, frame
+    // 4 (s - 2), inner (s - 2)^2).
+    let mut ns: Vec<usize> = (1..=64).collect();
+    for s in 3..=16usize {
+        ns.extend([4 * (s - 2), (s - 2) * (s - 2)]);
+    }
+    ns.sort_unstable();
+    ns.dedup();
+    for kind in [Kind::Random, Kind::Planted, Kind::Ties, Kind::Close, Kind::Forbidden] {
+        let w: Vec<f32> = ns.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect();
+        let s = solve(&dev, &ns, &w, 1, None);
+        for (n, wk, qk, rows, st) in problems(&ns, &w, &s, 1) {
+            check(&format!("{kind:?} n={n}"), n, wk, qk, rows, st);
+            if matches!(kind, Kind::Planted) {
+                // A unique optimum by a margin far above the quantisation: found exactly.
+                assert_eq!(rows, &jv(n, wk).1[..], "planted n={n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_auction_warm_and_cold_reach_the_same_optimum_over_trials() {
+    let Some(ctx) = gpu("gpu_auction_warm_and_cold_reach_the_same_optimum_over_trials") else { return };
+    let dev = AssignGpu::new(ctx);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    // The class shapes of a 7x7 board, 6 trials.
+    let sizes = [4usize, 20, 25];
+    let trials = 6;
+    let mut w: Vec<f32> = (0..trials)
+        .flat_map(|_| sizes.iter().flat_map(|&n| weights(n, Kind::Random, &mut rng)).collect::<Vec<_>>())
+        .collect();
+    let cold = solve(&dev, &sizes, &w, trials, None);
+    for (n, wk, qk, rows, st) in problems(&sizes, &w, &cold, trials) {
+        check(&format!("cold n={n}"), n, wk, qk, rows, st);
+    }
+    let mut prices = cold.prices.clone();
+    for step in 0..5 {
+        // The map moves the weights a little each iteration.
+        w.iter_mut().for_each(|v| *v += (rng.random::<f32>() - 0.5) * 0.2);
+        let warm = solve(&dev, &sizes, &w, trials, Some(&prices));
+        let cold = solve(&dev, &sizes, &w, trials, None);
+        assert_eq!(warm.q, cold.q, "step {step}: the same quantisation");
+        for ((n, wk, qk, rows, st), (_, _, _, crows, _)) in
+            problems(&sizes, &w, &warm, trials).into_iter().zip(problems(&sizes, &w, &cold, trials))
+        {
+            check(&format!("warm step {step} n={n}"), n, wk, qk, rows, st);
+            let qf: Vec<f32> = qk.iter().map(|&v| v as f32).collect();
+            assert_eq!(total(n, &qf, rows), total(n, &qf, crows), "step {step} n={n}: warm and cold values");
+        }
+        assert!(warm.prices.iter().all(|&p| (0..1 << 30).contains(&p)), "prices drift");
+        let (rw, rc): (u64, u64) =
+            (warm.rounds.iter().map(|&r| r as u64).sum(), cold.rounds.iter().map(|&r| r as u64).sum());
+        eprintln!("step {step}: bidding rounds warm {rw}, cold {rc}");
+        assert!(rw < rc, "step {step}: the warm start took {rw} rounds, cold {rc}");
+        prices = warm.prices;
+    }
+}
+
+#[test]
+fn gpu_auction_reports_what_it_cannot_solve() {
+    let Some(ctx) = gpu("gpu_auction_reports_what_it_cannot_solve") else { return };
+    let dev = AssignGpu::new(ctx);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut infeasible = weights(5, Kind::Random, &mut rng);
+    infeasible[10..15].iter_mut().for_each(|v| *v = f32::NEG_INFINITY);
+    let mut nan = weights(4, Kind::Random, &mut rng);
+    nan[3] = f32::NAN;
+    let big = vec![0.0f32; 513 * 513];
+    let sizes = [5usize, 4, 513, 3];
+    let ok = weights(3, Kind::Random, &mut rng);
+    let w: Vec<f32> = [&infeasible[..], &nan[..], &big[..], &ok[..]].concat();
+    let s = dev.solve(&sizes, &w, 1, None, false).unwrap();
+    assert_eq!(s.status, vec![Status::Infeasible, Status::BadWeight, Status::TooLarge, Status::Solved]);
+    assert!(dev.solve(&sizes, &w[1..], 1, None, false).is_err(), "a wrong shape is an error");
+}

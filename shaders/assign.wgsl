@@ -31,7 +31,8 @@ struct Params {
     // is the first dispatch of a solve (initialise the state).
     flags: u32,
     max_rounds: u32,
-    pad0: u32,
+    // Cells per trial (the `select` entry point's output stride).
+    cells: u32,
     pad1: u32,
 }
 
@@ -54,6 +55,10 @@ const RUNNING: u32 = 255u;
 @group(0) @binding(5) var<storage, read_write> price_io: array<i32>;
 @group(0) @binding(6) var<storage, read_write> state: array<vec4<u32>>;
 @group(0) @binding(7) var<storage, read_write> qout: array<i32>;
+// `pick`: per row of a trial's classes, its cell and the offset of its row in the trial's
+// flat weights (class offset + i * n); and the chosen weight entry per cell (F1's `sel`).
+@group(0) @binding(8) var<storage, read> row_cell: array<vec2<u32>>;
+@group(0) @binding(9) var<storage, read_write> sel: array<u32>;
 
 var<workgroup> price: array<i32, MAXN>;
 var<workgroup> owner: array<u32, MAXN>;
@@ -302,4 +307,17 @@ fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: v
     if lid == 0u {
         state[problem] = vec4<u32>(u32(eps), rounds, code, atomicLoad(&nfree));
     }
+}
+
+// The answer as F1 takes it: per cell, the index of its chosen entry in the trial's flat
+// weights. One thread per (trial, row).
+@compute @workgroup_size(256)
+fn pick(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>) {
+    let idx = gid.x + gid.y * ng.x * WG;
+    if idx >= P.trials * P.rtot {
+        return;
+    }
+    let t = idx / P.rtot;
+    let rc = row_cell[idx % P.rtot];
+    sel[t * P.cells + rc.x] = rc.y + rows_out[idx];
 }

@@ -56,6 +56,22 @@ pub struct MapConfig {
     pub complete: Option<Completion>,
     /// Keep the iterate at which each trial solved (for certificates; one copy per step).
     pub keep_fixed_points: bool,
+    /// Where the GPU backend solves the three class assignments (the CPU backend always
+    /// solves them on the host).
+    pub assign: AssignOn,
+}
+
+/// Where the GPU backend's F1 assignments run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssignOn {
+    /// The host's Jonker-Volgenant solver (rayon over trials); the weights come up every
+    /// iteration.
+    #[default]
+    Cpu,
+    /// The device auction (`shaders/assign.wgsl`), exact for weights quantised to within n
+    /// quanta: only per-trial status and boards come up.
+    Gpu,
 }
 
 /// When and how to hand a near-solution to the arc-consistent backtracker.
@@ -174,6 +190,7 @@ impl Default for MapConfig {
             warm_start: true,
             complete: None,
             keep_fixed_points: false,
+            assign: AssignOn::Cpu,
         }
     }
 }

@@ -125,7 +125,7 @@ impl SolveReport {
 
     /// The report of an F1 run (`rrr` or `dm`).
     pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
-        let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge });
+        let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign });
         Self::from_map(puzzle, method, r, cfg.seed, params)
     }
 

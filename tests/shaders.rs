@@ -27,7 +27,7 @@ fn every_wgsl_file_parses_and_validates() {
     }
     seen.sort();
     let want: &[(&str, &[&str])] = &[
-        ("assign.wgsl", &["auction"]),
+        ("assign.wgsl", &["auction", "pick"]),
         ("dc.wgsl", &["concur", "divide", "adapt", "argmax", "readout"]),
         ("f1.wgsl", &["edges", "weights", "update", "mix", "score"]),
         ("hash.wgsl", &["fingerprint"]),

@@ -59,6 +59,9 @@ pub struct BenchRow {
     /// The `assign` rows: the class size n of the problems solved (one per trial).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_n: Option<usize>,
+    /// The F1 GPU `iteration` and `setup` rows: where the assignments ran (`cpu`, `gpu`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assign: Option<&'static str>,
 }
 
 /// Measures `f` (one repetition per call) within `budget`: warm-up, then repetitions.
@@ -98,6 +101,7 @@ fn row(
         bytes_per_trial: bytes,
         chunk_trials: None,
         class_n: None,
+        assign: None,
     }
 }
 
@@ -200,6 +204,7 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             bytes_per_trial: 2 * bytes,
             chunk_trials: None,
             class_n: None,
+            assign: None,
         });
     }
     Ok(rows)
@@ -260,7 +265,7 @@ fn measurements(form: &str, gpu: bool) -> usize {
     match (form, gpu) {
         // The kernel rows, the two whole runs, and one assign row per class (three).
         ("f1", false) => 8,
-        ("f1", true) => 9,
+        ("f1", true) => 11,
         ("dc", false) => 5,
         _ => 6,
     }
@@ -567,11 +572,16 @@ fn f1_gpu(
     // choices down.
     let bytes: u64 =
         [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
-    let m = whole_iterations(o.budget, |iters| {
-        F1Gpu::new(ctx.clone(), p, f1_run(batch, iters, o.seed))?.run(&mut |_| {})?;
-        Ok(())
-    })?;
-    out.extend(iteration_rows("f1", p, batch, "gpu", m, bytes));
+    for (on, name) in [(crate::map::AssignOn::Cpu, "cpu"), (crate::map::AssignOn::Gpu, "gpu")] {
+        let m = whole_iterations(o.budget, |iters| {
+            F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, iters, o.seed) })?.run(&mut |_| {})?;
+            Ok(())
+        })?;
+        for mut r in iteration_rows("f1", p, batch, "gpu", m, bytes) {
+            r.assign = Some(name);
+            out.push(r);
+        }
+    }
     // The device assignment, one class at a time, alternating two weight sets already on the
     // device (a device copy into the batch's weights, then the warm solve).
     use super::gpu::assign::AssignGpu;

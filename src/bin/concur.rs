@@ -322,6 +322,11 @@ struct SolveArgs {
     /// falls back to the CPU, saying which on stderr; gpu fails without a usable adapter.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
+    /// Where the GPU backend solves rrr's and dm's assignments: cpu (the host's exact JV, the
+    /// weights read back every iteration) or gpu (the device auction, exact for the weights
+    /// quantised to within n quanta; only status and boards come back). Needs the GPU backend.
+    #[arg(long, value_enum, default_value_t = concur::map::AssignOn::Cpu)]
+    assign: concur::map::AssignOn,
     /// GPU adapter: the first whose name contains this (case-insensitive).
     #[arg(long)]
     adapter: Option<String>,
@@ -444,9 +449,13 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 warm_start: !a.cold_assign,
                 complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
+                assign: a.assign,
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;
+            if gpu.is_none() && a.assign == concur::map::AssignOn::Gpu {
+                anyhow::bail!("--assign gpu needs the GPU backend (--backend gpu), which is not running this solve");
+            }
             let result = match &gpu {
                 Some(b) => with_threads(a.threads, || {
                     run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_f1(&puzzle, &cfg, pr))
@@ -906,9 +915,10 @@ fn run() -> Result<ExitCode> {
                     let line = if json {
                         serde_json::to_string(r).expect("plain record")
                     } else {
-                        let kernel = match r.class_n {
-                            Some(n) => format!("{}/n{n}", r.kernel),
-                            None => r.kernel.to_string(),
+                        let kernel = match (r.class_n, r.assign) {
+                            (Some(n), _) => format!("{}/n{n}", r.kernel),
+                            (None, Some(a)) => format!("{}/a-{a}", r.kernel),
+                            _ => r.kernel.to_string(),
                         };
                         format!(
                             "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",

@@ -70,7 +70,7 @@ struct Params {
     rtot: u32,
     flags: u32,
     max_rounds: u32,
-    pad0: u32,
+    cells: u32,
     pad1: u32,
 }
 
@@ -106,6 +106,7 @@ pub fn rounds_per_dispatch(n: usize) -> u32 {
 pub struct AssignGpu {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
+    select: wgpu::ComputePipeline,
 }
 
 /// The device buffers of one batch of problems of fixed shapes, built once and reused: the
@@ -113,6 +114,9 @@ pub struct AssignGpu {
 pub struct AssignBatch {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
+    select: wgpu::ComputePipeline,
+    /// The parameters of every dispatch after a solve's first (and of `select`).
+    more: wgpu::Buffer,
     sizes: Vec<usize>,
     trials: usize,
     wtot: usize,
@@ -135,13 +139,28 @@ impl AssignGpu {
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("assign", ASSIGN_WGSL);
         let pipe = ctx.pipeline(&module, "auction");
-        AssignGpu { ctx, pipe }
+        let select = ctx.pipeline(&module, "pick");
+        AssignGpu { ctx, pipe, select }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's weights
     /// are the classes' `n x n` row-major blocks in order). With `want_q` the first dispatch
     /// of each solve also writes the quantised weights.
     pub fn batch(&self, sizes: &[usize], trials: usize, want_q: bool) -> AssignBatch {
+        self.batch_on(sizes, trials, want_q, None, 0)
+    }
+
+    /// [`AssignGpu::batch`] reading its weights from `weights` (a buffer the caller fills on
+    /// the device, trials x the classes' blocks), for a caller with `cells` cells per trial
+    /// that takes the answer through [`AssignBatch::select_into`].
+    pub fn batch_on(
+        &self,
+        sizes: &[usize],
+        trials: usize,
+        want_q: bool,
+        weights: Option<&wgpu::Buffer>,
+        cells: usize,
+    ) -> AssignBatch {
         let wtot: usize = sizes.iter().map(|n| n * n).sum();
         let rtot: usize = sizes.iter().sum();
         let mut table = Vec::with_capacity(4 * sizes.len());
@@ -161,7 +180,7 @@ impl AssignGpu {
             flags,
             // Far more rounds than any feasible problem here needs; a bound, not a budget.
             max_rounds: 1 << 22,
-            pad0: 0,
+            cells: cells as u32,
             pad1: 0,
         };
         let q_flag = u32::from(want_q);
@@ -170,7 +189,10 @@ impl AssignGpu {
         let more = ctx.uniform("assign params", &params(0));
         let tb = ctx.storage("assign table", &table);
         let rt = 4 * (rtot * trials) as u64;
-        let weights = ctx.zeroed("assign weights", 4 * (wtot * trials) as u64);
+        let weights = match weights {
+            Some(w) => w.clone(),
+            None => ctx.zeroed("assign weights", 4 * (wtot * trials) as u64),
+        };
         let rows = ctx.zeroed("assign rows", rt);
         let owners = ctx.zeroed("assign owners", rt);
         let prices = ctx.zeroed("assign prices", rt);
@@ -183,6 +205,8 @@ impl AssignGpu {
             )
         };
         AssignBatch {
+            select: self.select.clone(),
+            more: more.clone(),
             bg_cold: bind(&cold),
             bg_warm: bind(&warm),
             bg_more: bind(&more),
@@ -258,8 +282,9 @@ impl AssignBatch {
 
     /// Solves every problem on the device, warm from the prices already there when `warm`
     /// (those of the last solve, or written). Only the problems' state words come back, every
-    /// few dispatches, to see whether any is still running. Returns the dispatches.
-    pub fn run(&self, warm: bool) -> Result<usize, GpuError> {
+    /// few dispatches, to see whether any is still running. Returns whether every problem was
+    /// solved (the others are for the host).
+    pub fn run(&self, warm: bool) -> Result<bool, GpuError> {
         let ctx = &self.ctx;
         let grid = groups_grid(self.problems() as u64);
         let mut state = vec![0u8; 16 * self.problems()];
@@ -277,11 +302,22 @@ impl AssignBatch {
             ctx.read_back(&mut [(&self.st_state, &mut state)])?;
             let words: Vec<u32> = bytemuck::pod_collect_to_vec(&state);
             if words.chunks(4).all(|s| s[2] != RUNNING) || dispatches >= MAX_DISPATCHES {
-                break;
+                self.has_prices.set(true);
+                return Ok(words.chunks(4).all(|s| s[2] == 0));
             }
         }
-        self.has_prices.set(true);
-        Ok(dispatches)
+    }
+
+    /// A bind group that writes the answer into `sel` (per cell of each trial, the index of
+    /// its chosen entry in the trial's flat weights), given per row of a trial's classes its
+    /// cell and the offset of its row in the flat weights (`row_cell`, see `select`).
+    pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer) -> wgpu::BindGroup {
+        self.ctx.bind(&self.select, &[(0, &self.more), (3, &self.rows), (8, row_cell), (9, sel)])
+    }
+
+    /// Records the `select` pass of a bind group from [`AssignBatch::select_into`].
+    pub fn encode_select(&self, enc: &mut wgpu::CommandEncoder, bg: &wgpu::BindGroup) {
+        dispatch(enc, &self.select, bg, super::context::grid((self.trials * self.rtot) as u64));
     }
 
     /// Reads the answers, prices, states and (when asked for) the quantised weights.

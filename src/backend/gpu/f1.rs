@@ -17,11 +17,12 @@
 //! are split into chunks, each with its own buffers; all chunks go in one submission.
 //! Trials start from the same seeded random points as on the CPU backend.
 
+use super::assign::{AssignBatch, AssignGpu};
 use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid};
 use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError};
-use crate::map::{MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
+use crate::map::{AssignOn, MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::project::{Assigners, EdgeProjection, F1};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
@@ -112,6 +113,17 @@ struct Chunk {
     bg_mix: wgpu::BindGroup,
     bg_score: wgpu::BindGroup,
     bg_hash: wgpu::BindGroup,
+    /// With `--assign gpu`: the auction over `w` (and over `w2` for the difference map) and
+    /// its `select` passes into `sel` (and `sel2`).
+    dev: Option<DeviceAssign>,
+}
+
+/// The device assignment of one chunk.
+struct DeviceAssign {
+    main: AssignBatch,
+    plain: Option<AssignBatch>,
+    bg_sel: wgpu::BindGroup,
+    bg_sel2: Option<wgpu::BindGroup>,
 }
 
 impl Span for Chunk {
@@ -199,6 +211,22 @@ impl<'a> F1Gpu<'a> {
             MapKind::Rrr => (2.0, -1.0),
             MapKind::Dm => (1.0 + inv, -inv),
         };
+        // With `--assign gpu`: the auction, the class sizes and, per row of a trial's classes,
+        // its cell and the offset of its row in the flat weights.
+        let auction = (cfg.assign == AssignOn::Gpu).then(|| {
+            let classes = f1.class_cells();
+            let offs = f1.weight_offsets();
+            let sizes: Vec<usize> = classes.iter().map(|c| c.len()).collect();
+            let rc: Vec<[u32; 2]> = classes
+                .iter()
+                .zip(&offs)
+                .flat_map(|(cells, &off)| {
+                    let n = cells.len();
+                    cells.iter().enumerate().map(move |(i, &c)| [c, (off + i * n) as u32])
+                })
+                .collect();
+            (AssignGpu::new(ctx.clone()), sizes, ctx.storage("row_cell", &rc))
+        });
         let mut chunks = Vec::new();
         let mut first = 0;
         while first < trials {
@@ -283,7 +311,15 @@ impl<'a> F1Gpu<'a> {
             let bg_score =
                 ctx.bind(&pipes.score, &[(0, &p_main), (7, &board), (8, &viol), (12, &t.cand_idx), (14, &t.joins)]);
             let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
+            let dev = auction.as_ref().map(|(a, sizes, rc)| {
+                let main = a.batch_on(sizes, tc, false, Some(&w), n);
+                let plain = dm.then(|| a.batch_on(sizes, tc, false, Some(&w2), n));
+                let bg_sel = main.select_into(rc, &sel);
+                let bg_sel2 = plain.as_ref().map(|p| p.select_into(rc, &sel2));
+                DeviceAssign { main, plain, bg_sel, bg_sel2 }
+            });
             chunks.push(Chunk {
+                dev,
                 first,
                 trials: tc,
                 st_w: ctx.staging("st_w", ub),
@@ -457,26 +493,36 @@ impl<'a> F1Gpu<'a> {
 
     /// The passes after the CPU assignment, up to the next weights, plus the copies of
     /// what the host reads (weights, boards, mismatch counts).
-    fn encode_iteration(&self, enc: &mut wgpu::CommandEncoder) {
+    fn encode_iteration(&self, enc: &mut wgpu::CommandEncoder, on_device: bool) {
         let dm = self.cfg.kind == MapKind::Dm;
         for ch in &self.chunks {
             let tc = ch.trials as u64;
+            if let (true, Some(d)) = (on_device, &ch.dev) {
+                d.main.encode_select(enc, &d.bg_sel);
+                if let (Some(p), Some(bg)) = (&d.plain, &d.bg_sel2) {
+                    p.encode_select(enc, bg);
+                }
+            }
             if dm {
                 self.encode(enc, ch, Kernel::Mix);
                 dispatch(enc, &self.pipes.edges, &ch.bg_edges_tmp, grid(tc * self.dim as u64));
             }
             self.encode(enc, ch, Kernel::Update);
             self.encode(enc, ch, Kernel::Score);
-            self.encode_weights(enc, ch);
+            self.encode_weights(enc, ch, ch.dev.is_none());
             enc.copy_buffer_to_buffer(&ch.viol, 0, &ch.st_viol, 0, 4 * tc);
             enc.copy_buffer_to_buffer(&ch.board, 0, &ch.st_board, 0, 4 * tc * self.puzzle.cells() as u64);
         }
     }
 
-    fn encode_weights(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk) {
+    /// `pe` and the weights; with `up` also their copies for the host.
+    fn encode_weights(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk, up: bool) {
         let tc = ch.trials as u64;
         self.encode(enc, ch, Kernel::Edges);
         self.encode(enc, ch, Kernel::Weights);
+        if !up {
+            return;
+        }
         let ub = 4 * tc * self.wtot as u64;
         enc.copy_buffer_to_buffer(&ch.w, 0, &ch.st_w, 0, ub);
         if self.cfg.kind == MapKind::Dm {
@@ -494,15 +540,18 @@ impl<'a> F1Gpu<'a> {
     ) -> Result<(), GpuError> {
         let (n, wt) = (self.puzzle.cells(), self.wtot);
         let dm = self.cfg.kind == MapKind::Dm;
+        let with_status = status.is_some();
         let (mut viol, mut boards) = match status {
             Some((v, b)) => (Some(v), Some(b)),
             None => (None, None),
         };
         for ch in &self.chunks {
             let (lo, hi) = (ch.first, ch.first + ch.trials);
-            let mut reads: Vec<(&wgpu::Buffer, &mut [u8])> =
-                vec![(&ch.st_w, bytemuck::cast_slice_mut(&mut w[lo * wt..hi * wt]))];
-            if dm {
+            let mut reads: Vec<(&wgpu::Buffer, &mut [u8])> = Vec::new();
+            if !with_status || ch.dev.is_none() {
+                reads.push((&ch.st_w, bytemuck::cast_slice_mut(&mut w[lo * wt..hi * wt])));
+            }
+            if dm && (!with_status || ch.dev.is_none()) {
                 reads.push((&ch.st_w2, bytemuck::cast_slice_mut(&mut w2[lo * wt..hi * wt])));
             }
             if let (Some(v), Some(b)) = (viol.as_deref_mut(), boards.as_deref_mut()) {
@@ -518,7 +567,7 @@ impl<'a> F1Gpu<'a> {
     fn refresh(&self, w: &mut [f32], w2: &mut [f32]) -> Result<(), GpuError> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for ch in &self.chunks {
-            self.encode_weights(&mut enc, ch);
+            self.encode_weights(&mut enc, ch, true);
         }
         self.ctx.queue.submit([enc.finish()]);
         self.read_staged(w, w2, None)
@@ -563,44 +612,53 @@ impl<'a> F1Gpu<'a> {
         let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
         loop {
             for _ in 0..ROUND {
-                // 1. The assignments, on the CPU.
-                let per = crate::map::chunk_size(t_all);
-                let failed: Vec<usize> = trials
-                    .par_chunks_mut(per)
-                    .zip(sel.par_chunks_mut(per * n))
-                    .zip(sel2.par_chunks_mut(per * n))
-                    .zip(w.par_chunks(per * wt))
-                    .enumerate()
-                    .flat_map_iter(|(ci, (((trs, sels), sels2), ws))| {
-                        let mut bad = Vec::new();
-                        let rows = trs.iter_mut().zip(sels.chunks_mut(n)).zip(sels2.chunks_mut(n)).zip(ws.chunks(wt));
-                        for (i, (((tr, s), s2), wv)) in rows.enumerate() {
-                            if !tr.is_active(cfg.max_iters) {
-                                continue;
-                            }
-                            let t = ci * per + i;
-                            let ok = if dm {
-                                // P_P(y) first, as on the CPU (its duals warm the second solve).
-                                f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.extra, s2, tr.warm)
-                                    .and_then(|()| f1.assign_entries(wv, &mut tr.extra, s, tr.warm))
-                            } else {
-                                f1.assign_entries(wv, &mut tr.extra, s, tr.warm)
-                            };
-                            if ok.is_err() {
-                                bad.push(t);
-                            }
-                        }
-                        bad
-                    })
-                    .collect();
-                if !failed.is_empty() {
-                    // Non-finite weights cannot come from finite states; restart defensively.
-                    for &t in &failed {
-                        trials[t].iterations += 1;
-                        self.restart(t, &mut trials[t], &mut x0);
+                // 1. The assignments: on the device (`--assign gpu`), or on the CPU from the
+                // weights read back, also when the device left a problem unsolved.
+                let on_device = self.device_assign(cfg.warm_start)?;
+                if !on_device {
+                    if self.chunks.iter().any(|c| c.dev.is_some()) {
+                        self.refresh(&mut w, &mut w2)?;
                     }
-                    self.refresh(&mut w, &mut w2)?;
-                    continue;
+                    // 1. The assignments, on the CPU.
+                    let per = crate::map::chunk_size(t_all);
+                    let failed: Vec<usize> = trials
+                        .par_chunks_mut(per)
+                        .zip(sel.par_chunks_mut(per * n))
+                        .zip(sel2.par_chunks_mut(per * n))
+                        .zip(w.par_chunks(per * wt))
+                        .enumerate()
+                        .flat_map_iter(|(ci, (((trs, sels), sels2), ws))| {
+                            let mut bad = Vec::new();
+                            let rows =
+                                trs.iter_mut().zip(sels.chunks_mut(n)).zip(sels2.chunks_mut(n)).zip(ws.chunks(wt));
+                            for (i, (((tr, s), s2), wv)) in rows.enumerate() {
+                                if !tr.is_active(cfg.max_iters) {
+                                    continue;
+                                }
+                                let t = ci * per + i;
+                                let ok = if dm {
+                                    // P_P(y) first, as on the CPU (its duals warm the second solve).
+                                    f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.extra, s2, tr.warm)
+                                        .and_then(|()| f1.assign_entries(wv, &mut tr.extra, s, tr.warm))
+                                } else {
+                                    f1.assign_entries(wv, &mut tr.extra, s, tr.warm)
+                                };
+                                if ok.is_err() {
+                                    bad.push(t);
+                                }
+                            }
+                            bad
+                        })
+                        .collect();
+                    if !failed.is_empty() {
+                        // Non-finite weights cannot come from finite states; restart defensively.
+                        for &t in &failed {
+                            trials[t].iterations += 1;
+                            self.restart(t, &mut trials[t], &mut x0);
+                        }
+                        self.refresh(&mut w, &mut w2)?;
+                        continue;
+                    }
                 }
                 for (a, tr) in active.iter_mut().zip(&trials) {
                     *a = tr.is_active(cfg.max_iters) as u32;
@@ -613,12 +671,14 @@ impl<'a> F1Gpu<'a> {
                     self.write_active(&active);
                     active_sent.clone_from(&active);
                 }
-                self.write_sel(&sel, false);
-                if dm {
-                    self.write_sel(&sel2, true);
+                if !on_device {
+                    self.write_sel(&sel, false);
+                    if dm {
+                        self.write_sel(&sel2, true);
+                    }
                 }
                 let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                self.encode_iteration(&mut enc);
+                self.encode_iteration(&mut enc, on_device);
                 self.ctx.queue.submit([enc.finish()]);
                 self.read_staged(&mut w, &mut w2, Some((&mut viol, &mut boards)))?;
                 for (t, tr) in trials.iter_mut().enumerate() {
@@ -682,6 +742,20 @@ impl<'a> F1Gpu<'a> {
             }
         }
         Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+    }
+
+    /// Runs the device auction of every chunk (the difference map's `P_P(y)` first); false
+    /// when there is none (`--assign cpu`) or a problem was left for the host.
+    fn device_assign(&self, warm: bool) -> Result<bool, GpuError> {
+        let mut all = !self.chunks.is_empty();
+        for ch in &self.chunks {
+            let Some(d) = &ch.dev else { return Ok(false) };
+            if let Some(p) = &d.plain {
+                all &= p.run(warm)?;
+            }
+            all &= d.main.run(warm)?;
+        }
+        Ok(all)
     }
 
     fn restart(&self, t: usize, tr: &mut GpuTrial<Assigners>, x0: &mut [f32]) {

@@ -278,3 +278,26 @@ fn count_journals_resume_and_refuse_another_puzzle() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("another count") && err.trim_end().lines().count() == 1, "{err}");
 }
+
+#[test]
+fn solve_scan_reports_json_writes_the_solution_and_exits_by_outcome() {
+    let puzzle = tmp("scan-p.txt");
+    let sol = tmp("scan-sol.txt");
+    let out = concur(&["generate", "--width", "6", "--height", "5", "--seed", "3", "-o", s(&puzzle)]);
+    assert_eq!(out.status.code(), Some(0));
+    let out =
+        concur(&["solve", s(&puzzle), "--method", "scan", "--threads", "2", "--seed", "1", "--json", "-o", s(&sol)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["method"], "scan");
+    assert_eq!(v["solved"], true);
+    for key in ["nodes", "nodes_per_s", "restarts", "best_depth", "threads"] {
+        assert!(v[key].is_number(), "{key} missing: {v}");
+    }
+    assert_eq!(concur(&["verify", s(&puzzle), s(&sol)]).status.code(), Some(0));
+    let out = concur(&["solve", s(&puzzle), "--method", "scan", "--max-nodes", "3", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = concur(&["solve", s(&puzzle), "--method", "scan", "--restart-base", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
+}

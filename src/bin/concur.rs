@@ -314,6 +314,9 @@ struct SolveArgs {
     /// Scan: random probes of Knuth's estimator per candidate tree.
     #[arg(long, default_value_t = 1_000)]
     probes: u64,
+    /// Scan: with the row-chain cut (the row under each placement must chain; off by default).
+    #[arg(long)]
+    row_chain: bool,
     /// Disable Luby restarts (complete search).
     #[arg(long)]
     no_restarts: bool,
@@ -380,6 +383,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 restart_base: a.restart_base.unwrap_or(scan::ScanSolveConfig::default().restart_base),
                 choice: a.tree,
                 probes: a.probes,
+                row_chain: a.row_chain,
             };
             if cfg.restart_base == 0 {
                 anyhow::bail!("--restart-base must be at least 1");
@@ -908,6 +912,7 @@ fn run() -> Result<ExitCode> {
                 probes,
                 min_tasks: tasks,
                 reverse,
+                row_chain: false,
             };
             let bar = ProgressBar::new(0);
             bar.set_style(

@@ -84,7 +84,7 @@ impl SolveReport {
     ) -> Self {
         let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
         let best_score = r.board.as_ref().map_or(0, |b| puzzle.score(b));
-        let tree = r.solved_tree.map(|t| r.trees[t]);
+        let tree = r.solved_tree.or(r.chosen_tree).map(|t| r.trees[t]);
         let details = json!({
             "nodes": r.nodes,
             "nodes_per_s": r.nodes_per_s(),

@@ -1167,6 +1167,8 @@ pub struct ScanSolve {
     pub threads: usize,
     /// The candidate trees and their estimates.
     pub trees: Vec<ScanTree>,
+    /// The tree every restart walks (`TreeChoice::Estimate`: the smallest by estimate).
+    pub chosen_tree: Option<usize>,
     /// Which tree, thread and restart (0-based) found the solution.
     pub solved_tree: Option<usize>,
     pub solved_thread: Option<usize>,
@@ -1329,6 +1331,10 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
                         break;
                     }
                     restart += 1;
+                    // Count a restart only when one begins (not at the time or node limit).
+                    if stop.load(Ordering::Relaxed) || wk.nodes >= budget {
+                        break;
+                    }
                     restarts_live.fetch_add(1, Ordering::Relaxed);
                 }
                 live.store(wk.nodes, Ordering::Relaxed);
@@ -1362,6 +1368,7 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
         restarts,
         best_depth: deepest.load(Ordering::Relaxed).min(puzzle.cells()),
         threads,
+        chosen_tree: (cfg.choice == TreeChoice::Estimate).then_some(best),
         trees,
         solved_tree,
         solved_thread,

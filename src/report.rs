@@ -19,6 +19,8 @@ pub enum Method {
     Dc,
     /// Arc-consistent backtracking with restarts.
     Backtrack,
+    /// The row-scan tree search (lookup tables, join budgets), randomised with restarts.
+    Scan,
     /// Hill-climbing over full boards with restarts (a control).
     Hill,
     /// Adaptive large-neighbourhood search (a control).
@@ -70,6 +72,43 @@ impl SolveReport {
             wall_s: stats.wall_s,
             seed,
             board,
+            details: details.as_object().expect("object").clone(),
+        }
+    }
+
+    /// The report of a row-scan search ([`crate::search::scan::solve`]).
+    pub fn from_scan(
+        puzzle: &Puzzle,
+        r: &crate::search::scan::ScanSolve,
+        cfg: &crate::search::scan::ScanSolveConfig,
+    ) -> Self {
+        let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
+        let best_score = r.board.as_ref().map_or(0, |b| puzzle.score(b));
+        let tree = r.solved_tree.or(r.chosen_tree).map(|t| r.trees[t]);
+        let details = json!({
+            "nodes": r.nodes,
+            "nodes_per_s": r.nodes_per_s(),
+            "restarts": r.restarts,
+            "restart_base": cfg.restart_base,
+            "best_depth": r.best_depth,
+            "cells": puzzle.cells(),
+            "ending": r.ending,
+            "threads": r.threads,
+            "tree_choice": cfg.choice,
+            "trees": r.trees.len(),
+            "tree": tree,
+            "solved_thread": r.solved_thread,
+            "solved_restart": r.solved_restart,
+            "setup_s": r.setup_s,
+        });
+        SolveReport {
+            method: Method::Scan,
+            solved,
+            best_score,
+            max_score: puzzle.max_score(),
+            wall_s: r.wall_s,
+            seed: cfg.seed,
+            board: r.board.clone(),
             details: details.as_object().expect("object").clone(),
         }
     }

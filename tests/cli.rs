@@ -322,7 +322,7 @@ fn hard_puzzle(name: &str) -> PathBuf {
 #[test]
 fn ctrl_c_stops_solve_cleanly_writes_the_best_board_and_exits_130() {
     let p = hard_puzzle("int-solve.txt");
-    for method in ["rrr", "dc", "backtrack", "alns", "hill"] {
+    for method in ["rrr", "dc", "backtrack", "scan", "alns", "hill"] {
         let sol = tmp(&format!("int-solve-{method}.sol"));
         let _ = std::fs::remove_file(&sol);
         let child = spawn(&[
@@ -351,7 +351,7 @@ fn ctrl_c_stops_solve_cleanly_writes_the_best_board_and_exits_130() {
             .unwrap_or_else(|e| panic!("{method}: one JSON object on stdout ({e}): {:?}", out.stdout));
         assert_eq!(v["interrupted"], true, "{method}: {v}");
         assert_eq!(v["solved"], false, "{method}: {v}");
-        if method != "backtrack" {
+        if method != "backtrack" && method != "scan" {
             // Local search and the maps always hold a full board: it is written and its score
             // is the one reported.
             let ver = concur(&["verify", s(&p), s(&sol), "--json"]);
@@ -525,4 +525,27 @@ fn report_json_carries_the_censored_statistics_and_bad_input_exits_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+#[test]
+fn solve_scan_reports_json_writes_the_solution_and_exits_by_outcome() {
+    let puzzle = tmp("scan-p.txt");
+    let sol = tmp("scan-sol.txt");
+    let out = concur(&["generate", "--width", "6", "--height", "5", "--seed", "3", "-o", s(&puzzle)]);
+    assert_eq!(out.status.code(), Some(0));
+    let out =
+        concur(&["solve", s(&puzzle), "--method", "scan", "--threads", "2", "--seed", "1", "--json", "-o", s(&sol)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["method"], "scan");
+    assert_eq!(v["solved"], true);
+    for key in ["nodes", "nodes_per_s", "restarts", "best_depth", "threads"] {
+        assert!(v[key].is_number(), "{key} missing: {v}");
+    }
+    assert_eq!(concur(&["verify", s(&puzzle), s(&sol)]).status.code(), Some(0));
+    let out = concur(&["solve", s(&puzzle), "--method", "scan", "--max-nodes", "3", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = concur(&["solve", s(&puzzle), "--method", "scan", "--restart-base", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
 }

@@ -356,3 +356,119 @@ fn brendan_set_1_8x8_journal_holds_the_13_known_solutions() {
     assert_eq!(c.tasks_resumed, c.tasks);
     assert_eq!((c.solutions, c.up_to_rotation), (52, Some(13)));
 }
+
+fn scan_solve(p: &concur::puzzle::Puzzle, seed: u64, max_nodes: u64) -> concur::search::scan::ScanSolve {
+    use concur::search::scan::{ScanSolveConfig, solve};
+    let cfg =
+        ScanSolveConfig { seed, max_nodes: Some(max_nodes), restart_base: 4096, probes: 200, ..Default::default() };
+    solve(p, &cfg, &|_| {})
+}
+
+#[test]
+fn scan_solver_solves_brendan_set_1_up_to_6x6_and_the_clue_puzzles() {
+    let Some(dir) = puzzles("scan_solver_solves_brendan_set_1_up_to_6x6_and_the_clue_puzzles") else { return };
+    let mut all: Vec<(String, concur::puzzle::Puzzle)> = Vec::new();
+    for w in 3..=6 {
+        for h in 3..=w {
+            all.push((format!("set 1 {w}x{h}"), brendan(&dir, 1, w, h)));
+        }
+    }
+    for i in 1..=4 {
+        let path = dir.join(format!("eternity2_dev_cc0/e2-clue-clue{i}.json"));
+        all.push((format!("clue {i}"), format::read_puzzle(&std::fs::read(&path).unwrap()).unwrap()));
+    }
+    for (name, p) in &all {
+        for seed in 0..2 {
+            let r = scan_solve(p, seed, 200_000_000);
+            let b = r
+                .board
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name} seed {seed}: {:?} after {} nodes", r.ending, r.nodes));
+            assert!(verify::check(p, b).valid, "{name} seed {seed}");
+            assert_eq!(r.ending, Ending::Stopped);
+            assert_eq!(r.best_depth, p.cells());
+        }
+    }
+}
+
+/// Every solution the randomised solver finds, over many seeds and both tree choices, is one
+/// of the solutions a complete enumeration lists, and the seeds reach more than one of them.
+#[test]
+fn scan_solver_finds_only_enumerated_solutions_and_seeds_vary_them() {
+    use concur::search::scan::{ScanSolveConfig, TreeChoice, solve};
+    for (w, h, seed) in [(4, 4, 3), (5, 3, 1), (5, 4, 2)] {
+        let (p, _) = generated(w, h, seed);
+        let cfg = BacktrackConfig { restarts: false, randomize: false, ..Default::default() };
+        let mut all = std::collections::HashSet::new();
+        let (ending, _) = Backtracker::new(&p, cfg).run(|b| {
+            all.insert(b.cells.clone());
+            Next::Continue
+        });
+        assert_eq!(ending, Ending::Exhausted);
+        let mut seen = std::collections::HashSet::new();
+        for s in 0..40 {
+            for choice in [TreeChoice::Estimate, TreeChoice::Random] {
+                let cfg = ScanSolveConfig { seed: s, choice, restart_base: 64, probes: 50, ..Default::default() };
+                let r = solve(&p, &cfg, &|_| {});
+                let b = r.board.unwrap_or_else(|| panic!("{w}x{h}: {:?}", r.ending));
+                assert!(all.contains(&b.cells), "{w}x{h} seed {s}: a board the enumeration does not hold");
+                seen.insert(b.cells);
+            }
+        }
+        if all.len() > 1 {
+            assert!(seen.len() > 1, "{w}x{h}: 80 runs found one of {} solutions only", all.len());
+        }
+    }
+}
+
+#[test]
+fn scan_solver_is_reproducible_per_seed_and_honours_node_limits() {
+    let (p, _) = generated(7, 7, 1);
+    let a = scan_solve(&p, 5, 300_000_000);
+    let b = scan_solve(&p, 5, 300_000_000);
+    assert!(a.board.is_some(), "{:?}", a.ending);
+    assert_eq!((a.board, a.nodes, a.restarts), (b.board, b.nodes, b.restarts));
+    let (p, _) = generated(8, 8, 1);
+    for limit in [1, 1_000, 100_000] {
+        let r = scan_solve(&p, 1, limit);
+        assert_eq!(r.ending, Ending::Limit);
+        assert!(r.board.is_none());
+        assert!(r.nodes <= limit, "{} nodes past a limit of {limit}", r.nodes);
+    }
+}
+
+#[test]
+fn scan_solver_proves_an_unsolvable_puzzle_has_no_solution() {
+    let (p, _) = generated(4, 4, 2);
+    // One inner side recoloured: the joins no longer pair up.
+    let mut pieces = p.pieces().to_vec();
+    let inner = pieces.iter().position(|q| q.iter().all(|&c| c != 0)).unwrap();
+    pieces[inner][0] = if pieces[inner][0] == 1 { 2 } else { 1 };
+    let bad = concur::puzzle::Puzzle::new(4, 4, pieces, Vec::new()).unwrap();
+    assert_eq!(scan_count(&bad, false, 1).solutions, 0);
+    let r = scan_solve(&bad, 1, 1_000_000_000);
+    assert_eq!(r.ending, Ending::Exhausted);
+    assert!(r.board.is_none());
+}
+
+#[test]
+fn scan_solver_keeps_hints_on_square_and_rectangular_boards() {
+    use concur::puzzle::Hint;
+    for (w, h, seed) in [(6, 6, 4), (7, 4, 5), (4, 7, 6)] {
+        let (p, planted) = generated(w, h, seed);
+        let n = w * h;
+        let hints: Vec<Hint> = [1, n / 2 + 1, n - w - 2]
+            .iter()
+            .map(|&c| Hint { cell: c, piece: planted.cells[c].piece as usize, rot: planted.cells[c].rot })
+            .collect();
+        let hinted = concur::puzzle::Puzzle::new(w, h, p.pieces().to_vec(), hints.clone()).unwrap();
+        for s in 0..3 {
+            let r = scan_solve(&hinted, s, 500_000_000);
+            let b = r.board.unwrap_or_else(|| panic!("{w}x{h} seed {s}: {:?}", r.ending));
+            assert!(verify::check(&hinted, &b).valid);
+            for hint in &hints {
+                assert_eq!((b.cells[hint.cell].piece as usize, b.cells[hint.cell].rot), (hint.piece, hint.rot));
+            }
+        }
+    }
+}

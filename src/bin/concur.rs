@@ -312,9 +312,18 @@ struct SolveArgs {
     /// Cell ordering of the backtracker.
     #[arg(long, value_enum, default_value_t = CellOrder::MrvDegree)]
     order: CellOrder,
-    /// Nodes per Luby restart unit.
-    #[arg(long, default_value_t = 256)]
-    restart_base: u64,
+    /// Nodes per Luby restart unit (default 256 for backtrack, 1,048,576 for scan).
+    #[arg(long)]
+    restart_base: Option<u64>,
+    /// Scan: the tree of each restart (the smallest by Knuth's estimate, or one at random).
+    #[arg(long, value_enum, default_value_t = scan::TreeChoice::Estimate)]
+    tree: scan::TreeChoice,
+    /// Scan: random probes of Knuth's estimator per candidate tree.
+    #[arg(long, default_value_t = 1_000)]
+    probes: u64,
+    /// Scan: with the row-chain cut (the row under each placement must chain; off by default).
+    #[arg(long)]
+    row_chain: bool,
     /// Disable Luby restarts (complete search).
     #[arg(long)]
     no_restarts: bool,
@@ -369,12 +378,43 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 time_limit,
                 max_nodes: a.max_nodes,
                 restarts: !a.no_restarts,
-                restart_base: a.restart_base,
+                restart_base: a.restart_base.unwrap_or(256),
                 order: a.order,
                 ..Default::default()
             };
             let (board, ending, stats) = backtrack::solve(&puzzle, cfg);
             SolveReport::from_backtrack(&puzzle, board, ending, &stats, a.ac, a.seed)
+        }
+        Method::Scan => {
+            let cfg = scan::ScanSolveConfig {
+                seed: a.seed,
+                time_limit,
+                max_nodes: a.max_nodes,
+                threads: a.threads.unwrap_or(0),
+                restarts: !a.no_restarts,
+                restart_base: a.restart_base.unwrap_or(scan::ScanSolveConfig::default().restart_base),
+                choice: a.tree,
+                probes: a.probes,
+                row_chain: a.row_chain,
+            };
+            if cfg.restart_base == 0 {
+                anyhow::bail!("--restart-base must be at least 1");
+            }
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed}] {msg}").expect("static template"));
+            let shown = bar.clone();
+            let r = scan::solve(&puzzle, &cfg, &move |p: &scan::ScanProgress| {
+                shown.set_message(format!(
+                    "{:.3e} nodes, {:.0} nodes/s, {} restarts, best depth {}",
+                    p.nodes as f64,
+                    p.nodes as f64 / p.elapsed_s.max(1e-9),
+                    p.restarts,
+                    p.best_depth
+                ));
+                shown.tick();
+            });
+            bar.finish_and_clear();
+            SolveReport::from_scan(&puzzle, &r, &cfg)
         }
         Method::Hill => {
             let cfg = HillConfig {
@@ -978,6 +1018,7 @@ fn run() -> Result<ExitCode> {
                 probes,
                 min_tasks: tasks,
                 reverse,
+                row_chain: false,
             };
             let bar = ProgressBar::new(0);
             bar.set_style(

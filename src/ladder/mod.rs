@@ -336,6 +336,19 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let best = if solved { p.max_score() } else { 0 };
             (solved, solved.then(|| "backtrack".to_string()), stats.nodes, "nodes", stats.wall_s, best)
         }
+        crate::report::Method::Scan => {
+            let cfg = crate::search::scan::ScanSolveConfig {
+                seed,
+                time_limit,
+                max_nodes: spec.max_nodes,
+                threads: 1,
+                ..Default::default()
+            };
+            let r = crate::search::scan::solve(p, &cfg, &|_| {});
+            let solved = r.board.as_ref().is_some_and(|b| verify::check(p, b).valid);
+            let best = if solved { p.max_score() } else { 0 };
+            (solved, solved.then(|| "scan".to_string()), r.nodes, "nodes", r.wall_s, best)
+        }
     };
     let mut params = serde_json::to_value(spec).unwrap_or_default();
     if let Some(o) = params.as_object_mut() {

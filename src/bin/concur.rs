@@ -437,6 +437,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 warm_start: !a.cold_assign,
                 complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
+                ..Default::default()
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;

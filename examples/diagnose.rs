@@ -9,6 +9,8 @@
 //!     --iters 1000000 --every 100 --out trace
 //! ```
 //!
+//! `dist` also takes `--restart-stall L` and `--kick S` (MapConfig's stall restart and kick).
+//!
 //! `dist` writes one JSON line per trial (`solved_at` is null for a trial that did not solve)
 //! after one line with the run's settings, and prints a summary: quantiles, the coefficient
 //! of variation, the exponential fit with censoring, the Kolmogorov-Smirnov distance to it
@@ -41,6 +43,8 @@ struct Args {
     tail: usize,
     baseline: usize,
     no_cycle_restart: bool,
+    restart_stall: Option<u64>,
+    kick: Option<f32>,
 }
 
 fn parse() -> Result<Args> {
@@ -63,6 +67,8 @@ fn parse() -> Result<Args> {
         tail: 300,
         baseline: 0,
         no_cycle_restart: false,
+        restart_stall: None,
+        kick: None,
     };
     while let Some(flag) = it.next() {
         if flag == "--no-cycle-restart" {
@@ -82,6 +88,8 @@ fn parse() -> Result<Args> {
             "--window" => a.window = num()?.max(2) as usize,
             "--tail" => a.tail = num()? as usize,
             "--baseline" => a.baseline = num()? as usize,
+            "--restart-stall" => a.restart_stall = Some(num()?),
+            "--kick" => a.kick = Some(v.parse().with_context(|| format!("--kick: not a number: {v}"))?),
             "--out" => a.out = Some(PathBuf::from(v)),
             "--solutions" => a.solutions = Some(PathBuf::from(v)),
             _ => bail!("unknown option {flag}"),
@@ -109,6 +117,8 @@ fn run() -> Result<()> {
         seed: a.seed,
         stop_at_first: false,
         cycle_restart: !a.no_cycle_restart,
+        restart_stall: a.restart_stall,
+        kick: a.kick,
         ..Default::default()
     };
     match a.cmd.as_str() {
@@ -139,14 +149,15 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": "rrr", "beta": cfg.beta,
             "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": cfg.cycle_restart,
-            "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
+            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;
     for (t, s) in r.trials.iter().enumerate() {
         writeln!(
             out,
             "{}",
             serde_json::json!({"trial": t, "solved_at": s.solved_at, "iterations": s.iterations,
-                "best_score": s.best_score, "restarts": s.restarts})
+                "best_score": s.best_score, "restarts": s.restarts,
+                "stall_restarts": s.stall_restarts})
         )?;
     }
     out.flush()?;

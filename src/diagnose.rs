@@ -244,6 +244,7 @@ impl Tracer {
     /// Trial `t` of a batch run with `cfg` (RRR only).
     pub fn new(puzzle: &Puzzle, cfg: &MapConfig, t: usize) -> Result<Self, AssignError> {
         assert_eq!(cfg.kind, MapKind::Rrr, "the tracer steps RRR");
+        assert!(cfg.restart_stall.is_none(), "the tracer follows the default trial loop (no stall restarts)");
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64));

@@ -294,6 +294,31 @@ fn cycles(boards: &[Vec<u32>], xs: &[Vec<f32>]) -> CycleReport {
     CycleReport { distinct_boards, exact_board_period: exact, near_lag, near_hamming, x_min_lag, x_min_dist, x_step }
 }
 
+/// Cells of each class (corner, edge, inner) where boards `a` and `b` differ.
+fn by_class(puzzle: &Puzzle, a: &[Placement], b: &[Placement]) -> [usize; 3] {
+    let mut out = [0; 3];
+    for c in 0..a.len() {
+        if a[c] != b[c] {
+            out[class_index(puzzle, c)] += 1;
+        }
+    }
+    out
+}
+
+fn class_index(puzzle: &Puzzle, c: usize) -> usize {
+    match concur::puzzle::cell_class(puzzle.width(), puzzle.height(), c) {
+        concur::puzzle::Class::Corner => 0,
+        concur::puzzle::Class::Edge => 1,
+        concur::puzzle::Class::Inner => 2,
+    }
+}
+
+fn class_cells(puzzle: &Puzzle) -> [usize; 3] {
+    let mut out = [0; 3];
+    (0..puzzle.cells()).for_each(|c| out[class_index(puzzle, c)] += 1);
+    out
+}
+
 fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
     let sols = match &a.solutions {
         Some(p) => load_solutions(p, puzzle)?,
@@ -332,10 +357,15 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         let mut tr = Tracer::new(puzzle, &cfg, t)?;
         let mut best_score = 0;
         let mut best_near = None;
+        let mut best_board: Option<Vec<Placement>> = None;
         let mut ring_b: Vec<Vec<u32>> = Vec::with_capacity(a.window);
         let mut ring_x: Vec<Vec<f32>> = Vec::with_capacity(a.window);
         let mut seen = HashSet::new();
         let (mut min_cur_cells, mut min_cur_moves) = (usize::MAX, usize::MAX);
+        // Cells differing from the nearest solution (by cells), per class (corner, edge,
+        // inner), summed over the logged running boards, and of the final best board.
+        let mut cur_by_class = [0usize; 3];
+        let mut logged = 0usize;
         let mut gap_sum = 0.0f64;
         let mut gap_n = 0u64;
         let mut solved_at = None;
@@ -359,7 +389,9 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
             let improved = s.score > best_score;
             if improved {
                 best_score = s.score;
-                best_near = sols.nearest(&tr.f1().placements(tr.board()));
+                let placed = tr.f1().placements(tr.board());
+                best_near = sols.nearest(&placed);
+                best_board = Some(placed);
             }
             if a.max_iters - it < a.window as u64 {
                 ring_b.push(tr.board().to_vec());
@@ -373,7 +405,11 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
                 tail.push_back((it, s.score, s.gap, tr.f1().placements(tr.board())));
             }
             if it % a.every == 0 || done || it == 1 {
-                let cur = sols.nearest(&tr.f1().placements(tr.board())).expect("a set");
+                let placed = tr.f1().placements(tr.board());
+                let cur = sols.nearest(&placed).expect("a set");
+                let by = by_class(puzzle, &placed, &sols.board(cur.by_cells));
+                (0..3).for_each(|k| cur_by_class[k] += by[k]);
+                logged += 1;
                 min_cur_cells = min_cur_cells.min(cur.cells);
                 min_cur_moves = min_cur_moves.min(cur.moves);
                 let b = best_near.expect("set on the first step");
@@ -410,6 +446,9 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
             "last_restart": last_restart, "wall_s": start.elapsed().as_secs_f64(),
             "best_score": best_score, "best_cells": b.cells, "best_moves": b.moves, "best_nearest": b.by_cells,
             "min_running_cells": min_cur_cells, "min_running_moves": min_cur_moves,
+            "running_differ_by_class_mean": cur_by_class.map(|v| v as f64 / logged.max(1) as f64),
+            "best_differ_by_class": best_board.as_ref().map(|b| by_class(puzzle, b, &sols.board(best_near.unwrap_or_default().by_cells))),
+            "class_cells": class_cells(puzzle),
             "distinct_boards": seen.len(),
             "mean_gap_second_half": gap_sum / gap_n.max(1) as f64,
             "score_histogram": scores,

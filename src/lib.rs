@@ -7,6 +7,7 @@ pub mod assign;
 pub mod backend;
 pub mod certify;
 pub mod dc;
+pub mod diagnose;
 pub mod error;
 pub mod interrupt;
 pub mod ladder;

@@ -59,6 +59,13 @@ pub struct MapConfig {
     /// Where the GPU backend solves the three class assignments (the CPU backend always
     /// solves them on the host).
     pub assign: AssignOn,
+    /// Restart a trial after this many iterations without a new best score since its last
+    /// (re)start (None: never). The restart draws a fresh random point, or kicks with `kick`.
+    pub restart_stall: Option<u64>,
+    /// With `restart_stall`: instead of a fresh point, add `kick * (u - 1/2)` to every
+    /// coordinate of x, u uniform in [0, 1) (a perturbation of size about `kick / sqrt 12`
+    /// per coordinate).
+    pub kick: Option<f32>,
 }
 
 /// Where the GPU backend's F1 assignments run.
@@ -191,6 +198,8 @@ impl Default for MapConfig {
             complete: None,
             keep_fixed_points: false,
             assign: AssignOn::Cpu,
+            restart_stall: None,
+            kick: None,
         }
     }
 }
@@ -210,6 +219,11 @@ struct TrialStatus {
     pub restarts: u64,
     /// Iteration of the last best-score improvement (for stall-triggered completion).
     improved_at: u64,
+    /// Best score and its iteration since the last (re)start (for `restart_stall`), and the
+    /// stall restarts or kicks made.
+    start_best: usize,
+    start_improved_at: u64,
+    stall_restarts: u64,
     /// The iterate whose projections gave the solution (with `keep_fixed_points`).
     fixed_x: Option<Vec<f32>>,
     /// Completion searches run, and their nodes.
@@ -333,6 +347,8 @@ pub struct TrialSummary {
     /// Arc-consistent completion searches tried, and their nodes in all.
     pub completions: u64,
     pub completion_nodes: u64,
+    /// Restarts (or kicks) after `restart_stall` iterations without a new best.
+    pub stall_restarts: u64,
 }
 
 /// Scratch of one worker: projection buffers and assignment matrices.
@@ -385,6 +401,9 @@ impl<'a> F1Map<'a> {
                     solved_by: None,
                     restarts: 0,
                     improved_at: 0,
+                    start_best: 0,
+                    start_improved_at: 0,
+                    stall_restarts: 0,
                     fixed_x: None,
                     completions: 0,
                     completion_nodes: 0,
@@ -490,6 +509,7 @@ impl<'a> F1Map<'a> {
                     restarts: s.restarts,
                     completions: s.completions,
                     completion_nodes: s.completion_nodes,
+                    stall_restarts: s.stall_restarts,
                 })
                 .collect(),
         }
@@ -512,6 +532,11 @@ impl<'a> F1Map<'a> {
 
 fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
     x.iter_mut().for_each(|v| *v = rng.random::<f32>());
+}
+
+/// Adds `size * (u - 1/2)`, u uniform in [0, 1), to every coordinate.
+fn kick(x: &mut [f32], rng: &mut Xoshiro256PlusPlus, size: f32) {
+    x.iter_mut().for_each(|v| *v += size * (rng.random::<f32>() - 0.5));
 }
 
 /// One round (up to [`ROUND`] iterations) of one trial.
@@ -565,6 +590,23 @@ fn run_trial_round(
                 st.fixed_x = Some(wk.prev.clone());
             }
             return;
+        }
+        if let Some(l) = cfg.restart_stall {
+            if score > st.start_best {
+                (st.start_best, st.start_improved_at) = (score, st.iterations);
+            } else if st.iterations - st.start_improved_at >= l {
+                match cfg.kick {
+                    Some(s) => kick(x, &mut st.rng, s),
+                    None => {
+                        randomize(x, &mut st.rng);
+                        st.warm = false;
+                    }
+                }
+                (st.start_best, st.start_improved_at) = (0, st.iterations);
+                st.stall_restarts += 1;
+                st.hashes = [0; CYCLE_MEMORY];
+                continue;
+            }
         }
         if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
             let mut trig =
@@ -712,6 +754,43 @@ mod tests {
             let again = solve(&p, cfg, |_| {}).unwrap();
             assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
         }
+    }
+
+    #[test]
+    fn stall_restarts_fire_count_apart_and_are_reproducible() {
+        let p = puzzle(6, 6, 1);
+        for kick in [None, Some(0.5)] {
+            let cfg = MapConfig {
+                trials: 2,
+                max_iters: 3_000,
+                stop_at_first: false,
+                restart_stall: Some(100),
+                kick,
+                ..Default::default()
+            };
+            let a = solve(&p, cfg.clone(), |_| {}).unwrap();
+            let b = solve(&p, cfg.clone(), |_| {}).unwrap();
+            assert_eq!(a.trials, b.trials);
+            for t in &a.trials {
+                // A trial that did not solve early stalled at least once in 3,000 iterations.
+                assert!(t.stall_restarts > 0 || t.solved_at.is_some_and(|i| i < 200), "{t:?}");
+            }
+            // Without the option, none fire and the trajectory is the plain one.
+            let plain = solve(&p, MapConfig { restart_stall: None, kick: None, ..cfg }, |_| {}).unwrap();
+            assert!(plain.trials.iter().all(|t| t.stall_restarts == 0));
+        }
+        let cfg = MapConfig { trials: 4, max_iters: 20_000, restart_stall: Some(500), ..Default::default() };
+        let q = puzzle(4, 4, 2);
+        assert!(solve(&q, cfg, |_| {}).unwrap().solution.is_some(), "4x4 still solves with stall restarts");
+    }
+
+    #[test]
+    fn a_kick_moves_every_coordinate_by_at_most_half_its_size() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut x = vec![1.0f32; 1000];
+        kick(&mut x, &mut rng, 0.2);
+        assert!(x.iter().all(|v| (v - 1.0).abs() <= 0.1 + 1e-6));
+        assert!(x.iter().any(|v| (v - 1.0).abs() > 0.05));
     }
 
     #[test]

@@ -490,6 +490,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
                 assign: a.assign,
+                ..Default::default()
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;

@@ -391,6 +391,7 @@ impl<'a> DcMap<'a> {
                     restarts: t.restarts,
                     completions: t.trig.runs,
                     completion_nodes: t.trig.nodes,
+                    stall_restarts: 0,
                 })
                 .collect(),
         }

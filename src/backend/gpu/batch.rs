@@ -142,6 +142,7 @@ pub(crate) fn result<E>(
                 restarts: t.restarts,
                 completions: t.trig.runs,
                 completion_nodes: t.trig.nodes,
+                stall_restarts: 0,
             })
             .collect(),
     }

@@ -62,6 +62,9 @@ pub fn supports(cfg: &MapConfig) -> Result<(), GpuError> {
     if cfg.keep_fixed_points {
         return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
     }
+    if cfg.restart_stall.is_some() {
+        return Err(GpuError::Unsupported("stall restarts run on the cpu backend".into()));
+    }
     Ok(())
 }
 

@@ -566,6 +566,27 @@ impl<'a> F1Gpu<'a> {
         Ok(())
     }
 
+    /// Reads the staged mismatch counts of every chunk.
+    fn read_violations_into(&self, viol: &mut [u32]) -> Result<(), GpuError> {
+        for ch in &self.chunks {
+            let (lo, hi) = (ch.first, ch.first + ch.trials);
+            self.ctx.read_back(&mut [(&ch.st_viol, bytemuck::cast_slice_mut(&mut viol[lo..hi]))])?;
+        }
+        Ok(())
+    }
+
+    /// Reads the staged boards of the chunks holding a trial marked in `want`.
+    fn read_boards_where(&self, want: &[bool], boards: &mut [u32]) -> Result<(), GpuError> {
+        let n = self.puzzle.cells();
+        for ch in &self.chunks {
+            let (lo, hi) = (ch.first, ch.first + ch.trials);
+            if want[lo..hi].iter().any(|&w| w) {
+                self.ctx.read_back(&mut [(&ch.st_board, bytemuck::cast_slice_mut(&mut boards[lo * n..hi * n]))])?;
+            }
+        }
+        Ok(())
+    }
+
     /// Recomputes `pe` and the weights of the current state and reads the weights.
     fn refresh(&self, w: &mut [f32], w2: &mut [f32]) -> Result<(), GpuError> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
@@ -608,6 +629,8 @@ impl<'a> F1Gpu<'a> {
         let mut boards = vec![0u32; t_all * n];
         let mut best = vec![0u32; t_all * n];
         let mut active = vec![1u32; t_all];
+        // Whether a trial's board of this iteration came up (see the read-back below).
+        let mut fresh = vec![true; t_all];
         // What the device holds (all live at creation); rewritten only when a trial stops.
         let mut active_sent = active.clone();
         self.refresh(&mut w, &mut w2)?;
@@ -683,7 +706,20 @@ impl<'a> F1Gpu<'a> {
                 let mut enc = self.ctx.device.create_command_encoder(&Default::default());
                 self.encode_iteration(&mut enc, on_device);
                 self.ctx.queue.submit([enc.finish()]);
-                self.read_staged(&mut w, &mut w2, Some((&mut viol, &mut boards)))?;
+                // With the device assignment only the mismatch counts come up every iteration,
+                // and the boards of a chunk only when one of its trials improves (each board
+                // that comes up is recounted exactly on the CPU); else every board comes up.
+                if on_device {
+                    self.read_violations_into(&mut viol)?;
+                    for (t, tr) in trials.iter().enumerate() {
+                        fresh[t] = active[t] != 0
+                            && (tr.iterations == 0 || max_score - (viol[t] as usize).min(max_score) > tr.best_score);
+                    }
+                    self.read_boards_where(&fresh, &mut boards)?;
+                } else {
+                    self.read_staged(&mut w, &mut w2, Some((&mut viol, &mut boards)))?;
+                    fresh.iter_mut().for_each(|f| *f = true);
+                }
                 for (t, tr) in trials.iter_mut().enumerate() {
                     if active[t] == 0 {
                         continue;
@@ -691,8 +727,8 @@ impl<'a> F1Gpu<'a> {
                     tr.iterations += 1;
                     tr.warm = cfg.warm_start;
                     let board = &boards[t * n..(t + 1) * n];
-                    let score = f1.score(board);
-                    if score + viol[t] as usize != max_score {
+                    let score = if fresh[t] { f1.score(board) } else { max_score - viol[t] as usize };
+                    if fresh[t] && score + viol[t] as usize != max_score {
                         return Err(GpuError::Device(format!(
                             "the device counted {} mismatched joins on trial {t}, the CPU {}",
                             viol[t],

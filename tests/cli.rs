@@ -438,7 +438,7 @@ fn headless_adapter_probe_prints_no_error() {
     assert!(!err.contains("XDG_RUNTIME_DIR"), "probe noise: {err}");
     assert!(!err.to_lowercase().contains("error"), "probe noise: {err}");
     // The probe still sees an adapter where CI installs one.
-    if std::env::var("REQUIRE_GPU").as_deref() == Ok("1") {
+    if cfg!(feature = "gpu") && std::env::var("REQUIRE_GPU").as_deref() == Ok("1") {
         assert!(err.contains("adapter"), "no adapter seen: {err}");
     }
 }

@@ -133,6 +133,13 @@ pub struct AssignBatch {
     bg_more: wgpu::BindGroup,
     /// Whether the prices on the device come from a finished solve (or were written).
     has_prices: std::cell::Cell<bool>,
+    /// The state words as read back (scratch of [`AssignBatch::run`]).
+    state_host: std::cell::RefCell<Vec<u8>>,
+}
+
+/// The status word (the third of four) of each problem in read-back state bytes.
+fn status_words(state: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    state.chunks_exact(16).map(|s| u32::from_le_bytes([s[8], s[9], s[10], s[11]]))
 }
 
 impl AssignGpu {
@@ -224,6 +231,7 @@ impl AssignGpu {
             state,
             q,
             has_prices: std::cell::Cell::new(false),
+            state_host: std::cell::RefCell::new(vec![0u8; 16 * problems]),
         }
     }
 
@@ -287,7 +295,7 @@ impl AssignBatch {
     pub fn run(&self, warm: bool) -> Result<bool, GpuError> {
         let ctx = &self.ctx;
         let grid = groups_grid(self.problems() as u64);
-        let mut state = vec![0u8; 16 * self.problems()];
+        let mut state = self.state_host.borrow_mut();
         let mut dispatches = 0;
         let first = if warm && self.has_prices.get() { &self.bg_warm } else { &self.bg_cold };
         loop {
@@ -299,11 +307,10 @@ impl AssignBatch {
             }
             enc.copy_buffer_to_buffer(&self.state, 0, &self.st_state, 0, self.state.size());
             ctx.queue.submit([enc.finish()]);
-            ctx.read_back(&mut [(&self.st_state, &mut state)])?;
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&state);
-            if words.chunks(4).all(|s| s[2] != RUNNING) || dispatches >= MAX_DISPATCHES {
+            ctx.read_back(&mut [(&self.st_state, &mut state[..])])?;
+            if status_words(&state).all(|s| s != RUNNING) || dispatches >= MAX_DISPATCHES {
                 self.has_prices.set(true);
-                return Ok(words.chunks(4).all(|s| s[2] == 0));
+                return Ok(status_words(&state).all(|s| s == 0));
             }
         }
     }

@@ -106,7 +106,7 @@ pub fn rounds_per_dispatch(n: usize) -> u32 {
 pub struct AssignGpu {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
-    select: wgpu::ComputePipeline,
+    pick: wgpu::ComputePipeline,
 }
 
 /// The device buffers of one batch of problems of fixed shapes, built once and reused: the
@@ -114,8 +114,8 @@ pub struct AssignGpu {
 pub struct AssignBatch {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
-    select: wgpu::ComputePipeline,
-    /// The parameters of every dispatch after a solve's first (and of `select`).
+    pick: wgpu::ComputePipeline,
+    /// The parameters of every dispatch after a solve's first (and of `pick`).
     more: wgpu::Buffer,
     sizes: Vec<usize>,
     trials: usize,
@@ -146,8 +146,8 @@ impl AssignGpu {
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("assign", ASSIGN_WGSL);
         let pipe = ctx.pipeline(&module, "auction");
-        let select = ctx.pipeline(&module, "pick");
-        AssignGpu { ctx, pipe, select }
+        let pick = ctx.pipeline(&module, "pick");
+        AssignGpu { ctx, pipe, pick }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's weights
@@ -212,7 +212,7 @@ impl AssignGpu {
             )
         };
         AssignBatch {
-            select: self.select.clone(),
+            pick: self.pick.clone(),
             more: more.clone(),
             bg_cold: bind(&cold),
             bg_warm: bind(&warm),
@@ -317,14 +317,14 @@ impl AssignBatch {
 
     /// A bind group that writes the answer into `sel` (per cell of each trial, the index of
     /// its chosen entry in the trial's flat weights), given per row of a trial's classes its
-    /// cell and the offset of its row in the flat weights (`row_cell`, see `select`).
+    /// cell and the offset of its row in the flat weights (`row_cell`, see `pick` in the shader).
     pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.ctx.bind(&self.select, &[(0, &self.more), (3, &self.rows), (8, row_cell), (9, sel)])
+        self.ctx.bind(&self.pick, &[(0, &self.more), (3, &self.rows), (8, row_cell), (9, sel)])
     }
 
-    /// Records the `select` pass of a bind group from [`AssignBatch::select_into`].
+    /// Records the `pick` pass of a bind group from [`AssignBatch::select_into`].
     pub fn encode_select(&self, enc: &mut wgpu::CommandEncoder, bg: &wgpu::BindGroup) {
-        dispatch(enc, &self.select, bg, super::context::grid((self.trials * self.rtot) as u64));
+        dispatch(enc, &self.pick, bg, super::context::grid((self.trials * self.rtot) as u64));
     }
 
     /// Reads the answers, prices, states and (when asked for) the quantised weights.

@@ -158,6 +158,11 @@ impl Assigner {
     }
 
     fn run(&mut self, w: &[f32], warm: bool) -> Result<f32, AssignError> {
+        run_dispatch(self, w, warm)
+    }
+
+    #[inline(always)]
+    fn run_inner(&mut self, w: &[f32], warm: bool) -> Result<f32, AssignError> {
         let n = self.n;
         if n.checked_mul(n) != Some(w.len()) {
             return Err(AssignError::BadShape { n, expected: n.saturating_mul(n), got: w.len() });
@@ -194,6 +199,7 @@ impl Assigner {
     }
 
     /// Column reduction + reduction transfer (cold start).
+    #[inline(always)]
     fn init_cold(&mut self, w: &[f32]) -> Result<(), AssignError> {
         let n = self.n;
         let colmin = &mut self.d[..n];
@@ -243,6 +249,7 @@ impl Assigner {
     /// Warm start: keep `v`; rows whose previous column still minimises
     /// `c - v` keep it (with reduction transfer), the others take a
     /// minimising column if it is unclaimed, else stay free.
+    #[inline(always)]
     fn init_warm(&mut self, w: &[f32]) -> Result<(), AssignError> {
         let n = self.n;
         self.y.fill(UNASSIGNED);
@@ -295,6 +302,7 @@ impl Assigner {
 
     /// One pass of JV's augmenting row reduction over the free rows, with an
     /// iteration cap (float near-ties could otherwise cause long price wars).
+    #[inline(always)]
     fn augmenting_row_reduction(&mut self, w: &[f32]) -> Result<(), AssignError> {
         let n = self.n;
         let prv = self.free.len();
@@ -350,6 +358,7 @@ impl Assigner {
         Ok(())
     }
 
+    #[inline(always)]
     fn augment_free_rows(&mut self, w: &[f32]) -> Result<(), AssignError> {
         for k in 0..self.free.len() {
             let f = self.free[k] as usize;
@@ -361,6 +370,7 @@ impl Assigner {
 
     /// Dijkstra-like shortest augmenting path from free row `f`, then
     /// potential update and augmentation.
+    #[inline(always)]
     fn augment_row(&mut self, f: usize, w: &[f32]) -> Result<(), AssignError> {
         let n = self.n;
         let v = &mut self.v[..n];
@@ -456,6 +466,15 @@ impl Assigner {
     }
 }
 
+/// [`Assigner::run`] compiled for the instruction sets the machine has: the row scans
+/// below are lane loops, and with AVX2 they run four `f64` lanes at a time instead of
+/// SSE2's two. The arithmetic is the same (no fused multiply-add: Rust does not contract
+/// float operations), so every version returns the same assignment, bit for bit.
+#[multiversion::multiversion(targets("x86_64+avx2+fma"))]
+fn run_dispatch(a: &mut Assigner, w: &[f32], warm: bool) -> Result<f32, AssignError> {
+    a.run_inner(w, warm)
+}
+
 // ---------------------------------------------------------------------------
 // Row kernels. They work on `h_j = cost(row[j]) - v[j]` and are written as
 // independent lanes over fixed-size chunks so that LLVM vectorises them
@@ -470,8 +489,13 @@ fn fmin(a: f64, b: f64) -> f64 {
     if b < a { b } else { a }
 }
 
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if b > a { b } else { a }
+}
+
 /// `min_j cost(row[j]) - v[j]` (`+inf` for an empty or all-forbidden row).
-#[inline]
+#[inline(always)]
 fn min_reduced(row: &[f32], v: &[f64]) -> f64 {
     let v = &v[..row.len()];
     let mut acc = [INF; LANES];
@@ -492,7 +516,7 @@ fn min_reduced(row: &[f32], v: &[f64]) -> f64 {
 
 /// Whether a row holds a NaN or `+inf` weight (branch-free so that it
 /// vectorises; run on a row just before it is scanned, while it is hot).
-#[inline]
+#[inline(always)]
 fn row_invalid(row: &[f32]) -> bool {
     let mut bad = 0u32;
     for &x in row {
@@ -502,7 +526,7 @@ fn row_invalid(row: &[f32]) -> bool {
 }
 
 /// The two smallest values (as a multiset) of `cost(row[j]) - v[j]`.
-#[inline]
+#[inline(always)]
 fn top2_reduced(row: &[f32], v: &[f64]) -> (f64, f64) {
     let v = &v[..row.len()];
     let mut m1 = [INF; LANES];
@@ -519,29 +543,30 @@ fn top2_reduced(row: &[f32], v: &[f64]) -> (f64, f64) {
             m2[k] = fmin(m2[k], hi);
         }
     }
-    let mut a = INF;
-    let mut b = INF;
-    let mut push = |h: f64| {
-        if h < a {
-            b = a;
-            a = h;
-        } else if h < b {
-            b = h;
+    // Tree reduction of the lanes, branch-free: the two smallest of the union of the
+    // pairs (a <= b) and (x <= y) are min(a, x) and min(b, y, max(a, x)). (A chain of
+    // compare-and-branch pushes here cost more than the vector loop itself at n ~ 36.)
+    let mut half = LANES;
+    while half > 1 {
+        half /= 2;
+        for k in 0..half {
+            let (x, y) = (m1[k + half], m2[k + half]);
+            m2[k] = fmin(fmin(m2[k], y), fmax(m1[k], x));
+            m1[k] = fmin(m1[k], x);
         }
-    };
-    for k in 0..LANES {
-        push(m1[k]);
-        push(m2[k]);
     }
+    let (mut a, mut b) = (m1[0], m2[0]);
     for (&r, &vj) in rr.iter().zip(vr) {
-        push(cost(r) - vj);
+        let h = cost(r) - vj;
+        b = fmin(b, fmax(a, h));
+        a = fmin(a, h);
     }
     (a, b)
 }
 
 /// First `j >= start` with `cost(row[j]) - v[j] == target`, else `row.len()`.
 /// Tests a chunk at a time (vectorised) before locating the hit.
-#[inline]
+#[inline(always)]
 fn find_reduced(row: &[f32], v: &[f64], start: usize, target: f64) -> usize {
     let v = &v[..row.len()];
     let (r, vv) = (&row[start..], &v[start..]);
@@ -567,7 +592,7 @@ fn find_reduced(row: &[f32], v: &[f64], start: usize, target: f64) -> usize {
 /// Column minima of the cost matrix with (lowest) arg-row, as `f64` row
 /// indices so that the update vectorises. Returns whether a NaN or `+inf`
 /// weight was seen.
-#[inline]
+#[inline(always)]
 fn column_minima(n: usize, w: &[f32], colmin: &mut [f64], argrow: &mut [f64]) -> bool {
     let colmin = &mut colmin[..n];
     let argrow = &mut argrow[..n];

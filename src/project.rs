@@ -30,6 +30,26 @@ pub enum EdgeProjection {
 struct ClassTable {
     /// Cells of the class: row `i` of the assignment is cell `cells[i]`.
     cells: Vec<u32>,
+    /// The weights' tables, by group: a group is the candidates of one (cell, piece) pair,
+    /// its rotations, padded to `rots` entries so that the inner loop has a fixed length.
+    groups: Groups,
+}
+
+/// The candidates of a class grouped by (cell, piece), for [`F1::piece_weights_into`]. Row
+/// `i`'s groups are `row_off[i]..row_off[i + 1]`; group `g` is column `col[g]`, its
+/// candidates are `first[g]..first[g] + len[g]`, and `colors[g * rots..(g + 1) * rots]` are
+/// their colours as offsets into the cell's `4K` floats (`s * K + colour`), the last one
+/// repeated up to `rots` (a repeat cannot change a maximum).
+#[derive(Clone, Debug, Default)]
+struct Groups {
+    rots: usize,
+    row_off: Vec<u32>,
+    col: Vec<u16>,
+    first: Vec<u32>,
+    len: Vec<u8>,
+    colors: Vec<[u16; 4]>,
+    /// Per entry `i * n + col` of the class block: its group, or `u32::MAX` (no candidate).
+    of_entry: Vec<u32>,
 }
 
 /// Static F1 tables for one puzzle, shared by every trial.
@@ -102,7 +122,7 @@ impl F1 {
             Class::Edge => 1,
             Class::Inner => 2,
         };
-        let mut classes = vec![ClassTable { cells: Vec::new() }; 3];
+        let mut classes = vec![ClassTable { cells: Vec::new(), groups: Groups::default() }; 3];
         let mut col_of_piece = vec![0u32; n];
         let mut piece_count = [0u32; 3];
         for (p, &q) in puzzle.pieces().iter().enumerate() {
@@ -125,7 +145,10 @@ impl F1 {
             }
             cand_off.push(cand_col.len() as u32);
         }
-        let classes: Vec<ClassTable> = classes.into_iter().filter(|t| !t.cells.is_empty()).collect();
+        let mut classes: Vec<ClassTable> = classes.into_iter().filter(|t| !t.cells.is_empty()).collect();
+        for t in &mut classes {
+            t.groups = Groups::new(&t.cells, k, &cand_off, &cand_col, &cand_colors);
+        }
         let f1 = F1 { cells: n, colors: k, joins, rim, classes, cand_off, cand_col, cand_idx, cand_colors, cand_place };
         // Feasibility: a zero state must have a perfect assignment in every class.
         let zero = vec![0.0f32; f1.dim()];
@@ -234,6 +257,9 @@ impl F1 {
     /// The weights of P_P: `w[e] = max over the candidates (piece, r) of the entry's cell
     /// of sum_s z[c][s][colour]` (-inf where the piece is no candidate), and in `best[e]`
     /// the first candidate reaching it. Flat layout: see [`F1::weight_len`].
+    ///
+    /// This is the plain reference; the map runs [`F1::piece_weights_into`], which gives the
+    /// same weights bit for bit without the per-entry argmax.
     pub fn piece_weights(&self, z: &[f32], w: &mut [f32], best: &mut [u32]) {
         let k = self.colors;
         let mut off = 0;
@@ -263,6 +289,58 @@ impl F1 {
             }
             off += n * n;
         }
+    }
+
+    /// The weights of [`F1::piece_weights`], bit for bit, without `best`: per (cell, piece)
+    /// group, the maximum over its rotations, written once. There is no data-dependent
+    /// branch in the loop (the reference's `if v > row[col]` mispredicts on every other
+    /// candidate), and the sums are formed in the same order, so the values are identical.
+    /// The argmax candidate is found afterwards, for the chosen entries only
+    /// ([`F1::entry_candidate`]).
+    pub fn piece_weights_into(&self, z: &[f32], w: &mut [f32]) {
+        let k = self.colors;
+        let mut off = 0;
+        for table in &self.classes {
+            let n = table.cells.len();
+            let wts = &mut w[off..off + n * n];
+            let g = &table.groups;
+            for (i, &c) in table.cells.iter().enumerate() {
+                let c = c as usize;
+                let xc = &z[c * 4 * k..(c + 1) * 4 * k];
+                let row = &mut wts[i * n..(i + 1) * n];
+                row.fill(f32::NEG_INFINITY);
+                let range = g.row_off[i] as usize..g.row_off[i + 1] as usize;
+                match g.rots {
+                    1 => group_maxima::<1>(xc, &g.colors[range.clone()], &g.col[range], row),
+                    2 => group_maxima::<2>(xc, &g.colors[range.start * 2..range.end * 2], &g.col[range], row),
+                    _ => group_maxima::<4>(xc, &g.colors[range.start * 4..range.end * 4], &g.col[range], row),
+                }
+            }
+            off += n * n;
+        }
+    }
+
+    /// The first candidate of flat weight entry `e` reaching its weight (the `best[e]` of
+    /// [`F1::piece_weights`]), from the same `z`.
+    fn entry_candidate(&self, z: &[f32], class: usize, i: usize, col: usize) -> u32 {
+        let table = &self.classes[class];
+        let g = &table.groups;
+        let n = table.cells.len();
+        let gi = g.of_entry[i * n + col] as usize;
+        let c = table.cells[i] as usize;
+        let k = self.colors;
+        let xc = &z[c * 4 * k..(c + 1) * 4 * k];
+        let first = g.first[gi];
+        let mut best = first;
+        let mut best_v = f32::NEG_INFINITY;
+        for (r, q) in g.colors[gi * g.rots..gi * g.rots + g.len[gi] as usize].iter().enumerate() {
+            let v = xc[q[0] as usize] + xc[q[1] as usize] + xc[q[2] as usize] + xc[q[3] as usize];
+            if v > best_v {
+                best_v = v;
+                best = first + r as u32;
+            }
+        }
+        best
     }
 
     /// The assignment part of P_P: one max-weight assignment per class over flat weights
@@ -296,6 +374,36 @@ impl F1 {
     /// The board part of P_P: weights, then one assignment per class. Writes the chosen
     /// candidate (a global candidate id) of every cell into `board`.
     pub fn decode_pieces(
+        &self,
+        x: &[f32],
+        scratch: &mut PieceScratch,
+        asg: &mut Assigners,
+        board: &mut [u32],
+        warm: bool,
+    ) -> Result<(), AssignError> {
+        self.piece_weights_into(x, &mut scratch.weights);
+        self.assign_entries(&scratch.weights, asg, board, warm)?;
+        self.entries_to_candidates(x, board);
+        Ok(())
+    }
+
+    /// Turns the flat weight entries [`F1::assign_entries`] wrote per cell into the
+    /// candidates reaching them (the argmax rotation, first on ties).
+    pub fn entries_to_candidates(&self, x: &[f32], board: &mut [u32]) {
+        let mut off = 0;
+        for (t, table) in self.classes.iter().enumerate() {
+            let n = table.cells.len();
+            for (i, &c) in table.cells.iter().enumerate() {
+                let e = board[c as usize] as usize - off;
+                debug_assert_eq!(e / n, i);
+                board[c as usize] = self.entry_candidate(x, t, i, e % n);
+            }
+            off += n * n;
+        }
+    }
+
+    /// [`F1::decode_pieces`] on the reference weights ([`F1::piece_weights`]), for tests.
+    pub fn decode_pieces_reference(
         &self,
         x: &[f32],
         scratch: &mut PieceScratch,
@@ -384,6 +492,66 @@ impl F1 {
     /// The placements of a board given as candidate ids.
     pub fn placements(&self, board: &[u32]) -> Vec<Placement> {
         board.iter().map(|&j| self.cand_place[j as usize]).collect()
+    }
+}
+
+/// Per group: the largest of its `R` candidate sums, into `row[col]`. The sums are formed
+/// as `((up + right) + down) + left`, as in [`F1::piece_weights`].
+#[inline(always)]
+fn group_maxima<const R: usize>(xc: &[f32], colors: &[[u16; 4]], cols: &[u16], row: &mut [f32]) {
+    for (q, &col) in colors.chunks_exact(R).zip(cols) {
+        let mut m = f32::NEG_INFINITY;
+        for q in q {
+            let v = xc[q[0] as usize] + xc[q[1] as usize] + xc[q[2] as usize] + xc[q[3] as usize];
+            m = if v > m { v } else { m };
+        }
+        row[col as usize] = m;
+    }
+}
+
+impl Groups {
+    fn new(cells: &[u32], k: usize, cand_off: &[u32], cand_col: &[u16], cand_colors: &[[u8; 4]]) -> Self {
+        let n = cells.len();
+        // Group lengths first: the padded length is the class's longest group, rounded up
+        // to 1, 2 or 4.
+        let mut longest = 1;
+        for &c in cells {
+            let r = cand_off[c as usize] as usize..cand_off[c as usize + 1] as usize;
+            let mut j = r.start;
+            while j < r.end {
+                let e = (j..r.end).find(|&e| cand_col[e] != cand_col[j]).unwrap_or(r.end);
+                longest = longest.max(e - j);
+                j = e;
+            }
+        }
+        let rots = if longest <= 1 {
+            1
+        } else if longest <= 2 {
+            2
+        } else {
+            4
+        };
+        let mut g = Groups { rots, row_off: vec![0], of_entry: vec![u32::MAX; n * n], ..Default::default() };
+        for (i, &c) in cells.iter().enumerate() {
+            let r = cand_off[c as usize] as usize..cand_off[c as usize + 1] as usize;
+            let mut j = r.start;
+            while j < r.end {
+                // Candidates come piece by piece, rotations in order (Puzzle::candidates).
+                let e = (j..r.end).find(|&e| cand_col[e] != cand_col[j]).unwrap_or(r.end);
+                let col = cand_col[j];
+                g.of_entry[i * n + col as usize] = g.col.len() as u32;
+                g.col.push(col);
+                g.first.push(j as u32);
+                g.len.push((e - j) as u8);
+                for t in 0..rots {
+                    let q = cand_colors[j + t.min(e - j - 1)];
+                    g.colors.push(core::array::from_fn(|s| (s * k + q[s] as usize) as u16));
+                }
+                j = e;
+            }
+            g.row_off.push(g.col.len() as u32);
+        }
+        g
     }
 }
 
@@ -525,6 +693,84 @@ mod tests {
                 assert_eq!(y, y2);
                 assert_eq!(y.iter().filter(|&&v| v == 1.0).count(), 4 * f1.cells);
             }
+        }
+    }
+
+    /// A generated puzzle, optionally with its planted solution's first `hints` cells given
+    /// as hints (clue puzzles).
+    fn puzzle_with_hints(w: usize, h: usize, seed: u64, hints: usize) -> Puzzle {
+        let (p, sol) =
+            generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap();
+        let mut seen = vec![false; w * h];
+        let hs = (0..w * h)
+            .map(|c| (c * 7 + seed as usize) % (w * h))
+            .filter(|&c| !std::mem::replace(&mut seen[c], true))
+            .take(hints)
+            .map(|c| crate::puzzle::Hint { cell: c, piece: sol.cells[c].piece as usize, rot: sol.cells[c].rot })
+            .collect();
+        Puzzle::new(w, h, p.pieces().to_vec(), hs).unwrap()
+    }
+
+    /// The fast weights equal the reference's bit for bit, and the candidates they decode to
+    /// are the reference's argmax candidates, on random states with ties mixed in.
+    fn fast_weights_match_reference(w: usize, h: usize, seed: u64, hints: usize) {
+        let p = puzzle_with_hints(w, h, seed, hints);
+        let f1 = F1::new(&p).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut scratch = f1.piece_scratch();
+        let mut fast = vec![0.0f32; f1.weight_len()];
+        for round in 0..4 {
+            let mut x = random_x(f1.dim(), &mut rng);
+            if round % 2 == 1 {
+                // Coarse values make many rotations tie.
+                x.iter_mut().for_each(|v| *v = (*v * 2.0).round() * 0.5);
+            }
+            f1.piece_weights(&x, &mut scratch.weights, &mut scratch.best);
+            f1.piece_weights_into(&x, &mut fast);
+            assert_eq!(
+                scratch.weights.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                fast.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{w}x{h} seed {seed} hints {hints}"
+            );
+            // Every finite entry decodes to the reference's argmax.
+            let offs = f1.weight_offsets();
+            for (t, table) in f1.classes.iter().enumerate() {
+                let n = table.cells.len();
+                for i in 0..n {
+                    for col in 0..n {
+                        let e = offs[t] + i * n + col;
+                        if fast[e] > f32::NEG_INFINITY {
+                            assert_eq!(f1.entry_candidate(&x, t, i, col), scratch.best[e], "entry {e}");
+                        }
+                    }
+                }
+            }
+            // And whole decodes agree.
+            let (mut a1, mut a2) = (f1.assigners(), f1.assigners());
+            let (mut b1, mut b2) = (vec![0u32; f1.cells], vec![0u32; f1.cells]);
+            f1.decode_pieces(&x, &mut scratch, &mut a1, &mut b1, false).unwrap();
+            f1.decode_pieces_reference(&x, &mut scratch, &mut a2, &mut b2, false).unwrap();
+            assert_eq!(b1, b2);
+        }
+    }
+
+    #[test]
+    fn fast_weights_match_the_reference_on_squares_rectangles_and_clues() {
+        for (w, h) in [(2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (8, 8), (2, 5), (3, 7), (7, 4), (12, 6)] {
+            for seed in 0..3 {
+                fast_weights_match_reference(w, h, seed, 0);
+                fast_weights_match_reference(w, h, seed, 1 + seed as usize * 2);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+        #[test]
+        fn fast_weights_match_the_reference_on_random_puzzles(
+            w in 2usize..9, h in 2usize..9, seed in 0u64..10_000, hints in 0usize..4
+        ) {
+            fast_weights_match_reference(w, h, seed, hints);
         }
     }
 }

@@ -35,19 +35,25 @@ struct ClassTable {
     groups: Groups,
 }
 
-/// The candidates of a class grouped by (cell, piece), for [`F1::piece_weights_into`]. Row
-/// `i`'s groups are `row_off[i]..row_off[i + 1]`; group `g` is column `col[g]`, its
-/// candidates are `first[g]..first[g] + len[g]`, and `colors[g * rots..(g + 1) * rots]` are
-/// their colours as offsets into the cell's `4K` floats (`s * K + colour`), the last one
-/// repeated up to `rots` (a repeat cannot change a maximum).
+/// The candidates of a class grouped by (cell, piece), for [`F1::piece_weights_into`].
+///
+/// Row `i`'s groups are `row_off[i]..row_off[i + 1]`; group `g` is column `col[g]` and its
+/// candidates are `first[g]..first[g] + len[g]`. A row is *whole* when each of its groups
+/// holds every distinct rotation of its piece (an inner cell without a hint): then the group
+/// is stored as the piece's four colours and all four rotations are summed (a symmetric
+/// piece repeats a picture, which cannot change a maximum). Otherwise each group is stored as
+/// its candidates' rotated colours, the last repeated up to `rots`. A row's colour quadruples
+/// start at `quad_off[i]`.
 #[derive(Clone, Debug, Default)]
 struct Groups {
     rots: usize,
     row_off: Vec<u32>,
+    row_whole: Vec<bool>,
+    quad_off: Vec<u32>,
+    quads: Vec<[u8; 4]>,
     col: Vec<u16>,
     first: Vec<u32>,
     len: Vec<u8>,
-    colors: Vec<[u16; 4]>,
     /// Per entry `i * n + col` of the class block: its group, or `u32::MAX` (no candidate).
     of_entry: Vec<u32>,
 }
@@ -78,6 +84,7 @@ pub struct F1 {
 pub struct PieceScratch {
     weights: Vec<f32>,
     best: Vec<u32>,
+    sides: SideTable,
 }
 
 /// The flat F1 tables of the GPU kernels, shared by every trial.
@@ -147,7 +154,7 @@ impl F1 {
         }
         let mut classes: Vec<ClassTable> = classes.into_iter().filter(|t| !t.cells.is_empty()).collect();
         for t in &mut classes {
-            t.groups = Groups::new(&t.cells, k, &cand_off, &cand_col, &cand_colors);
+            t.groups = Groups::new(&t.cells, &cand_off, &cand_col, &cand_colors, &cand_place, puzzle.pieces());
         }
         let f1 = F1 { cells: n, colors: k, joins, rim, classes, cand_off, cand_col, cand_idx, cand_colors, cand_place };
         // Feasibility: a zero state must have a perfect assignment in every class.
@@ -171,7 +178,7 @@ impl F1 {
     }
 
     pub fn piece_scratch(&self) -> PieceScratch {
-        PieceScratch { weights: vec![0.0; self.weight_len()], best: vec![0; self.weight_len()] }
+        PieceScratch { weights: vec![0.0; self.weight_len()], best: vec![0; self.weight_len()], sides: SideTable::default() }
     }
 
     pub fn assigners(&self) -> Assigners {
@@ -292,13 +299,20 @@ impl F1 {
     }
 
     /// The weights of [`F1::piece_weights`], bit for bit, without `best`: per (cell, piece)
-    /// group, the maximum over its rotations, written once. There is no data-dependent
-    /// branch in the loop (the reference's `if v > row[col]` mispredicts on every other
-    /// candidate), and the sums are formed in the same order, so the values are identical.
+    /// group, the maximum over its rotations, written once.
+    /// - The cell's `4 x K` floats are first transposed into `K` quadruples (one per colour,
+    ///   its four sides), so that a piece costs four 16-byte loads indexed by its colour
+    ///   bytes, with no bounds check (the table has 256 entries).
+    /// - There is no data-dependent branch (the reference's `if v > row[col]` mispredicts
+    ///   on every other candidate).
+    /// - Each sum is formed as `((up + right) + down) + left`, as in the reference, so the
+    ///   values are identical.
+    ///
     /// The argmax candidate is found afterwards, for the chosen entries only
-    /// ([`F1::entry_candidate`]).
-    pub fn piece_weights_into(&self, z: &[f32], w: &mut [f32]) {
+    /// ([`F1::entries_to_candidates`]).
+    pub fn piece_weights_into(&self, z: &[f32], w: &mut [f32], sides: &mut SideTable) {
         let k = self.colors;
+        let y = &mut sides.0;
         let mut off = 0;
         for table in &self.classes {
             let n = table.cells.len();
@@ -307,40 +321,55 @@ impl F1 {
             for (i, &c) in table.cells.iter().enumerate() {
                 let c = c as usize;
                 let xc = &z[c * 4 * k..(c + 1) * 4 * k];
+                let (up, rest) = xc.split_at(k);
+                let (right, rest) = rest.split_at(k);
+                let (down, left) = rest.split_at(k);
+                for (q, (((&u, &r), &d), &l)) in y.iter_mut().zip(up.iter().zip(right).zip(down).zip(left)) {
+                    *q = [u, r, d, l];
+                }
                 let row = &mut wts[i * n..(i + 1) * n];
                 row.fill(f32::NEG_INFINITY);
-                let range = g.row_off[i] as usize..g.row_off[i + 1] as usize;
-                match g.rots {
-                    1 => group_maxima::<1>(xc, &g.colors[range.clone()], &g.col[range], row),
-                    2 => group_maxima::<2>(xc, &g.colors[range.start * 2..range.end * 2], &g.col[range], row),
-                    _ => group_maxima::<4>(xc, &g.colors[range.start * 4..range.end * 4], &g.col[range], row),
+                let groups = g.row_off[i] as usize..g.row_off[i + 1] as usize;
+                let cols = &g.col[groups.clone()];
+                let q0 = g.quad_off[i] as usize;
+                if g.row_whole[i] {
+                    whole_piece_maxima(y, &g.quads[q0..q0 + groups.len()], cols, row);
+                } else {
+                    let quads = &g.quads[q0..q0 + groups.len() * g.rots];
+                    match g.rots {
+                        1 => placement_maxima::<1>(y, quads, cols, row),
+                        2 => placement_maxima::<2>(y, quads, cols, row),
+                        _ => placement_maxima::<4>(y, quads, cols, row),
+                    }
                 }
             }
             off += n * n;
         }
     }
 
-    /// The first candidate of flat weight entry `e` reaching its weight (the `best[e]` of
-    /// [`F1::piece_weights`]), from the same `z`.
+    /// The first candidate of a class's entry (row `i`, column `col`) reaching its weight
+    /// (the `best` of [`F1::piece_weights`]), from the same `z`.
     fn entry_candidate(&self, z: &[f32], class: usize, i: usize, col: usize) -> u32 {
         let table = &self.classes[class];
         let g = &table.groups;
-        let n = table.cells.len();
-        let gi = g.of_entry[i * n + col] as usize;
+        let gi = g.of_entry[i * table.cells.len() + col] as usize;
         let c = table.cells[i] as usize;
         let k = self.colors;
         let xc = &z[c * 4 * k..(c + 1) * 4 * k];
-        let first = g.first[gi];
+        let (up, rest) = xc.split_at(k);
+        let (right, rest) = rest.split_at(k);
+        let (down, left) = rest.split_at(k);
+        let first = g.first[gi] as usize;
         let mut best = first;
         let mut best_v = f32::NEG_INFINITY;
-        for (r, q) in g.colors[gi * g.rots..gi * g.rots + g.len[gi] as usize].iter().enumerate() {
-            let v = xc[q[0] as usize] + xc[q[1] as usize] + xc[q[2] as usize] + xc[q[3] as usize];
+        for (j, q) in self.cand_colors[first..first + g.len[gi] as usize].iter().enumerate() {
+            let v = up[q[0] as usize] + right[q[1] as usize] + down[q[2] as usize] + left[q[3] as usize];
             if v > best_v {
                 best_v = v;
-                best = first + r as u32;
+                best = first + j;
             }
         }
-        best
+        best as u32
     }
 
     /// The assignment part of P_P: one max-weight assignment per class over flat weights
@@ -381,7 +410,7 @@ impl F1 {
         board: &mut [u32],
         warm: bool,
     ) -> Result<(), AssignError> {
-        self.piece_weights_into(x, &mut scratch.weights);
+        self.piece_weights_into(x, &mut scratch.weights, &mut scratch.sides);
         self.assign_entries(&scratch.weights, asg, board, warm)?;
         self.entries_to_candidates(x, board);
         Ok(())
@@ -495,14 +524,41 @@ impl F1 {
     }
 }
 
-/// Per group: the largest of its `R` candidate sums, into `row[col]`. The sums are formed
-/// as `((up + right) + down) + left`, as in [`F1::piece_weights`].
+/// Per-worker scratch of [`F1::piece_weights_into`]: one cell's floats by colour, each
+/// colour's four sides together (256 entries, so a colour byte indexes it unchecked).
+#[derive(Clone, Debug)]
+pub struct SideTable(Box<[[f32; 4]; 256]>);
+
+impl Default for SideTable {
+    fn default() -> Self {
+        SideTable(Box::new([[0.0; 4]; 256]))
+    }
+}
+
+/// Whole rows: per group, the largest of the four rotations of a piece with colours
+/// `(a, b, c, d)` (up, right, down, left unturned). Turned `r` times, side `s` shows colour
+/// `p[(s - r) mod 4]` (see [`crate::puzzle::rotated`]).
 #[inline(always)]
-fn group_maxima<const R: usize>(xc: &[f32], colors: &[[u16; 4]], cols: &[u16], row: &mut [f32]) {
-    for (q, &col) in colors.chunks_exact(R).zip(cols) {
+fn whole_piece_maxima(y: &[[f32; 4]; 256], quads: &[[u8; 4]], cols: &[u16], row: &mut [f32]) {
+    for (q, &col) in quads.iter().zip(cols) {
+        let (a, b, c, d) = (y[q[0] as usize], y[q[1] as usize], y[q[2] as usize], y[q[3] as usize]);
+        let r0 = a[0] + b[1] + c[2] + d[3];
+        let r1 = d[0] + a[1] + b[2] + c[3];
+        let r2 = c[0] + d[1] + a[2] + b[3];
+        let r3 = b[0] + c[1] + d[2] + a[3];
+        let m01 = if r1 > r0 { r1 } else { r0 };
+        let m23 = if r3 > r2 { r3 } else { r2 };
+        row[col as usize] = if m23 > m01 { m23 } else { m01 };
+    }
+}
+
+/// Other rows: per group, the largest of its `R` candidates, given as rotated colours.
+#[inline(always)]
+fn placement_maxima<const R: usize>(y: &[[f32; 4]; 256], quads: &[[u8; 4]], cols: &[u16], row: &mut [f32]) {
+    for (q, &col) in quads.chunks_exact(R).zip(cols) {
         let mut m = f32::NEG_INFINITY;
         for q in q {
-            let v = xc[q[0] as usize] + xc[q[1] as usize] + xc[q[2] as usize] + xc[q[3] as usize];
+            let v = y[q[0] as usize][0] + y[q[1] as usize][1] + y[q[2] as usize][2] + y[q[3] as usize][3];
             m = if v > m { v } else { m };
         }
         row[col as usize] = m;
@@ -510,44 +566,62 @@ fn group_maxima<const R: usize>(xc: &[f32], colors: &[[u16; 4]], cols: &[u16], r
 }
 
 impl Groups {
-    fn new(cells: &[u32], k: usize, cand_off: &[u32], cand_col: &[u16], cand_colors: &[[u8; 4]]) -> Self {
+    fn new(
+        cells: &[u32],
+        cand_off: &[u32],
+        cand_col: &[u16],
+        cand_colors: &[[u8; 4]],
+        cand_place: &[Placement],
+        pieces: &[crate::puzzle::Piece],
+    ) -> Self {
         let n = cells.len();
-        // Group lengths first: the padded length is the class's longest group, rounded up
-        // to 1, 2 or 4.
-        let mut longest = 1;
-        for &c in cells {
+        // The groups of a cell, as candidate ranges: candidates come piece by piece,
+        // rotations in order (Puzzle::candidates).
+        let groups_of = |c: u32| {
             let r = cand_off[c as usize] as usize..cand_off[c as usize + 1] as usize;
+            let mut out = Vec::new();
             let mut j = r.start;
             while j < r.end {
                 let e = (j..r.end).find(|&e| cand_col[e] != cand_col[j]).unwrap_or(r.end);
-                longest = longest.max(e - j);
+                out.push(j..e);
                 j = e;
             }
-        }
-        let rots = if longest <= 1 {
-            1
-        } else if longest <= 2 {
-            2
-        } else {
-            4
+            out
+        };
+        let distinct_rotations = |p: crate::puzzle::Piece| {
+            (0..4u8).filter(|&r| (0..r).all(|r0| crate::puzzle::rotated(p, r0) != crate::puzzle::rotated(p, r))).count()
+        };
+        let whole = |c: u32| {
+            groups_of(c).iter().all(|g| {
+                let piece = pieces[cand_place[g.start].piece as usize];
+                g.len() == distinct_rotations(piece)
+            })
+        };
+        // The padded length of the other rows' groups: 1, 2 or 4.
+        let longest = cells.iter().filter(|&&c| !whole(c)).flat_map(|&c| groups_of(c)).map(|g| g.len()).max();
+        let rots = match longest.unwrap_or(1) {
+            0 | 1 => 1,
+            2 => 2,
+            _ => 4,
         };
         let mut g = Groups { rots, row_off: vec![0], of_entry: vec![u32::MAX; n * n], ..Default::default() };
         for (i, &c) in cells.iter().enumerate() {
-            let r = cand_off[c as usize] as usize..cand_off[c as usize + 1] as usize;
-            let mut j = r.start;
-            while j < r.end {
-                // Candidates come piece by piece, rotations in order (Puzzle::candidates).
-                let e = (j..r.end).find(|&e| cand_col[e] != cand_col[j]).unwrap_or(r.end);
-                let col = cand_col[j];
+            let is_whole = whole(c);
+            g.row_whole.push(is_whole);
+            g.quad_off.push(g.quads.len() as u32);
+            for r in groups_of(c) {
+                let col = cand_col[r.start];
                 g.of_entry[i * n + col as usize] = g.col.len() as u32;
                 g.col.push(col);
-                g.first.push(j as u32);
-                g.len.push((e - j) as u8);
-                for t in 0..rots {
-                    let q = cand_colors[j + t.min(e - j - 1)];
-                    g.colors.push(core::array::from_fn(|s| (s * k + q[s] as usize) as u16));
+                g.first.push(r.start as u32);
+                g.len.push(r.len() as u8);
+                if is_whole {
+                    g.quads.push(pieces[cand_place[r.start].piece as usize]);
+                } else {
+                    for t in 0..rots {
+                        g.quads.push(cand_colors[r.start + t.min(r.len() - 1)]);
+                    }
                 }
-                j = e;
             }
             g.row_off.push(g.col.len() as u32);
         }
@@ -726,7 +800,7 @@ mod tests {
                 x.iter_mut().for_each(|v| *v = (*v * 2.0).round() * 0.5);
             }
             f1.piece_weights(&x, &mut scratch.weights, &mut scratch.best);
-            f1.piece_weights_into(&x, &mut fast);
+            f1.piece_weights_into(&x, &mut fast, &mut scratch.sides);
             assert_eq!(
                 scratch.weights.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 fast.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),

@@ -515,6 +515,18 @@ impl<'a> F1Map<'a> {
         }
     }
 
+    /// Per class (size, counts), what the host assignment solvers of all trials did so far
+    /// (see [`crate::assign::AssignStats`]).
+    pub fn assign_stats(&self) -> Vec<(usize, crate::assign::AssignStats)> {
+        let mut out = self.f1.assigners().stats();
+        for a in &self.asg {
+            for (o, (_, s)) in out.iter_mut().zip(a.stats()) {
+                o.1.add(&s);
+            }
+        }
+        out
+    }
+
     /// The best board of trial `t` (its solution, when it solved).
     pub fn best_board(&self, t: usize) -> Board {
         self.board_of(t)

@@ -105,6 +105,13 @@ pub struct F1Tables {
 #[derive(Clone, Debug)]
 pub struct Assigners(Vec<Assigner>);
 
+impl Assigners {
+    /// Per class (corner, edge, inner: the non-empty ones), its size and what its solver did.
+    pub fn stats(&self) -> Vec<(usize, crate::assign::AssignStats)> {
+        self.0.iter().map(|a| (a.n(), *a.stats())).collect()
+    }
+}
+
 impl F1 {
     /// Builds the tables. Fails when some class has no perfect assignment at all (no
     /// board fits the rim), which no iteration could repair.
@@ -178,7 +185,11 @@ impl F1 {
     }
 
     pub fn piece_scratch(&self) -> PieceScratch {
-        PieceScratch { weights: vec![0.0; self.weight_len()], best: vec![0; self.weight_len()], sides: SideTable::default() }
+        PieceScratch {
+            weights: vec![0.0; self.weight_len()],
+            best: vec![0; self.weight_len()],
+            sides: SideTable::default(),
+        }
     }
 
     pub fn assigners(&self) -> Assigners {
@@ -387,7 +398,9 @@ impl F1 {
             let n = table.cells.len();
             let solver = &mut asg.0[t];
             let wts = &w[off..off + n * n];
-            if warm {
+            if n <= crate::assign::ENUMERATE_MAX {
+                solver.solve_enumerate(wts)?
+            } else if warm {
                 solver.solve_warm(wts)?
             } else {
                 solver.solve(wts)?

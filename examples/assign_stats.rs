@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Runs RRR at its defaults for ITERS iterations (default 20,000) on TRIALS trials (default
-//! 1) and prints, per class (corner, edge, inner), per solve: how many rows lost their column
+//! 1). Per class (corner, edge, inner) and solve it prints how many rows lost their column
 //! at the warm start, how often the warm start gave up for a cold one, the row-reduction
 //! steps, and the shortest augmenting paths with the rows they scanned. One JSON line per
 //! class follows the table.

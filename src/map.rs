@@ -660,6 +660,15 @@ fn rrr_step(
     warm: bool,
 ) -> Result<(), AssignError> {
     let beta = cfg.beta;
+    if cfg.edge == EdgeProjection::Average {
+        // The same arithmetic as below in two passes over x instead of four (the reflection
+        // and the dense part of the step are fused with P_E; tested bit for bit).
+        f1.reflect_edges(x, &mut wk.r);
+        f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
+        f1.subtract_edges(beta, x);
+        add_board(f1, beta, x, &wk.board);
+        return Ok(());
+    }
     f1.project_edges_with(cfg.edge, x, &mut wk.pe);
     for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
         *r = 2.0 * p - xi;
@@ -676,6 +685,11 @@ fn step_towards_board(f1: &F1, beta: f32, x: &mut [f32], sub: &[f32], board: &[u
     for (xi, &p) in x.iter_mut().zip(sub) {
         *xi -= beta * p;
     }
+    add_board(f1, beta, x, board);
+}
+
+/// `x += beta embed(board)`, sparsely.
+fn add_board(f1: &F1, beta: f32, x: &mut [f32], board: &[u32]) {
     for &j in board {
         for &i in f1.candidate_slots(j) {
             x[i as usize] += beta;

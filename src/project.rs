@@ -233,6 +233,50 @@ impl F1 {
         self.rim_to_grey(out);
     }
 
+    /// `r = 2 P_E(x) - x` in one pass, bit for bit what [`F1::project_edges`] followed by
+    /// `2 p - x` gives (the map's reflection, without the intermediate picture).
+    pub fn reflect_edges(&self, x: &[f32], r: &mut [f32]) {
+        let k = self.colors;
+        for &(a, b) in &self.joins {
+            let (a, b) = (a as usize * k, b as usize * k);
+            for i in 0..k {
+                let m = 0.5 * (x[a + i] + x[b + i]);
+                r[a + i] = 2.0 * m - x[a + i];
+                r[b + i] = 2.0 * m - x[b + i];
+            }
+        }
+        for &s in &self.rim {
+            let o = s as usize * k;
+            // P_E is e_0 on the rim: 2 * 1 - x and 2 * 0 - x, the latter written as the
+            // reference computes it (0 - x, which is +0 for x = +0, where -x would be -0).
+            r[o] = 2.0 - x[o];
+            for i in 1..k {
+                r[o + i] = 0.0 - x[o + i];
+            }
+        }
+    }
+
+    /// `x -= beta P_E(x)` in place, bit for bit the reference's `x - beta * p` with
+    /// `p = P_E(x)` computed first (each join's mean is taken before either side moves).
+    pub fn subtract_edges(&self, beta: f32, x: &mut [f32]) {
+        let k = self.colors;
+        for &(a, b) in &self.joins {
+            let (a, b) = (a as usize * k, b as usize * k);
+            for i in 0..k {
+                let m = 0.5 * (x[a + i] + x[b + i]);
+                x[a + i] -= beta * m;
+                x[b + i] -= beta * m;
+            }
+        }
+        for &s in &self.rim {
+            let o = s as usize * k;
+            x[o] -= beta * 1.0;
+            for i in 1..k {
+                x[o + i] -= beta * 0.0;
+            }
+        }
+    }
+
     /// Applies the chosen edge projection.
     pub fn project_edges_with(&self, kind: EdgeProjection, x: &[f32], out: &mut [f32]) {
         match kind {
@@ -859,5 +903,35 @@ mod tests {
         ) {
             fast_weights_match_reference(w, h, seed, hints);
         }
+    }
+
+    #[test]
+    fn fused_edge_passes_match_the_composed_reference_bit_for_bit() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        for (w, h, seed) in [(3, 3, 1), (5, 5, 2), (8, 8, 3), (7, 4, 4), (2, 6, 5)] {
+            let f1 = F1::new(&puzzle(w, h, seed)).unwrap();
+            for round in 0..5 {
+                let mut x = random_x(f1.dim(), &mut rng);
+                if round == 0 {
+                    // Signed zeros and exact values.
+                    x.iter_mut().enumerate().for_each(|(i, v)| *v = [0.0, -0.0, 1.0, -1.0][i % 4]);
+                }
+                let mut pe = vec![0.0; f1.dim()];
+                f1.project_edges(&x, &mut pe);
+                let reference: Vec<f32> = pe.iter().zip(&x).map(|(p, x)| 2.0 * p - x).collect();
+                let mut r = vec![0.0; f1.dim()];
+                f1.reflect_edges(&x, &mut r);
+                assert_eq!(bits(&r), bits(&reference));
+                let beta = 0.7f32;
+                let stepped: Vec<f32> = x.iter().zip(&pe).map(|(x, p)| x - beta * p).collect();
+                let mut y = x.clone();
+                f1.subtract_edges(beta, &mut y);
+                assert_eq!(bits(&y), bits(&stepped));
+            }
+        }
+    }
+
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
     }
 }

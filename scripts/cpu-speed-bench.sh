@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# RRR and divide-and-concur iterations per second on one core, two builds side by side:
+# the runs alternate between BEFORE and AFTER (ROUNDS rounds), so that both see the same
+# machine load. One JSON line per run, with its label, build and the solver's JSON.
+# Usage: scripts/cpu-speed-bench.sh BEFORE_BINARY AFTER_BINARY [PUZZLE_DIR] > out.jsonl
+set -euo pipefail
+BEFORE=$1; AFTER=$2
+P=${3:-${CONCUR_PUZZLES:-../shared/puzzles}}/brendan_owen/pieces_set_1
+ROUNDS=${ROUNDS:-3}
+run() {
+  local label=$1 build=$2 bin=$3; shift 3
+  # An unsolved run exits 1 and still prints its JSON.
+  local out; out=$($bin solve "$@" --json 2>/dev/null || true)
+  echo "{\"label\":\"$label\",\"build\":\"$build\",\"run\":${out:-null}}"
+}
+for r in $(seq "$ROUNDS"); do
+  for b in before after; do
+    bin=$BEFORE; [ $b = after ] && bin=$AFTER
+    run "rrr 5x5" $b "$bin" "$P/pieces_05x05.txt" --method rrr --trials 64 --threads 1 --max-iters 20000 --all-trials --seed $r
+    run "rrr 7x7" $b "$bin" "$P/pieces_07x07.txt" --method rrr --trials 4 --threads 1 --max-iters 20000 --all-trials --seed $r
+    run "rrr 8x8" $b "$bin" "$P/pieces_08x08.txt" --method rrr --trials 4 --threads 1 --max-iters 10000 --all-trials --seed $r
+    run "rrr 16x16" $b "$bin" "$P/pieces_16x16.txt" --method rrr --trials 1 --threads 1 --max-iters 1000 --all-trials --seed $r
+    run "dc 5x5" $b "$bin" "$P/pieces_05x05.txt" --method dc --trials 16 --threads 1 --max-iters 20000 --all-trials --seed $r
+    run "dc 8x8" $b "$bin" "$P/pieces_08x08.txt" --method dc --trials 4 --threads 1 --max-iters 5000 --all-trials --seed $r
+  done
+done

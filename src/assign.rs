@@ -428,8 +428,9 @@ impl Assigner {
         }
         // Free rows fight over columns in steps of exact price cuts (no epsilon), which can
         // go on for many steps; past a few per free row the shortest-path augmentation below
-        // is cheaper (measured on F1's iterates: 8x8 ran ~130 steps per solve at 2n + 16).
-        let cap = (3 * prv + 16).min(2 * n + 16);
+        // is cheaper (measured on F1's iterates: 8x8 ran ~130 steps per solve at 2n + 16;
+        // 3 per free row + 4 was 5% faster than + 16 at 5x5 to 8x8, BENCHMARKS.md).
+        let cap = (3 * prv + 4).min(2 * n + 16);
         let mut steps = 0usize;
         let mut k = 0usize; // next entry of free[..prv] to process
         let mut nf = 0usize; // rows kept free for the next pass (nf <= k)

@@ -68,6 +68,25 @@ fn bench_projections(c: &mut Criterion) {
                     black_box(&wt);
                 })
             });
+            // The map's weights (same values, bit for bit, as the reference row above).
+            let mut sides = concur::project::SideTable::default();
+            g.bench_function(BenchmarkId::new("f1_weights_fast_cpu", &id), |b| {
+                b.iter(|| {
+                    for xs in x.chunks(d) {
+                        f1.piece_weights_into(xs, &mut wt, &mut sides);
+                    }
+                    black_box(&wt);
+                })
+            });
+            // RRR's reflection 2 P_E(x) - x in one pass (the map's step), beside P_E alone.
+            g.bench_function(BenchmarkId::new("f1_reflect_cpu", &id), |b| {
+                b.iter(|| {
+                    for (o, xs) in pe.chunks_mut(d).zip(x.chunks(d)) {
+                        f1.reflect_edges(xs, o);
+                    }
+                    black_box(&pe);
+                })
+            });
             let (s, nc) = (layout.slots(), layout.choices());
             let z = random(batch * s, 8);
             let mut m = vec![0.0f32; layout.vars()];

@@ -441,13 +441,16 @@ fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Result<Vec<Ben
         Ok(())
     })?;
     out.push(row("f1", p, batch, "edges", "cpu", m, 4 * 2 * d as u64, 1));
+    // The map's weights (F1::piece_weights_into: the reference's values, bit for bit, with the
+    // argmax candidate left to the chosen entries); `best` is filled once, for the boards below.
+    f1.piece_weights(&pe[..d], &mut wts[..wl], &mut best[..wl]);
     let m = measure(o.budget, || {
-        wts.par_chunks_mut(wl).zip(best.par_chunks_mut(wl)).zip(pe.par_chunks(d)).for_each(|((w, b), z)| {
-            f1.piece_weights(z, w, b);
+        wts.par_chunks_mut(wl).zip(pe.par_chunks(d)).for_each_init(crate::project::SideTable::default, |t, (w, z)| {
+            f1.piece_weights_into(z, w, t);
         });
         Ok(())
     })?;
-    out.push(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + 2 * wl) as u64, 1));
+    out.push(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1));
     let boards: Vec<u32> = (0..batch * n).map(|i| best[(i / n) * wl]).collect();
     let m = measure(o.budget, || {
         let s: usize = boards.par_chunks(n).map(|b| f1.score(b)).sum();
@@ -469,7 +472,10 @@ fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Result<Vec<Ben
         let m = measure(o.budget, || {
             flip = !flip;
             let w = if flip { &bk } else { &ak };
-            solvers.par_iter_mut().zip(w.par_chunks(n * n)).try_for_each(|(s, w)| s.solve_warm(w).map(|_| ()))?;
+            // As the map runs them: the corner class by enumeration, the others warm.
+            solvers.par_iter_mut().zip(w.par_chunks(n * n)).try_for_each(|(s, w)| {
+                if n <= crate::assign::ENUMERATE_MAX { s.solve_enumerate(w) } else { s.solve_warm(w) }.map(|_| ())
+            })?;
             Ok(())
         })?;
         let mut r = row("f1", p, batch, "assign", "cpu", m, 4 * (n * n) as u64, 1);

@@ -696,11 +696,16 @@ fn step(
     // The reference kernels (tests): the slot-at-a-time update and the reference divide.
     let reference = ctx.reference;
     let divide = if reference { project::divide_one_reference } else { divide_one };
+    // Whether the concur point is finite, folded into the loop that computes it (`&`, not
+    // an early-exit scan: the loop stays vectorised, and the scan cost as much as the
+    // division).
+    let mut finite = true;
     match cfg.kind {
         MapKind::Rrr => {
             // m = P_a(2 P_b x - x)
             for (((m, &a), &d), &c) in wk.m.iter_mut().zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
                 *m = (2.0 * c - a) / d;
+                finite &= m.is_finite();
             }
             if fuse {
                 wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
@@ -727,6 +732,7 @@ fn step(
             for ((((m, ca), &a), &d), &c) in wk.m.iter_mut().zip(&mut wk.ca).zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
                 *m = ((1.0 + inv) * c - inv * a) / d;
                 *ca = a / d;
+                finite &= m.is_finite();
             }
             if fuse {
                 wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
@@ -766,7 +772,7 @@ fn step(
             }
         }
     }
-    if wk.m.iter().all(|v| v.is_finite()) {
+    if finite {
         Ok(())
     } else {
         // Only a degenerate beta gets here; the caller restarts the trial.

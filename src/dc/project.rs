@@ -21,36 +21,54 @@ use super::layout::{AssignScratch, Constraint, Layout, argmax, argmax_reference}
 use crate::assign::{AssignError, Assigner};
 use crate::puzzle::opposite;
 
-/// The first largest entry of a non-empty colour group (`idx`: indices into `z`): the same
-/// entry as [`best_in_reference`] for every input (a NaN first entry wins, later NaNs never
-/// do), without its data-dependent branch. As in [`super::layout::argmax`], pass 1 takes the
-/// largest non-NaN value in four independent chains of `maxss` (the loads are gathers, so
-/// the chains, not the vector width, set the pace) and pass 2 the first entry equal to it.
-#[inline]
+/// The first largest entry of a non-empty colour group (`idx`: indices into `z`, ascending):
+/// the same entry as [`best_in_reference`] for every input (a NaN first entry wins, later
+/// NaNs never do), in one pass without data-dependent branches. Four lanes each keep their
+/// first largest entry by `v > b` (a `maxss` and a `cmov`); a group whose length is not a
+/// multiple of four ends with one overlapping chunk of its last four entries (an entry seen
+/// twice cannot change a lane's first largest entry, and every lane's positions still
+/// increase). The lanes merge by value and, on ties, by the smaller index, which is the
+/// earlier entry. Lanes start at -inf with no entry, so if every entry is -inf or NaN the
+/// first one is the answer, as in the reference. (The reference's compare-and-swap
+/// mispredicts about `ln n` times per group, and a second scan for the first entry equal to
+/// the max mispredicts at its exit.) Groups shorter than four take the reference loop.
+#[inline(always)]
 fn best_in(z: &[f32], idx: &[u32]) -> (f32, u32) {
+    const L: usize = 4;
+    const NONE: u32 = u32::MAX;
+    let n = idx.len();
+    if n < L {
+        return best_in_reference(z, idx);
+    }
     let i0 = idx[0];
     let v0 = z[i0 as usize];
     if v0.is_nan() {
         return (v0, i0);
     }
-    const L: usize = 4;
-    let mut b = [f32::NEG_INFINITY; L];
-    let chunks = idx.chunks_exact(L);
-    let tail = chunks.remainder();
-    for ch in chunks {
+    let (mut b, mut at) = ([f32::NEG_INFINITY; L], [NONE; L]);
+    let mut lanes = |ch: &[u32]| {
         for l in 0..L {
             let v = z[ch[l] as usize];
-            b[l] = if v > b[l] { v } else { b[l] };
+            let t = v > b[l];
+            b[l] = if t { v } else { b[l] };
+            at[l] = if t { ch[l] } else { at[l] };
         }
+    };
+    for ch in idx.chunks_exact(L) {
+        lanes(ch);
     }
-    for (l, &i) in tail.iter().enumerate() {
-        let v = z[i as usize];
-        b[l] = if v > b[l] { v } else { b[l] };
+    if n % L != 0 {
+        lanes(&idx[n - L..]);
     }
-    let mx = b.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m });
-    // Every entry NaN or -inf (v0 is not NaN): the first one, as in the reference.
-    let at = idx.iter().copied().find(|&i| z[i as usize] == mx).unwrap_or(i0);
-    (z[at as usize], at)
+    let (mut bv, mut bi) = (b[0], at[0]);
+    for l in 1..L {
+        // `|` and `&`, not `||` and `&&`: selects, not branches.
+        let t = (b[l] > bv) | ((b[l] == bv) & (at[l] < bi));
+        bv = if t { b[l] } else { bv };
+        bi = if t { at[l] } else { bi };
+    }
+    let bi = if bi == NONE { i0 } else { bi };
+    (z[bi as usize], bi)
 }
 
 /// The reference twin of [`best_in`]: one running compare-and-swap.

@@ -51,7 +51,7 @@ pub const LANES: usize = 8;
 
 /// The largest non-NaN entry of `z`, or -inf (lanes of `v > b ? v : b`, which is `maxps`).
 #[inline]
-fn max_lanes(z: &[f32]) -> f32 {
+pub(crate) fn max_lanes(z: &[f32]) -> f32 {
     let mut b = [f32::NEG_INFINITY; LANES];
     let chunks = z.chunks_exact(LANES);
     let tail = chunks.remainder();

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use concur::dc::{DivideScratch, Layout, project};
+use concur::dc::{DcConfig, DcMap, DivideScratch, Layout, project};
 use concur::project::F1;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -108,6 +108,39 @@ fn bench_projections(c: &mut Criterion) {
                     black_box(&chosen);
                 })
             });
+            // The divide with the reference kernels (running compare-and-swap) it replaced.
+            g.bench_function(BenchmarkId::new("dc_divide_reference_cpu", &id), |b| {
+                b.iter(|| {
+                    for zs in z.chunks(s) {
+                        project::divide_reference(&layout, zs, &mut chosen, &mut div, &mut [], false)
+                            .expect("plain layout");
+                    }
+                    black_box(&chosen);
+                })
+            });
+            // Whole F2 runs of four rounds (256 RRR iterations per trial, the setup included:
+            // about a tenth of the time at 8x8), with the fast and with the reference
+            // kernels: the same iterates, so the ratio is the speed-up of the iteration
+            // (slightly diluted by the setup).
+            const ITERS: u64 = 256;
+            g.throughput(Throughput::Elements(batch as u64 * ITERS));
+            for (name, reference) in [("dc_rounds_cpu", false), ("dc_rounds_reference_cpu", true)] {
+                let cfg = DcConfig {
+                    trials: batch,
+                    max_iters: ITERS,
+                    stop_at_first: false,
+                    cycle_restart: false,
+                    ..Default::default()
+                };
+                g.bench_function(BenchmarkId::new(name, &id), |b| {
+                    b.iter(|| {
+                        let map = DcMap::new(&p, cfg.clone()).expect("feasible");
+                        let mut map = if reference { map.with_reference_kernels().expect("feasible") } else { map };
+                        black_box(map.run(|_| {}).best_score)
+                    })
+                });
+            }
+            g.throughput(Throughput::Elements(batch as u64));
             #[cfg(feature = "gpu")]
             if let Some(ctx) = &ctx {
                 use concur::backend::gpu::{dc::DcGpu, f1::F1Gpu};

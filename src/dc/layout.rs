@@ -26,8 +26,63 @@ use crate::assign::{AssignError, Assigner};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
 /// Index of the first largest entry (the one-hot projection); `None` for an empty slice.
+///
+/// The same index as [`argmax_reference`] for every input, NaNs included (a NaN first entry
+/// wins, later NaNs never do), but in two branch-free passes that the compiler vectorises
+/// for baseline x86-64: the running compare-and-swap of the reference mispredicts about
+/// `ln n` times per call on the map's noisy values, which made it one of the largest costs
+/// of a divide-and-concur iteration. Pass 1 takes the largest non-NaN value in [`LANES`]
+/// independent lanes (a max is exact, so the lane order cannot change it); pass 2 returns
+/// the first entry equal to it (`==` does not tell -0 from +0, and neither does the
+/// reference's `>`, so ties resolve the same way).
 #[inline]
 pub fn argmax(z: &[f32]) -> Option<usize> {
+    let first = *z.first()?;
+    if first.is_nan() {
+        return Some(0);
+    }
+    let mx = max_lanes(z);
+    // Found unless every entry is NaN or -inf; then the first (non-NaN) entry is the answer.
+    Some(first_equal(z, mx).unwrap_or(0))
+}
+
+/// Lanes of the vectorised max: two SSE registers, or one AVX one.
+pub const LANES: usize = 8;
+
+/// The largest non-NaN entry of `z`, or -inf (lanes of `v > b ? v : b`, which is `maxps`).
+#[inline]
+pub(crate) fn max_lanes(z: &[f32]) -> f32 {
+    let mut b = [f32::NEG_INFINITY; LANES];
+    let chunks = z.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for ch in chunks {
+        for l in 0..LANES {
+            b[l] = if ch[l] > b[l] { ch[l] } else { b[l] };
+        }
+    }
+    for (l, &v) in tail.iter().enumerate() {
+        b[l] = if v > b[l] { v } else { b[l] };
+    }
+    b.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m })
+}
+
+/// Index of the first entry equal to `mx`, a chunk at a time (a vector compare per chunk,
+/// the scalar scan only in the chunk that holds it).
+#[inline]
+fn first_equal(z: &[f32], mx: f32) -> Option<usize> {
+    let chunks = z.chunks_exact(LANES);
+    let done = z.len() - chunks.remainder().len();
+    for (c, ch) in chunks.enumerate() {
+        if ch.iter().fold(false, |a, &v| a | (v == mx)) {
+            return ch.iter().position(|&v| v == mx).map(|i| c * LANES + i);
+        }
+    }
+    z[done..].iter().position(|&v| v == mx).map(|i| done + i)
+}
+
+/// The reference twin of [`argmax`]: one running compare-and-swap (the first entry is
+/// taken whatever it is, later ones only when strictly larger).
+pub fn argmax_reference(z: &[f32]) -> Option<usize> {
     let (mut best, mut at) = (f32::NEG_INFINITY, None);
     for (i, &v) in z.iter().enumerate() {
         if v > best || at.is_none() {
@@ -86,6 +141,13 @@ pub struct Layout {
     var_off: Vec<u32>,
     var_slot: Vec<u32>,
     var_con: Vec<u32>,
+    /// Each constraint's slots as maximal runs `[slot, var, len]`: slots `slot..slot + len`
+    /// copy variables `var..var + len`; constraint `k`'s runs are
+    /// `runs[run_off[k]..run_off[k + 1]]`. A cell, the assignment or one side of a join is a
+    /// single run and a piece one run per cell (its rotations), so the update pass streams
+    /// contiguous slices instead of gathering through `slot_var`.
+    run_off: Vec<u32>,
+    runs: Vec<[u32; 3]>,
     /// Number of cell, piece and assignment constraints (the joins follow them).
     cell_cons: usize,
     piece_cons: usize,
@@ -239,6 +301,19 @@ impl Layout {
                 fill[j] += 1;
             }
         }
+        let (mut run_off, mut runs) = (vec![0u32], Vec::<[u32; 3]>::new());
+        for k in 0..con_off.len() - 1 {
+            for s in con_off[k]..con_off[k + 1] {
+                let j = slot_var[s as usize];
+                // The last run is this constraint's (not the previous one's).
+                let open = runs.len() > run_off[k] as usize;
+                match runs.last_mut() {
+                    Some([s0, j0, len]) if open && *s0 + *len == s && *j0 + *len == j => *len += 1,
+                    _ => runs.push([s, j, 1]),
+                }
+            }
+            run_off.push(runs.len() as u32);
+        }
         let max_con_len = con_off.windows(2).map(|r| (r[1] - r[0]) as usize).max().unwrap_or(0);
         let max_choices = choice_off.windows(2).map(|r| (r[1] - r[0]) as usize).max().unwrap_or(0);
         Layout {
@@ -261,6 +336,8 @@ impl Layout {
             var_off,
             var_slot,
             var_con,
+            run_off,
+            runs,
             cell_cons,
             piece_cons,
             assign_cons,
@@ -406,6 +483,12 @@ impl Layout {
     /// CSR slot lists of the variables.
     pub fn var_slot(&self) -> &[u32] {
         &self.var_slot
+    }
+    /// Constraint `k`'s slots as runs `[slot, var, len]` of consecutive slots copying
+    /// consecutive variables, in slot order.
+    #[inline]
+    pub fn runs(&self, k: usize) -> &[[u32; 3]] {
+        &self.runs[self.run_off[k] as usize..self.run_off[k + 1] as usize]
     }
     /// Constraint of each entry of [`Layout::var_slot`].
     pub fn var_con(&self) -> &[u32] {
@@ -571,9 +654,92 @@ mod tests {
                 };
                 assert_eq!(l.choice_range(k).len(), want);
             }
+            // The runs cover each constraint's slots in order, each copying consecutive
+            // variables, and no variable twice in one constraint (what the fused update
+            // relies on to keep every sum's order).
+            for k in 0..l.constraints() {
+                let mut next = l.con_range(k).start;
+                let mut vars = std::collections::HashSet::new();
+                for &[s0, j0, len] in l.runs(k) {
+                    assert_eq!(s0 as usize, next);
+                    for i in 0..len as usize {
+                        assert_eq!(l.slot_var()[s0 as usize + i] as usize, j0 as usize + i);
+                        assert!(vars.insert(j0 as usize + i), "variable twice in constraint {k}");
+                    }
+                    next += len as usize;
+                }
+                assert_eq!(next, l.con_range(k).end);
+                // A join of horizontal neighbours is one run (their candidates are adjacent).
+                let most = match l.constraint(k) {
+                    Constraint::Cell(_) | Constraint::Assignment => 1,
+                    Constraint::Join(_) => 2,
+                    Constraint::Piece(_) => l.runs(k).len(),
+                };
+                assert!((1..=most).contains(&l.runs(k).len()));
+            }
             // Slot j of the first constraint(s) copies variable j.
             assert!((0..l.vars()).all(|j| l.slot_var()[j] as usize == j));
             assert!(l.check_feasible().is_ok());
+        }
+    }
+
+    /// Values drawn from a small set (many ties, both zeros) with NaNs and infinities.
+    fn tricky() -> impl proptest::strategy::Strategy<Value = f32> {
+        use proptest::prelude::*;
+        prop_oneof![
+            8 => (0u8..6).prop_map(|v| v as f32 * 0.25 - 0.5),
+            1 => Just(-0.0f32),
+            1 => Just(f32::NAN),
+            1 => Just(f32::INFINITY),
+            1 => Just(f32::NEG_INFINITY),
+            4 => -1.0f32..1.0,
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        #[test]
+        fn argmax_is_the_reference_argmax(z in proptest::collection::vec(tricky(), 0..70)) {
+            proptest::prop_assert_eq!(argmax(&z), argmax_reference(&z));
+        }
+    }
+
+    #[test]
+    fn argmax_is_the_reference_on_edge_cases() {
+        let (n, i) = (f32::NAN, f32::INFINITY);
+        for z in [
+            vec![],
+            vec![n],
+            vec![n, 1.0],
+            vec![1.0, n, 2.0],
+            vec![-i, -i],
+            vec![-i, n, -i],
+            vec![0.0, -0.0],
+            vec![-0.0, 0.0],
+            vec![-i; 17],
+            (0..33).map(|k| (k % 5) as f32).collect(),
+        ] {
+            assert_eq!(argmax(&z), argmax_reference(&z), "{z:?}");
+        }
+    }
+
+    #[test]
+    fn argmax_board_matches_the_reference_per_cell() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
+        for (w, h) in [(3, 3), (5, 4), (8, 8)] {
+            let l = Layout::new(&puzzle(w, h, 2), false);
+            for _ in 0..20 {
+                // Quantised values, so that cells have ties.
+                let m: Vec<f32> = (0..l.vars()).map(|_| rng.random_range(0u8..8) as f32 / 8.0).collect();
+                let mut b = vec![0; l.cells()];
+                l.argmax_board(&m, &mut b);
+                for c in 0..l.cells() {
+                    let r = l.cell_vars(c);
+                    assert_eq!(b[c] as usize, r.start + argmax_reference(&m[r]).unwrap());
+                }
+            }
         }
     }
 }

@@ -245,6 +245,8 @@ struct Ctx<'a> {
     layout: &'a Layout,
     cfg: &'a DcConfig,
     max_score: usize,
+    /// Run the reference kernels (see [`DcMap::with_reference_kernels`]).
+    reference: bool,
 }
 
 /// The divide-and-concur engine for one puzzle: tables plus the batch.
@@ -261,6 +263,8 @@ pub struct DcMap<'a> {
     trials: Vec<Trial>,
     /// Best board per trial (one variable per cell), trial-major.
     best_boards: Vec<u32>,
+    /// Run the reference kernels instead of the fast ones.
+    reference: bool,
 }
 
 fn fnv(x: &[f32], h: u64) -> u64 {
@@ -299,6 +303,7 @@ impl<'a> DcMap<'a> {
             best_boards: vec![0; trials * n],
             layout,
             cfg,
+            reference: false,
         };
         let mut wk = Worker::new(&map.layout, None);
         let layout = &map.layout;
@@ -310,13 +315,28 @@ impl<'a> DcMap<'a> {
             .zip(&mut map.trials)
             .zip(map.best_boards.chunks_mut(n))
         {
-            start_trial(layout, x, ch, lam, tr, &mut wk)?;
+            start_trial(layout, x, ch, lam, tr, &mut wk, false)?;
             // The first best board: the assignment readout of the start (x[..V] holds the
             // cell or assignment replicas, indexed by variable).
             layout.assign(&x[..layout.vars()], &mut wk.div.assign, &mut tr.asg_read, false, best)?;
             tr.best_score = layout.score(best);
         }
         Ok(map)
+    }
+
+    /// Runs the iterations with the reference kernels (the slot-at-a-time update and
+    /// [`project::divide_one_reference`]) instead of the fast ones; the iterates are the
+    /// same bit for bit, only slower. For tests and benchmarks of the fast kernels.
+    pub fn with_reference_kernels(mut self) -> Result<Self, AssignError> {
+        self.reference = true;
+        // The starts' divide again, by the reference (the same slots; a cold assignment
+        // leaves its solver as it found it).
+        let (layout, (s, nc)) = (&self.layout, (self.layout.slots(), self.layout.choices()));
+        let mut div = DivideScratch::new(layout);
+        for ((x, ch), tr) in self.x.chunks(s).zip(self.chosen.chunks_mut(nc)).zip(&mut self.trials) {
+            project::divide_reference(layout, x, ch, &mut div, &mut tr.asg_con, false)?;
+        }
+        Ok(self)
     }
 
     pub fn layout(&self) -> &Layout {
@@ -345,7 +365,13 @@ impl<'a> DcMap<'a> {
                 Worker::new(layout, bt)
             })
             .collect();
-        let ctx = Ctx { puzzle: self.puzzle, layout, cfg: &self.cfg, max_score: self.puzzle.max_score() };
+        let ctx = Ctx {
+            puzzle: self.puzzle,
+            layout,
+            cfg: &self.cfg,
+            max_score: self.puzzle.max_score(),
+            reference: self.reference,
+        };
         let cfg = &self.cfg;
         loop {
             self.x
@@ -437,20 +463,22 @@ fn start_trial(
     lambda: &mut [f32],
     tr: &mut Trial,
     wk: &mut Worker,
+    reference: bool,
 ) -> Result<(), AssignError> {
     x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
     lambda.iter_mut().for_each(|l| *l = 1.0);
     tr.warm = false;
     tr.hashes = [0; CYCLE_MEMORY];
     wk.fresh = false;
-    project::divide(layout, x, chosen, &mut wk.div, &mut tr.asg_con, false)
+    let divide = if reference { project::divide_reference } else { project::divide };
+    divide(layout, x, chosen, &mut wk.div, &mut tr.asg_con, false)
 }
 
 /// Restarts a trial (limit cycle or non-finite state); the restart itself cannot fail on a
 /// feasible layout, and if it somehow does the trial is given up.
 fn restart(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut Trial, wk: &mut Worker) {
     tr.restarts += 1;
-    if start_trial(ctx.layout, x, chosen, lambda, tr, wk).is_err() {
+    if start_trial(ctx.layout, x, chosen, lambda, tr, wk, ctx.reference).is_err() {
         tr.iterations = ctx.cfg.max_iters;
     }
 }
@@ -611,6 +639,31 @@ fn apply(
     }
 }
 
+/// [`apply`] with `acc` (uniform weights), bit for bit, over the constraint's runs
+/// ([`Layout::runs`]): each run is a contiguous slice of slots copying a contiguous slice of
+/// variables, so `x += beta m` and `acc += x` stream three slices the compiler vectorises,
+/// where [`apply`] gathers `m` and scatters `acc` through `slot_var` one slot at a time.
+/// A variable has at most one slot per constraint, so the order in which a constraint's
+/// slots are visited does not change any sum; the chosen slots are then fixed up in the same
+/// order as in [`apply`] (`acc[j] = (acc[j] + x) - beta`, two roundings, as there).
+#[inline]
+fn apply_runs(layout: &Layout, k: usize, x: &mut [f32], m: &[f32], chosen: &[u32], beta: f32, acc: &mut [f32]) {
+    let base = layout.con_range(k).start;
+    for &[s, j, len] in layout.runs(k) {
+        let (s, j, len) = (s as usize - base, j as usize, len as usize);
+        let (xs, ms) = (&mut x[s..s + len], &m[j..j + len]);
+        for ((xv, &mv), a) in xs.iter_mut().zip(ms).zip(&mut acc[j..j + len]) {
+            *xv += beta * mv;
+            *a += *xv;
+        }
+    }
+    let vars = layout.slot_var();
+    for &s in chosen {
+        x[s as usize - base] -= beta;
+        acc[vars[s as usize] as usize] -= beta;
+    }
+}
+
 /// Adds the chosen slots of one constraint into the per-variable counts (uniform weights).
 #[inline]
 fn count_chosen(cnt: &mut [f32], slot_var: &[u32], chosen: &[u32]) {
@@ -640,11 +693,19 @@ fn step(
     let sv = layout.slot_var();
     let warm = tr.warm;
     let fuse = !adaptive;
+    // The reference kernels (tests): the slot-at-a-time update and the reference divide.
+    let reference = ctx.reference;
+    let divide = if reference { project::divide_one_reference } else { divide_one };
+    // Whether the concur point is finite, folded into the loop that computes it (`&`, not
+    // an early-exit scan: the loop stays vectorised, and the scan cost as much as the
+    // division).
+    let mut finite = true;
     match cfg.kind {
         MapKind::Rrr => {
             // m = P_a(2 P_b x - x)
             for (((m, &a), &d), &c) in wk.m.iter_mut().zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
                 *m = (2.0 * c - a) / d;
+                finite &= m.is_finite();
             }
             if fuse {
                 wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
@@ -652,10 +713,14 @@ fn step(
             // x += beta (m - P_b x), then P_b of the new x, one constraint at a time.
             for k in 0..layout.constraints() {
                 let (r, q) = (layout.con_range(k), layout.choice_range(k));
-                let acc = fuse.then_some(&mut wk.acc[..]);
-                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, &chosen[q.clone()], beta, acc);
-                wk.err[k] = (e2.max(0.0) / q.len().max(1) as f32).sqrt();
-                divide_one(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
+                if fuse && !reference {
+                    apply_runs(layout, k, &mut x[r.clone()], &wk.m, &chosen[q.clone()], beta, &mut wk.acc);
+                } else {
+                    let acc = fuse.then_some(&mut wk.acc[..]);
+                    let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, &chosen[q.clone()], beta, acc);
+                    wk.err[k] = (e2.max(0.0) / q.len().max(1) as f32).sqrt();
+                }
+                divide(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
                 if fuse {
                     count_chosen(&mut wk.cnt, sv, &chosen[q]);
                 }
@@ -667,6 +732,7 @@ fn step(
             for ((((m, ca), &a), &d), &c) in wk.m.iter_mut().zip(&mut wk.ca).zip(&wk.acc).zip(&wk.den).zip(&wk.cnt) {
                 *m = ((1.0 + inv) * c - inv * a) / d;
                 *ca = a / d;
+                finite &= m.is_finite();
             }
             if fuse {
                 wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
@@ -680,12 +746,16 @@ fn step(
                     *b = a1 * wk.ca[j as usize] + inv * y;
                 }
                 let tmp = &mut wk.tmp[..q.len()];
-                divide_one(layout, k, buf, tmp, &mut wk.div, &mut tr.asg_con, warm)?;
+                divide(layout, k, buf, tmp, &mut wk.div, &mut tr.asg_con, warm)?;
                 // y += beta (P_a(f_b(y)) - P_b(f_a(y))), then P_b of the new y.
-                let acc = fuse.then_some(&mut wk.acc[..]);
-                let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, tmp, beta, acc);
-                wk.err[k] = (e2.max(0.0) / q.len().max(1) as f32).sqrt();
-                divide_one(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
+                if fuse && !reference {
+                    apply_runs(layout, k, &mut x[r.clone()], &wk.m, tmp, beta, &mut wk.acc);
+                } else {
+                    let acc = fuse.then_some(&mut wk.acc[..]);
+                    let e2 = apply(&mut x[r.clone()], r.start, &sv[r.clone()], &wk.m, tmp, beta, acc);
+                    wk.err[k] = (e2.max(0.0) / q.len().max(1) as f32).sqrt();
+                }
+                divide(layout, k, &x[r], &mut chosen[q.clone()], &mut wk.div, &mut tr.asg_con, warm)?;
                 if fuse {
                     count_chosen(&mut wk.cnt, sv, &chosen[q]);
                 }
@@ -702,7 +772,7 @@ fn step(
             }
         }
     }
-    if wk.m.iter().all(|v| v.is_finite()) {
+    if finite {
         Ok(())
     } else {
         // Only a degenerate beta gets here; the caller restarts the trial.
@@ -830,5 +900,61 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Everything a run leaves behind, bit for bit: the slot values, chosen slots, weights,
+    /// best boards and each trial's counters.
+    type Fingerprint = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, Vec<(u64, usize, Option<u64>, u64)>);
+
+    fn fingerprint(m: &DcMap) -> Fingerprint {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        (
+            bits(&m.x),
+            m.chosen.clone(),
+            bits(&m.lambda),
+            m.best_boards.clone(),
+            m.trials.iter().map(|t| (t.iterations, t.best_score, t.solved_at, t.restarts)).collect(),
+        )
+    }
+
+    #[test]
+    fn fast_kernels_give_the_reference_iterates_bit_for_bit() {
+        // Square and rectangular boards, every map, weighting and layout, both readouts,
+        // a beta that restarts on non-finite states, and seeds enough to solve some.
+        let mut runs = 0;
+        for (w, h, seed) in [(3, 3, 1), (4, 4, 2), (5, 3, 3), (3, 6, 4), (5, 5, 5), (6, 4, 6)] {
+            let p = puzzle(w, h, seed);
+            for kind in [MapKind::Rrr, MapKind::Dm] {
+                for weights in [Weights::Uniform, Weights::Adaptive] {
+                    for hybrid in [false, true] {
+                        for (beta, readout) in
+                            [(0.7, Readout::Argmax), (0.5, Readout::Assignment), (0.0, Readout::Argmax)]
+                        {
+                            let cfg = DcConfig {
+                                kind,
+                                weights,
+                                hybrid,
+                                beta,
+                                readout,
+                                trials: 3,
+                                max_iters: 300,
+                                seed: seed * 31 + runs,
+                                stop_at_first: false,
+                                ..Default::default()
+                            };
+                            let mut fast = DcMap::new(&p, cfg.clone()).unwrap();
+                            let mut slow = DcMap::new(&p, cfg).unwrap().with_reference_kernels().unwrap();
+                            assert!(fingerprint(&fast) == fingerprint(&slow), "start");
+                            let (a, b) = (fast.run(|_| {}), slow.run(|_| {}));
+                            let what = format!("{w}x{h} {kind:?} {weights:?} hybrid {hybrid} beta {beta} {readout:?}");
+                            assert!(fingerprint(&fast) == fingerprint(&slow), "{what}: the iterates differ");
+                            assert_eq!(a.solution.map(|s| (s.0, s.1)), b.solution.map(|s| (s.0, s.1)), "{what}");
+                            runs += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(runs, 144);
     }
 }

@@ -727,6 +727,13 @@ fn dm_step(
     Ok(())
 }
 
+/// Iterations per trial when none are given: under a time limit, no cap (the clock ends the
+/// run, and a trial's run length is memoryless, so ending it early gains nothing:
+/// BENCHMARKS.md, "Why the map stalls"); otherwise 100,000.
+pub fn default_iters(time_limit: Option<std::time::Duration>) -> u64 {
+    if time_limit.is_some() { u64::MAX } else { 100_000 }
+}
+
 /// Runs a batch and checks the claimed solution with the exact verifier.
 pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, AssignError> {
     let mut map = F1Map::new(puzzle, cfg)?;

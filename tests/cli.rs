@@ -549,3 +549,24 @@ fn solve_scan_reports_json_writes_the_solution_and_exits_by_outcome() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
 }
+
+#[test]
+fn a_time_limit_without_max_iters_lifts_the_iteration_cap() {
+    // No board of this 2x2 matches everywhere (colours 4 and 5 occur once each), so the map
+    // iterates until the clock stops it; without a time limit it stops at 100,000.
+    let puz = tmp("tl-p.txt");
+    std::fs::write(&puz, "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 5\n").unwrap();
+    let p = puz.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["solve", p, "--method", "rrr", "--trials", "1", "--threads", "1", "--json"];
+        args.extend_from_slice(extra);
+        let out = concur(&args);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["iterations"].as_u64().unwrap()
+    };
+    assert_eq!(run(&[]), 100_000);
+    let timed = run(&["--time-limit", "1.5"]);
+    assert!(timed > 100_000, "{timed} iterations in 1.5 s");
+    assert_eq!(run(&["--time-limit", "1.5", "--max-iters", "5000"]), 5_000);
+}

@@ -222,8 +222,8 @@ struct SolveArgs {
     /// Step size of the map (default 0.7, the best measured for rrr, dm and dc).
     #[arg(long)]
     beta: Option<f32>,
-    /// Iterations per trial (maps; default 100,000), moves (hill; default 1e8) or iterations
-    /// (alns; default 1e7).
+    /// Iterations per trial (maps; default 100,000, or no cap when --time-limit is given),
+    /// moves (hill; default 1e8) or iterations (alns; default 1e7).
     #[arg(long)]
     max_iters: Option<u64>,
     /// Divide and concur: the map between concur and divide.
@@ -450,7 +450,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 kind: a.dc_map,
                 beta,
                 trials: a.trials,
-                max_iters: a.max_iters.unwrap_or(100_000),
+                max_iters: map_iters(a.max_iters, time_limit),
                 time_limit,
                 seed: a.seed,
                 weights: a.weights,
@@ -480,7 +480,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 kind: if a.method == Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
                 beta,
                 trials: a.trials,
-                max_iters: a.max_iters.unwrap_or(100_000),
+                max_iters: map_iters(a.max_iters, time_limit),
                 time_limit,
                 seed: a.seed,
                 edge: a.edge,
@@ -586,11 +586,19 @@ fn check_map_args(a: &SolveArgs, default_beta: f32) -> Result<f32> {
     Ok(beta)
 }
 
+/// Iterations per trial of a map: as given, else [`map::default_iters`].
+fn map_iters(given: Option<u64>, time_limit: Option<Duration>) -> u64 {
+    given.unwrap_or_else(|| map::default_iters(time_limit))
+}
+
 fn progress_bar(max_iters: u64) -> ProgressBar {
     let bar = ProgressBar::new(max_iters);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {pos}/{len} it per trial [{elapsed}] {msg}").expect("static template"),
-    );
+    let template = if max_iters == u64::MAX {
+        "{spinner} {pos} it per trial [{elapsed}] {msg}"
+    } else {
+        "{spinner} {pos}/{len} it per trial [{elapsed}] {msg}"
+    };
+    bar.set_style(ProgressStyle::with_template(template).expect("static template"));
     bar
 }
 

@@ -274,7 +274,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 kind: if spec.method == crate::report::Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
                 beta: spec.beta.unwrap_or(MapConfig::default().beta),
                 trials: 1,
-                max_iters: spec.max_iters.unwrap_or(100_000),
+                max_iters: spec.max_iters.unwrap_or(map::default_iters(time_limit)),
                 time_limit,
                 seed,
                 edge: spec.edge.unwrap_or_default(),
@@ -290,7 +290,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let cfg = crate::dc::DcConfig {
                 beta: spec.beta.unwrap_or(crate::dc::DcConfig::default().beta),
                 trials: 1,
-                max_iters: spec.max_iters.unwrap_or(100_000),
+                max_iters: spec.max_iters.unwrap_or(map::default_iters(time_limit)),
                 time_limit,
                 seed,
                 weights: spec.weights.unwrap_or(crate::dc::Weights::Uniform),

@@ -575,6 +575,28 @@ impl F1 {
             .count()
     }
 
+    /// Every candidate's sum `sum_s z[c][s][colour]` (the value P_P weighs it by), in
+    /// candidate-id order: cell by cell, each cell's candidates as `Puzzle::candidates` lists
+    /// them.
+    pub fn candidate_sums(&self, z: &[f32], out: &mut [f32]) {
+        let k = self.colors;
+        for c in 0..self.cells {
+            let xc = &z[c * 4 * k..(c + 1) * 4 * k];
+            let (up, rest) = xc.split_at(k);
+            let (right, rest) = rest.split_at(k);
+            let (down, left) = rest.split_at(k);
+            let r = self.cand_off[c] as usize..self.cand_off[c + 1] as usize;
+            for (o, q) in out[r.clone()].iter_mut().zip(&self.cand_colors[r]) {
+                *o = up[q[0] as usize] + right[q[1] as usize] + down[q[2] as usize] + left[q[3] as usize];
+            }
+        }
+    }
+
+    /// Candidates of all cells together (the length of [`F1::candidate_sums`]).
+    pub fn candidates_total(&self) -> usize {
+        self.cand_col.len()
+    }
+
     /// The candidate id of placement `pl` at cell `c`, if it is a candidate there.
     pub fn candidate_id(&self, c: usize, pl: Placement) -> Option<u32> {
         (self.cand_off[c]..self.cand_off[c + 1]).find(|&j| self.cand_place[j as usize] == pl)

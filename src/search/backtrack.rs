@@ -234,6 +234,11 @@ pub struct Backtracker<'a> {
     stats: BacktrackStats,
     start: Instant,
     restart_at: u64,
+    /// Value order by score ([`Backtracker::set_value_scores`]): per cell, from `score_off[c]`,
+    /// one score per candidate of `puzzle.candidates().of(c)`; higher is tried first.
+    scores: Vec<f32>,
+    score_off: Vec<usize>,
+    use_scores: bool,
 }
 
 /// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ... (1-based index).
@@ -280,6 +285,37 @@ impl<'a> Backtracker<'a> {
             stats: BacktrackStats::default(),
             start: Instant::now(),
             restart_at: u64::MAX,
+            scores: Vec::new(),
+            score_off: Vec::new(),
+            use_scores: false,
+        }
+    }
+
+    /// Orders each cell's candidates by `scores` (highest first; ties in the random or list
+    /// order the configuration asks for), or by the configuration alone with `None`. `scores`
+    /// is flat over the cells, one per candidate of `puzzle.candidates().of(c)` in that order
+    /// (the candidate ids of [`crate::project::F1`]). This is how a map guides the search.
+    pub fn set_value_scores(&mut self, scores: Option<&[f32]>) {
+        match scores {
+            None => self.use_scores = false,
+            Some(sc) => {
+                if self.score_off.is_empty() {
+                    let cands = self.net.candidates();
+                    let mut off = 0;
+                    self.score_off = (0..self.net.cells())
+                        .map(|c| {
+                            let o = off;
+                            off += cands.len(c);
+                            o
+                        })
+                        .collect();
+                    self.score_off.push(off);
+                }
+                assert_eq!(sc.len(), *self.score_off.last().unwrap_or(&0), "one score per candidate");
+                self.scores.clear();
+                self.scores.extend_from_slice(sc);
+                self.use_scores = true;
+            }
         }
     }
 
@@ -380,6 +416,11 @@ impl<'a> Backtracker<'a> {
         self.engine.members(&self.net, cell, &mut order);
         if self.cfg.randomize {
             order.shuffle(&mut self.rng);
+        }
+        if self.use_scores {
+            let sc = &self.scores[self.score_off[cell]..self.score_off[cell + 1]];
+            // Stable: equal scores keep the order above.
+            order.sort_by(|&a, &b| sc[b as usize].total_cmp(&sc[a as usize]));
         }
         let mut flow = Flow::Continue;
         for &j in &order {

@@ -25,6 +25,7 @@ fn main() -> Result<()> {
     let puzzle = format::read_puzzle(&std::fs::read(path).with_context(|| format!("reading {path}"))?)?;
     for arm in ["map", "random"] {
         let (mut solved, mut walls, mut by) = (0, Vec::new(), std::collections::BTreeMap::new());
+        let (mut solved_nodes, mut searches) = (Vec::new(), 0u64);
         for seed in 1..=runs {
             let cfg = GuidedConfig {
                 seed,
@@ -40,15 +41,18 @@ fn main() -> Result<()> {
                 serde_json::json!({"puzzle": path, "arm": arm, "seed": seed, "every": every, "nodes_per_search": nodes,
                     "time_limit_s": secs, "result": r})
             );
+            searches += r.searches;
             if r.solved {
+                solved_nodes.push(r.nodes);
                 solved += 1;
                 walls.push(r.wall_s);
-                *by.entry(r.mechanism.map(|m| m.as_str()).unwrap_or("?")).or_insert(0) += 1;
+                *by.entry(r.mechanism.map(|m| m.as_str()).unwrap_or("search (random order)")).or_insert(0) += 1;
             }
         }
         walls.sort_by(f64::total_cmp);
+        solved_nodes.sort_unstable();
         eprintln!(
-            "{arm:>6}: solved {solved}/{runs} within {secs} s, by {by:?}; wall times of the solved runs {:?}",
+            "{arm:>6}: solved {solved}/{runs} within {secs} s, by {by:?}, {searches} searches; solved runs' wall times {:?} and nodes {solved_nodes:?}",
             walls.iter().map(|w| (w * 1000.0).round() / 1000.0).collect::<Vec<_>>()
         );
     }

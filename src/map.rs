@@ -770,7 +770,10 @@ impl Default for GuidedConfig {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct GuidedResult {
     pub solved: bool,
+    /// `map` or `map-guided`; none when the control's random-order search found it.
     pub mechanism: Option<Mechanism>,
+    /// Whether a search (guided or not) found the solution.
+    pub by_search: bool,
     pub iterations: u64,
     pub searches: u64,
     pub nodes: u64,
@@ -804,6 +807,7 @@ pub fn guided(puzzle: &Puzzle, cfg: &GuidedConfig) -> Result<GuidedResult, Assig
     let mut out = GuidedResult {
         solved: false,
         mechanism: None,
+        by_search: false,
         iterations: 0,
         searches: 0,
         nodes: 0,
@@ -843,7 +847,9 @@ pub fn guided(puzzle: &Puzzle, cfg: &GuidedConfig) -> Result<GuidedResult, Assig
             out.searches += 1;
             out.nodes += st.nodes;
             if let Some(b) = found {
-                (out.solved, out.mechanism, out.solution) = (true, Some(Mechanism::MapGuided), Some(b));
+                // The control's search owes nothing to the map: no map mechanism.
+                let by = if cfg.use_map { Some(Mechanism::MapGuided) } else { None };
+                (out.solved, out.mechanism, out.by_search, out.solution) = (true, by, true, Some(b));
                 break;
             }
         }
@@ -966,9 +972,10 @@ mod tests {
                 assert!(a.solved, "5x5 seed {seed} use_map {use_map}: {a:?}");
                 let b = a.solution.as_ref().unwrap();
                 assert!(verify::check(&p, b).valid);
-                match a.mechanism {
-                    Some(Mechanism::Map) => assert_eq!(p.score(b), p.max_score()),
-                    Some(Mechanism::MapGuided) => assert!(a.searches >= 1 && a.nodes >= 1),
+                match (a.mechanism, a.by_search) {
+                    (Some(Mechanism::Map), false) => assert_eq!(p.score(b), p.max_score()),
+                    (Some(Mechanism::MapGuided), true) => assert!(use_map && a.searches >= 1 && a.nodes >= 1),
+                    (None, true) => assert!(!use_map && a.searches >= 1),
                     m => panic!("unexpected mechanism {m:?}"),
                 }
                 assert!(a.searches <= a.iterations / 5);

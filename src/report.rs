@@ -144,6 +144,7 @@ impl SolveReport {
             "iters_per_s": if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },
             "trial_iterations": r.trial_iterations,
             "restarts": r.trials.iter().map(|t| t.restarts).sum::<u64>(),
+            "stall_restarts": r.trials.iter().map(|t| t.stall_restarts).sum::<u64>(),
             "solved_trials": r.trials.iter().filter(|t| t.solved_at.is_some()).count(),
         });
         let mut details = details.as_object().expect("object").clone();

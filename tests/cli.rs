@@ -570,3 +570,32 @@ fn a_time_limit_without_max_iters_lifts_the_iteration_cap() {
     assert!(timed > 100_000, "{timed} iterations in 1.5 s");
     assert_eq!(run(&["--time-limit", "1.5", "--max-iters", "5000"]), 5_000);
 }
+
+#[test]
+fn stall_restarts_and_kicks_are_options_of_the_maps() {
+    let puz = tmp("sr-p.txt");
+    // Unsolvable (colours 4 and 5 occur once each): no new best after the first iterations.
+    std::fs::write(&puz, "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 5\n").unwrap();
+    let p = puz.to_str().unwrap();
+    let base = ["solve", p, "--method", "rrr", "--trials", "2", "--threads", "1", "--max-iters", "5000", "--json"];
+    for extra in [&["--restart-stall", "100"][..], &["--restart-stall", "100", "--kick", "0.5"][..]] {
+        let out = concur(&[&base[..], extra].concat());
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["stall_restarts"].as_u64().unwrap() >= 2, "{v}");
+    }
+    let out = concur(&base);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stall_restarts"].as_u64(), Some(0));
+    for bad in [
+        &["solve", p, "--method", "dc", "--restart-stall", "10"][..],
+        &["solve", p, "--method", "rrr", "--kick", "0.5"][..],
+        &["solve", p, "--method", "rrr", "--restart-stall", "0"][..],
+        &["solve", p, "--method", "rrr", "--restart-stall", "10", "--kick=-1"][..],
+    ] {
+        let out = concur(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{bad:?}: {err}");
+    }
+}

@@ -247,6 +247,14 @@ struct SolveArgs {
     /// Do not restart trials caught in exact limit cycles.
     #[arg(long)]
     no_cycle_restart: bool,
+    /// rrr, dm: restart a trial after this many iterations without a new best score since its
+    /// last (re)start (a lever of the stall diagnosis; measured no help at 6x6, BENCHMARKS.md).
+    #[arg(long, value_name = "L")]
+    restart_stall: Option<u64>,
+    /// rrr, dm, with --restart-stall: perturb x by S * (u - 1/2) per coordinate instead of a
+    /// fresh random point.
+    #[arg(long, value_name = "S")]
+    kick: Option<f32>,
     /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
     /// (or stalls), free those cells plus a halo and search them with the backtracker.
     #[arg(long, value_name = "K")]
@@ -370,6 +378,18 @@ fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
 fn solve(a: SolveArgs) -> Result<ExitCode> {
     let puzzle = load_puzzle(&a.puzzle)?;
     let time_limit = time_limit(a.time_limit)?;
+    if (a.restart_stall.is_some() || a.kick.is_some()) && !matches!(a.method, Method::Rrr | Method::Dm) {
+        anyhow::bail!("--restart-stall and --kick are options of --method rrr and dm");
+    }
+    if a.kick.is_some() && a.restart_stall.is_none() {
+        anyhow::bail!("--kick needs --restart-stall (it says what a stall restart does)");
+    }
+    if a.restart_stall == Some(0) {
+        anyhow::bail!("--restart-stall must be at least 1");
+    }
+    if a.kick.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
+        anyhow::bail!("--kick must be a positive number");
+    }
     let report = match a.method {
         Method::Backtrack => {
             let cfg = BacktrackConfig {
@@ -490,6 +510,8 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
                 assign: a.assign,
+                restart_stall: a.restart_stall,
+                kick: a.kick,
                 ..Default::default()
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });

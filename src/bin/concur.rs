@@ -512,7 +512,6 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 assign: a.assign,
                 restart_stall: a.restart_stall,
                 kick: a.kick,
-                ..Default::default()
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;

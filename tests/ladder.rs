@@ -122,7 +122,7 @@ fn the_report_reads_its_own_output() {
 /// backtracker as the second control; a scan run is one thread, verified and reproducible.
 #[test]
 fn the_example_ladders_use_scan_and_ac4_as_controls() {
-    for name in ["ladder-small.toml", "ladder-set1.toml"] {
+    for name in ["ladder-small.toml", "ladder-set1.toml", "ladder-answer.toml"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
         let cfg = ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let methods: Vec<_> = cfg.methods.iter().map(|m| (ladder::method_name(m.method), m.ac)).collect();
@@ -143,4 +143,34 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
+}
+
+/// Budgets that grow with the board replace the methods' time limits by size, and the runs'
+/// records carry the limit they ran under (the report censors at it).
+#[test]
+fn budgets_set_the_time_limit_by_board_size() {
+    let cfg = ladder::parse_config(
+        "runs = 1\nseed = 1\n[[instances]]\ngenerate = { width = 3, height = 3, seed = 1 }\n\
+         [[instances]]\ngenerate = { width = 5, height = 4, seed = 2 }\n\
+         [[instances]]\ngenerate = { width = 6, height = 6, seed = 3 }\n\
+         [[methods]]\nmethod = \"scan\"\ntime_limit = 7\n\
+         [[budgets]]\nmax_cells = 9\ntime_limit = 2\n[[budgets]]\nmax_cells = 20\ntime_limit = 3\n",
+    )
+    .unwrap();
+    let m = &cfg.methods[0];
+    assert_eq!(cfg.method_for(m, 9).time_limit, Some(2.0));
+    assert_eq!(cfg.method_for(m, 16).time_limit, Some(3.0));
+    assert_eq!(cfg.method_for(m, 36).time_limit, Some(7.0), "past the last budget the method's own limit holds");
+    let dir = tmp("budgets");
+    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, |_| {}).unwrap();
+    let mut limits: Vec<(usize, f64)> =
+        recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
+    limits.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(limits, vec![(9, 2.0), (20, 3.0), (36, 7.0)]);
+    assert!(
+        ladder::parse_config(
+            "[[instances]]\npath = \"x\"\n[[methods]]\nmethod = \"scan\"\n[[budgets]]\nmax_cells = 9\ntime_limit = 0\n"
+        )
+        .is_err()
+    );
 }

@@ -43,6 +43,30 @@ pub struct Config {
     pub root: Option<PathBuf>,
     pub instances: Vec<InstanceSpec>,
     pub methods: Vec<MethodSpec>,
+    /// Time limits that grow with the board: an instance of C cells runs under the first
+    /// entry (in order) with `max_cells >= C`, which replaces every method's own
+    /// `time_limit`; past the last entry, the methods' own limits hold.
+    #[serde(default)]
+    pub budgets: Vec<Budget>,
+}
+
+/// One step of [`Config::budgets`].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    pub max_cells: usize,
+    pub time_limit: f64,
+}
+
+impl Config {
+    /// The method as it runs on a board of `cells` cells: with the budget's time limit.
+    pub fn method_for(&self, m: &MethodSpec, cells: usize) -> MethodSpec {
+        let mut m = m.clone();
+        if let Some(b) = self.budgets.iter().find(|b| b.max_cells >= cells) {
+            m.time_limit = Some(b.time_limit);
+        }
+        m
+    }
 }
 
 fn one() -> u64 {
@@ -177,6 +201,9 @@ pub fn parse_config(text: &str) -> Result<Config> {
     };
     if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
         return Err(Error::invalid("a ladder needs at least one instance, one method and one run"));
+    }
+    if cfg.budgets.iter().any(|b| !(b.time_limit.is_finite() && b.time_limit > 0.0)) {
+        return Err(Error::invalid("every budget needs a positive time_limit"));
     }
     let mut labels = HashSet::new();
     for m in &cfg.methods {
@@ -452,7 +479,8 @@ pub fn run(
             if crate::interrupt::requested() {
                 return Ok(None);
             }
-            let rec = run_job(&instances[j.instance], &cfg.methods[j.method], j.run, cfg.seed)?;
+            let inst = &instances[j.instance];
+            let rec = run_job(inst, &cfg.method_for(&cfg.methods[j.method], inst.puzzle.cells()), j.run, cfg.seed)?;
             // A run cut short by a stop request is not a sample of its budget: leave it out,
             // so that `--resume` runs it again. A run that solved before the stop stands.
             if crate::interrupt::requested() && !rec.solved {

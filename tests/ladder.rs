@@ -165,7 +165,7 @@ fn budgets_set_the_time_limit_by_board_size() {
     let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, |_| {}).unwrap();
     let mut limits: Vec<(usize, f64)> =
         recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
-    limits.sort_by(|a, b| a.0.cmp(&b.0));
+    limits.sort_by_key(|l| l.0);
     assert_eq!(limits, vec![(9, 2.0), (20, 3.0), (36, 7.0)]);
     assert!(
         ladder::parse_config(

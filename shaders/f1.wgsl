@@ -7,8 +7,9 @@
 // into two dimensions past 65,535 workgroups:
 //   edges    P_E (average per join; rim sides e_0) or P_E1 (one-hot argmax per join) of src
 //   weights  W[c][p] = max over the candidates (p, r) of cell c of sum_s z[c][s][colour],
-//            z = a * pe + b * x (RRR: a = 2, b = -1, the reflection 2 P_E(x) - x), and the
-//            argmax candidate per entry (kept on the device)
+//            z = a * pe + b * x (RRR: a = 2, b = -1, the reflection 2 P_E(x) - x), each side
+//            times its slot's weight under a weighted metric, and the argmax candidate per
+//            entry (kept on the device)
 //   update   x += beta * (embed(board) - pe) for active trials; writes the board (candidate
 //            per cell) picked through sel (the assignment, computed on the CPU) and bestc
 //   mix      tmp = a * embed(board) + b * x (difference map: f_a(y))
@@ -22,7 +23,8 @@ struct Params {
     wtot: u32,
     joins: u32,
     one_color: u32,
-    pad0: u32,
+    // 1 when the weights are taken in a weighted metric (slotw below), 0 for the uniform one.
+    weighted: u32,
     a: f32,
     b: f32,
     beta: f32,
@@ -49,6 +51,9 @@ const WG: u32 = 256u;
 @group(0) @binding(11) var<storage, read> pc_cand: array<u32>;
 // Candidate j: the four offsets into a trial's x of the colours it shows, 4 * j + s.
 @group(0) @binding(12) var<storage, read> cand_idx: array<u32>;
+// Per side slot c * 4 + s: its weight in the metric P_P works in (MapConfig::join_weights;
+// read only when P.weighted is 1).
+@group(0) @binding(13) var<storage, read> slotw: array<f32>;
 // Interior joins: 3 * i + (cell, facing cell, side of the first cell).
 @group(0) @binding(14) var<storage, read> jtab: array<u32>;
 @group(0) @binding(15) var<storage, read> live: array<u32>;
@@ -115,8 +120,14 @@ fn weights(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         let j = pc_cand[n];
         var v = 0.0;
         for (var s = 0u; s < 4u; s++) {
-            let o = base + cand_idx[4u * j + s];
-            v += P.a * pe[o] + P.b * x[o];
+            let off = cand_idx[4u * j + s];
+            let o = base + off;
+            let z = P.a * pe[o] + P.b * x[o];
+            if (P.weighted != 0u) {
+                v += slotw[off / P.colors] * z;
+            } else {
+                v += z;
+            }
         }
         if (at == NONE || v > best) {
             best = v;

@@ -66,6 +66,11 @@ pub struct MapConfig {
     /// coordinate of x, u uniform in [0, 1) (a perturbation of size about `kick / sqrt 12`
     /// per coordinate).
     pub kick: Option<f32>,
+    /// A weighted metric between the constraint classes ([`crate::project::join_slot_weights`]):
+    /// the weights of the side slots of frame-frame, frame-inner and inner-inner joins. P_P
+    /// then picks the board nearest in that metric; P_E is unchanged. None: uniform (the
+    /// default path, untouched).
+    pub join_weights: Option<[f32; 3]>,
 }
 
 /// Where the GPU backend's F1 assignments run.
@@ -204,6 +209,7 @@ impl Default for MapConfig {
             assign: AssignOn::Cpu,
             restart_stall: None,
             kick: None,
+            join_weights: None,
         }
     }
 }
@@ -367,6 +373,8 @@ struct Worker<'p> {
     pieces: PieceScratch,
     board: Vec<u32>,
     board2: Vec<u32>,
+    /// Per side slot, the weight of the metric P_P works in (`MapConfig::join_weights`).
+    slot_w: Option<Vec<f32>>,
 }
 
 /// The F1 engine for one puzzle: tables plus the batch.
@@ -467,6 +475,7 @@ impl<'a> F1Map<'a> {
                 pieces: self.f1.piece_scratch(),
                 board: vec![0; cells],
                 board2: vec![0; cells],
+                slot_w: self.cfg.join_weights.map(|w| crate::project::join_slot_weights(puzzle, w)),
                 prev: vec![0.0; if self.cfg.keep_fixed_points { dim } else { 0 }],
                 completer: self
                     .cfg
@@ -668,6 +677,9 @@ fn rrr_step(
         // The same arithmetic as below in two passes over x instead of four (the reflection
         // and the dense part of the step are fused with P_E; tested bit for bit).
         f1.reflect_edges(x, &mut wk.r);
+        if let Some(d) = &wk.slot_w {
+            f1.weigh_slots(d, &mut wk.r);
+        }
         f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
         f1.subtract_edges(beta, x);
         add_board(f1, beta, x, &wk.board);
@@ -676,6 +688,9 @@ fn rrr_step(
     f1.project_edges_with(cfg.edge, x, &mut wk.pe);
     for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
         *r = 2.0 * p - xi;
+    }
+    if let Some(d) = &wk.slot_w {
+        f1.weigh_slots(d, &mut wk.r);
     }
     f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
     // x += beta (P_P(r) - P_E(x))
@@ -719,7 +734,15 @@ fn dm_step(
         *r = (1.0 + inv) * p - inv * xi;
     }
     // P_a(y) first (its board lands in board2), for f_a(y) = (1 - 1/beta) P_P(y) + (1/beta) y.
-    f1.project_pieces(x, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
+    // Under a weighted metric P_P reads D y (pe is free until P_b below).
+    if let Some(d) = &wk.slot_w {
+        f1.weigh_slots(d, &mut wk.r);
+        wk.pe.copy_from_slice(x);
+        f1.weigh_slots(d, &mut wk.pe);
+        f1.project_pieces(&wk.pe, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
+    } else {
+        f1.project_pieces(x, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
+    }
     for (q, &xi) in wk.pp.iter_mut().zip(x.iter()) {
         *q = (1.0 - inv) * *q + inv * xi;
     }
@@ -950,6 +973,43 @@ mod tests {
         let cfg = MapConfig { trials: 4, max_iters: 20_000, restart_stall: Some(500), ..Default::default() };
         let q = puzzle(4, 4, 2);
         assert!(solve(&q, cfg, |_| {}).unwrap().solution.is_some(), "4x4 still solves with stall restarts");
+    }
+
+    #[test]
+    fn join_weights_of_one_are_the_uniform_map_and_others_change_it() {
+        for kind in [MapKind::Rrr, MapKind::Dm] {
+            let p = puzzle(5, 5, 2);
+            let cfg =
+                MapConfig { kind, trials: 2, max_iters: 400, stop_at_first: false, seed: 7, ..Default::default() };
+            let run = |join_weights| {
+                let mut m = F1Map::new(&p, MapConfig { join_weights, ..cfg.clone() }).unwrap();
+                let r = m.run(|_| {});
+                (m.x.clone(), r.trials)
+            };
+            let plain = run(None);
+            // The weighted path with unit weights multiplies by 1.0: the same iterates, bit for bit.
+            let ones = run(Some([1.0, 1.0, 1.0]));
+            assert!(plain.0.iter().zip(&ones.0).all(|(a, b)| a.to_bits() == b.to_bits()), "{kind:?}");
+            assert_eq!(plain.1, ones.1);
+            // Scaling every weight alike leaves each P_P board, so the iterates, unchanged.
+            let twos = run(Some([2.0, 2.0, 2.0]));
+            assert_eq!(plain.1, twos.1, "{kind:?}");
+            let other = run(Some([1.0, 1.0, 3.0]));
+            assert_ne!(plain.0, other.0, "{kind:?}: inner joins weighed 3 must move the iterates");
+        }
+        // And the weighted map still solves, every claimed board checked.
+        for seed in 0..3 {
+            let p = puzzle(4, 4, seed);
+            let cfg = MapConfig {
+                trials: 4,
+                max_iters: 20_000,
+                seed,
+                join_weights: Some([1.0, 0.5, 2.0]),
+                ..Default::default()
+            };
+            let (_, _, board) = solve(&p, cfg, |_| {}).unwrap().solution.expect("4x4 solves");
+            assert!(verify::check(&p, &board).valid);
+        }
     }
 
     #[test]

@@ -78,6 +78,30 @@ pub struct F1 {
     cand_place: Vec<Placement>,
 }
 
+/// A weighted metric between the constraint classes (Elser's weighted projections): each
+/// side slot `c * 4 + s` of a join between two frame cells weighs `w[0]`, of a join between a
+/// frame and an inner cell `w[1]`, of a join between two inner cells `w[2]`; rim slots weigh 1.
+///
+/// In F1 such a metric changes only P_P. Both sides of a join weigh the same, so P_E (the
+/// average of the two, rim slots fixed to grey) is its own weighted twin. P_P minimises
+/// `sum_slot d_slot |r_slot - e_slot|^2`, and every board is one-hot on every slot, so it
+/// picks the board that maximises `sum_slot d_slot r_slot . e_slot`: the unweighted
+/// assignment on `D r` ([`F1::weigh_slots`]). Rim slots add the same to every candidate of
+/// their cell (all show grey there), so their weight cannot matter.
+pub fn join_slot_weights(puzzle: &Puzzle, w: [f32; 3]) -> Vec<f32> {
+    let (wd, ht) = (puzzle.width(), puzzle.height());
+    let inner = |c: usize| usize::from(cell_class(wd, ht, c) == Class::Inner);
+    (0..puzzle.cells() * 4)
+        .map(|slot| {
+            let (c, s) = (slot / 4, slot % 4);
+            match puzzle.neighbour(c, s) {
+                Some(m) => w[inner(c) + inner(m)],
+                None => 1.0,
+            }
+        })
+        .collect()
+}
+
 /// Per-worker scratch for [`F1::project_pieces`]: the flat weights and their argmax
 /// candidates (layout: [`F1::weight_len`]).
 #[derive(Clone, Debug)]
@@ -279,6 +303,16 @@ impl F1 {
         for &s in &self.rim {
             // x - beta * 0 is x, bit for bit (also for -0): only the grey entry moves.
             x[s as usize * k] -= beta * 1.0;
+        }
+    }
+
+    /// Multiplies every side slot's K-slice of `x` by its weight `d[slot]` (`d` from
+    /// [`join_slot_weights`]): the state P_P reads under a weighted metric.
+    pub fn weigh_slots(&self, d: &[f32], x: &mut [f32]) {
+        let k = self.colors;
+        debug_assert_eq!(d.len() * k, x.len());
+        for (xs, &w) in x.chunks_exact_mut(k).zip(d) {
+            xs.iter_mut().for_each(|v| *v *= w);
         }
     }
 
@@ -850,6 +884,51 @@ mod tests {
                 f1.project_pieces(&y, &mut y2, &mut scratch, &mut asg, &mut board2, false).unwrap();
                 assert_eq!(y, y2);
                 assert_eq!(y.iter().filter(|&&v| v == 1.0).count(), 4 * f1.cells);
+            }
+        }
+    }
+
+    #[test]
+    fn join_slot_weights_follow_the_classes_of_both_cells() {
+        let p = puzzle(5, 4, 1);
+        let d = join_slot_weights(&p, [2.0, 3.0, 5.0]);
+        let count = |w: f32| d.iter().filter(|&&x| x == w).count();
+        // 5x4: 14 frame cells, 6 inner (3 x 2). Joins: frame-frame 14 (the frame's cycle),
+        // frame-inner 10, inner-inner 7; two slots each; 18 rim slots.
+        assert_eq!((count(2.0), count(3.0), count(5.0), count(1.0)), (28, 20, 14, 18));
+    }
+
+    #[test]
+    fn weighted_piece_projection_is_the_nearest_board_in_the_weighted_metric() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        for seed in 0..3 {
+            let p = puzzle(3, 3, seed);
+            let f1 = F1::new(&p).unwrap();
+            let boards = all_boards(&f1);
+            let k = f1.colors();
+            let mut scratch = f1.piece_scratch();
+            let mut asg = f1.assigners();
+            let (mut board, mut e) = (vec![0u32; f1.cells], vec![0.0; f1.dim()]);
+            for round in 0..10 {
+                let w = [rng.random_range(0.2f32..3.0), rng.random_range(0.2f32..3.0), 1.0];
+                let d = join_slot_weights(&p, w);
+                let wdist = |x: &[f32], y: &[f32]| -> f64 {
+                    x.chunks(k).zip(y.chunks(k)).zip(&d).map(|((a, b), &ws)| ws as f64 * dist2(a, b)).sum()
+                };
+                let x = random_x(f1.dim(), &mut rng);
+                let mut dx = x.clone();
+                f1.weigh_slots(&d, &mut dx);
+                f1.decode_pieces(&dx, &mut scratch, &mut asg, &mut board, round % 2 == 1).unwrap();
+                f1.embed(&board, &mut e);
+                let got = wdist(&x, &e);
+                let best = boards
+                    .iter()
+                    .map(|b| {
+                        f1.embed(b, &mut e);
+                        wdist(&x, &e)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                assert!((got - best).abs() < 1e-4, "weights {w:?}: weighted P_P distance {got} vs brute force {best}");
             }
         }
     }

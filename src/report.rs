@@ -165,7 +165,11 @@ impl SolveReport {
 
     /// The report of an F1 run (`rrr` or `dm`).
     pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
-        let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign });
+        let mut params =
+            json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign });
+        if let Some(w) = cfg.join_weights {
+            params["join_weights"] = json!(w.map(short));
+        }
         Self::from_map(puzzle, method, r, cfg.seed, params)
     }
 

@@ -599,3 +599,33 @@ fn stall_restarts_and_kicks_are_options_of_the_maps() {
         assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn join_weights_are_a_map_option_reported_in_the_json() {
+    let puz = tmp("jw-p.txt");
+    let out = concur(&["generate", "--width", "4", "--height", "4", "--seed", "2", "-o", s(&puz)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let p = s(&puz);
+    let base = ["solve", p, "--method", "rrr", "--trials", "4", "--threads", "1", "--max-iters", "20000", "--json"];
+    for kind in ["rrr", "dm"] {
+        let mut args = base.to_vec();
+        args[3] = kind;
+        args.extend(["--join-weights", "1,0.5,2", "--seed", "3"]);
+        let out = concur(&args);
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["join_weights"], serde_json::json!([1.0, 0.5, 2.0]), "{v}");
+    }
+    for bad in [
+        &["solve", p, "--method", "dc", "--join-weights", "1,1,2"][..],
+        &["solve", p, "--method", "rrr", "--join-weights", "1,2"][..],
+        &["solve", p, "--method", "rrr", "--join-weights", "1,0,2"][..],
+        &["solve", p, "--method", "rrr", "--join-weights", "1,x,2"][..],
+        &["solve", p, "--method", "rrr", "--join-weights", "1,1,inf"][..],
+    ] {
+        let out = concur(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("weight"), "{bad:?}: {err}");
+    }
+}

@@ -71,11 +71,15 @@ fn gpu_edge_projections_equal_the_cpu() {
     }
 }
 
-/// CPU reference of the weights kernel: the weights of `a * P_E(x) + b * x`.
-fn cpu_weights(f1: &F1, x: &[f32], a: f32, b: f32) -> (Vec<f32>, Vec<u32>) {
+/// CPU reference of the weights kernel: the weights of `a * P_E(x) + b * x`, under the
+/// weighted metric of `slot_w` when given.
+fn cpu_weights(f1: &F1, x: &[f32], a: f32, b: f32, slot_w: Option<&[f32]>) -> (Vec<f32>, Vec<u32>) {
     let mut pe = vec![0.0; f1.dim()];
     f1.project_edges(x, &mut pe);
-    let z: Vec<f32> = pe.iter().zip(x).map(|(&p, &x)| a * p + b * x).collect();
+    let mut z: Vec<f32> = pe.iter().zip(x).map(|(&p, &x)| a * p + b * x).collect();
+    if let Some(d) = slot_w {
+        f1.weigh_slots(d, &mut z);
+    }
     let mut w = vec![0.0; f1.weight_len()];
     let mut best = vec![0; f1.weight_len()];
     f1.piece_weights(&z, &mut w, &mut best);
@@ -86,9 +90,16 @@ fn cpu_weights(f1: &F1, x: &[f32], a: f32, b: f32) -> (Vec<f32>, Vec<u32>) {
 fn gpu_assignment_weights_equal_the_cpu() {
     let Some(ctx) = gpu("gpu_assignment_weights_equal_the_cpu") else { return };
     for (p, trials, seed) in cases() {
-        for (kind, beta) in [(MapKind::Rrr, 0.5), (MapKind::Dm, 0.7)] {
-            let g = F1Gpu::new(ctx.clone(), &p, cfg(kind, EdgeProjection::Average, trials, beta)).unwrap();
+        for (kind, beta, join_weights) in [
+            (MapKind::Rrr, 0.5, None),
+            (MapKind::Dm, 0.7, None),
+            (MapKind::Rrr, 0.7, Some([1.0, 0.5, 2.5])),
+            (MapKind::Dm, 0.7, Some([2.0, 1.0, 3.0])),
+        ] {
+            let c = MapConfig { join_weights, ..cfg(kind, EdgeProjection::Average, trials, beta) };
+            let g = F1Gpu::new(ctx.clone(), &p, c).unwrap();
             let f1 = g.f1();
+            let slot_w = join_weights.map(|w| concur::project::join_slot_weights(&p, w));
             let (d, wl) = (f1.dim(), f1.weight_len());
             let x = random_state(trials * d, seed + 10);
             g.write_state(0, &x);
@@ -98,7 +109,7 @@ fn gpu_assignment_weights_equal_the_cpu() {
             let plain = (kind == MapKind::Dm).then(|| g.read_weights_plain().unwrap());
             let (a, b) = if kind == MapKind::Rrr { (2.0, -1.0) } else { (1.0 + 1.0 / beta, -1.0 / beta) };
             for t in 0..trials {
-                let (cw, cb) = cpu_weights(f1, &x[t * d..(t + 1) * d], a, b);
+                let (cw, cb) = cpu_weights(f1, &x[t * d..(t + 1) * d], a, b, slot_w.as_deref());
                 for e in 0..wl {
                     let (gw, gb) = (w[t * wl + e], best[t * wl + e]);
                     assert!(close(gw, cw[e]), "{kind:?} trial {t} entry {e}: gpu {gw} cpu {}", cw[e]);
@@ -109,7 +120,7 @@ fn gpu_assignment_weights_equal_the_cpu() {
                 }
                 if let Some((w2, _)) = &plain {
                     // P_P(y) of the difference map: the weights of y itself.
-                    let (cw, _) = cpu_weights(f1, &x[t * d..(t + 1) * d], 0.0, 1.0);
+                    let (cw, _) = cpu_weights(f1, &x[t * d..(t + 1) * d], 0.0, 1.0, slot_w.as_deref());
                     for e in 0..wl {
                         assert!(close(w2[t * wl + e], cw[e]), "plain weights trial {t} entry {e}");
                     }
@@ -240,9 +251,11 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
     use concur::backend::gpu::GpuBackend;
     let Some(ctx) = gpu("gpu_f1_solves_generated_puzzles_and_every_claim_verifies") else { return };
     let backend = GpuBackend::new(ctx);
-    for (kind, w, seed) in [(MapKind::Rrr, 5, 21), (MapKind::Dm, 4, 22)] {
+    for (kind, w, seed, join_weights) in
+        [(MapKind::Rrr, 5, 21, None), (MapKind::Dm, 4, 22, None), (MapKind::Rrr, 5, 23, Some([1.0, 1.0, 2.0]))]
+    {
         let (p, _) = generated(w, w, seed);
-        let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, ..Default::default() };
+        let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, join_weights, ..Default::default() };
         let r = backend.solve_f1(&p, &cfg, &mut |_| {}).unwrap();
         let (t, it, board) = r.solution.unwrap_or_else(|| panic!("{kind:?} {w}x{w} did not solve on the GPU"));
         assert!(concur::verify::check(&p, &board).valid);

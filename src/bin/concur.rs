@@ -255,6 +255,11 @@ struct SolveArgs {
     /// fresh random point.
     #[arg(long, value_name = "S")]
     kick: Option<f32>,
+    /// rrr, dm: a weighted metric between the constraint classes: the weights of the sides
+    /// of frame-frame, frame-inner and inner-inner joins, e.g. `1,1,2` (P_P picks the nearest
+    /// board in that metric; default uniform; cpu backend).
+    #[arg(long, value_name = "FF,FI,II", value_parser = parse_join_weights)]
+    join_weights: Option<JoinWeights>,
     /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
     /// (or stalls), free those cells plus a halo and search them with the backtracker.
     #[arg(long, value_name = "K")]
@@ -375,11 +380,31 @@ fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
     .transpose()
 }
 
+/// `--join-weights`: three positive finite numbers.
+#[derive(Clone, Copy, Debug)]
+struct JoinWeights([f32; 3]);
+
+fn parse_join_weights(s: &str) -> Result<JoinWeights, String> {
+    let v: Vec<f32> =
+        s.split(',').map(|t| t.trim().parse::<f32>().map_err(|e| format!("`{t}`: {e}"))).collect::<Result<_, _>>()?;
+    match v[..] {
+        [a, b, c] if v.iter().all(|w| w.is_finite() && *w > 0.0) => Ok(JoinWeights([a, b, c])),
+        [_, _, _] => Err("the weights must be positive and finite".into()),
+        _ => Err(format!("three weights are needed (frame-frame, frame-inner, inner-inner), got {}", v.len())),
+    }
+}
+
 fn solve(a: SolveArgs) -> Result<ExitCode> {
     let puzzle = load_puzzle(&a.puzzle)?;
     let time_limit = time_limit(a.time_limit)?;
     if (a.restart_stall.is_some() || a.kick.is_some()) && !matches!(a.method, Method::Rrr | Method::Dm) {
         anyhow::bail!("--restart-stall and --kick are options of --method rrr and dm");
+    }
+    if a.join_weights.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
+        anyhow::bail!("--join-weights is an option of --method rrr and dm");
+    }
+    if a.join_weights.is_some() && a.dump_state.is_some() {
+        anyhow::bail!("--dump-state certifies the uniform metric; leave out --join-weights");
     }
     if a.kick.is_some() && a.restart_stall.is_none() {
         anyhow::bail!("--kick needs --restart-stall (it says what a stall restart does)");
@@ -512,6 +537,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 assign: a.assign,
                 restart_stall: a.restart_stall,
                 kick: a.kick,
+                join_weights: a.join_weights.map(|w| w.0),
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;

@@ -41,7 +41,8 @@ struct Params {
     wtot: u32,
     joins: u32,
     one_color: u32,
-    pad0: u32,
+    /// 1: the weights are taken in the weighted metric of `slotw` (binding 13).
+    weighted: u32,
     a: f32,
     b: f32,
     beta: f32,
@@ -242,7 +243,7 @@ impl<'a> F1Gpu<'a> {
                 wtot: wtot as u32,
                 joins: joins as u32,
                 one_color: (cfg.edge == EdgeProjection::OneColor) as u32,
-                pad0: 0,
+                weighted: u32::from(cfg.join_weights.is_some()),
                 a,
                 b,
                 beta,
@@ -268,6 +269,11 @@ impl<'a> F1Gpu<'a> {
             let active = ctx.storage("active", &vec![1u32; tc]);
             let sums = ctx.zeroed("sums", 8 * tc as u64);
             let t = &tables;
+            // The slot weights of a weighted metric (one unread float for the uniform one).
+            let slotw = match cfg.join_weights {
+                Some(jw) => ctx.storage("slotw", &crate::project::join_slot_weights(puzzle, jw)),
+                None => ctx.storage("slotw", &[1.0f32]),
+            };
             let bg_edges_x = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &x), (2, &pe), (9, &t.partner)]);
             let bg_edges_tmp = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &tmp), (2, &pe), (9, &t.partner)]);
             let weights = |p: &wgpu::Buffer, wb: &wgpu::Buffer, bb: &wgpu::Buffer| {
@@ -282,6 +288,7 @@ impl<'a> F1Gpu<'a> {
                         (10, &t.pc_off),
                         (11, &t.pc_cand),
                         (12, &t.cand_idx),
+                        (13, &slotw),
                     ],
                 )
             };

@@ -45,6 +45,8 @@ struct Args {
     no_cycle_restart: bool,
     restart_stall: Option<u64>,
     kick: Option<f32>,
+    join_weights: Option<[f32; 3]>,
+    fix_corner: bool,
 }
 
 fn parse() -> Result<Args> {
@@ -69,10 +71,16 @@ fn parse() -> Result<Args> {
         no_cycle_restart: false,
         restart_stall: None,
         kick: None,
+        join_weights: None,
+        fix_corner: false,
     };
     while let Some(flag) = it.next() {
         if flag == "--no-cycle-restart" {
             a.no_cycle_restart = true;
+            continue;
+        }
+        if flag == "--fix-corner" {
+            a.fix_corner = true;
             continue;
         }
         let v = it.next().with_context(|| format!("{flag} needs a value"))?;
@@ -90,6 +98,15 @@ fn parse() -> Result<Args> {
             "--baseline" => a.baseline = num()? as usize,
             "--restart-stall" => a.restart_stall = Some(num()?),
             "--kick" => a.kick = Some(v.parse().with_context(|| format!("--kick: not a number: {v}"))?),
+            "--join-weights" => {
+                let w: Vec<f32> = v
+                    .split(',')
+                    .map(|t| t.parse())
+                    .collect::<Result<_, _>>()
+                    .with_context(|| format!("--join-weights: not three numbers: {v}"))?;
+                a.join_weights =
+                    Some(w[..].try_into().with_context(|| format!("--join-weights: not three numbers: {v}"))?);
+            }
             "--out" => a.out = Some(PathBuf::from(v)),
             "--solutions" => a.solutions = Some(PathBuf::from(v)),
             _ => bail!("unknown option {flag}"),
@@ -108,7 +125,10 @@ fn main() {
 fn run() -> Result<()> {
     let a = parse()?;
     let bytes = std::fs::read(&a.puzzle).with_context(|| format!("reading {}", a.puzzle.display()))?;
-    let puzzle = format::read_puzzle(&bytes).with_context(|| format!("parsing {}", a.puzzle.display()))?;
+    let mut puzzle = format::read_puzzle(&bytes).with_context(|| format!("parsing {}", a.puzzle.display()))?;
+    if a.fix_corner {
+        puzzle = puzzle.with_fixed_corner().context("--fix-corner needs a square puzzle without hints")?;
+    }
     rayon::ThreadPoolBuilder::new().num_threads(a.threads.max(1)).build_global()?;
     let cfg = MapConfig {
         beta: a.beta,
@@ -119,6 +139,7 @@ fn run() -> Result<()> {
         cycle_restart: !a.no_cycle_restart,
         restart_stall: a.restart_stall,
         kick: a.kick,
+        join_weights: a.join_weights,
         ..Default::default()
     };
     match a.cmd.as_str() {
@@ -149,7 +170,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": "rrr", "beta": cfg.beta,
             "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": cfg.cycle_restart,
-            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
+            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;
     for (t, s) in r.trials.iter().enumerate() {
         writeln!(

@@ -194,6 +194,33 @@ impl Puzzle {
         Candidates::new(self)
     }
 
+    /// The same puzzle with its turn symmetry broken: on a square board without hints, the
+    /// lowest-numbered corner piece is fixed in the top-left cell, in the one rotation that
+    /// fits it there (a hint). In any solution that piece sits in one of the four corners, and
+    /// exactly one quarter turn of the board brings it to the top-left, so the fixed puzzle
+    /// keeps one solution per solution of the original up to turning, and each of its
+    /// solutions solves the original. `None` where that does not hold: a rectangle (its turns
+    /// do not reach every corner), a puzzle with hints, or no piece that only fits corners.
+    pub fn with_fixed_corner(&self) -> Option<Puzzle> {
+        let (w, h) = (self.width, self.height);
+        if w != h || w < 2 || !self.hints.is_empty() {
+            return None;
+        }
+        let corner_only = |q: Piece| {
+            (0..4).all(|r| {
+                (0..self.cells()).all(|c| {
+                    let corner = cell_class(w, h, c) == Class::Corner;
+                    corner || !fits_rim(w, h, c, rotated(q, r))
+                })
+            })
+        };
+        let (piece, rot) = self.pieces.iter().enumerate().find_map(|(i, &q)| {
+            let rot = (0..4u8).find(|&r| fits_rim(w, h, 0, rotated(q, r)))?;
+            corner_only(q).then_some((i, rot))
+        })?;
+        Puzzle::new(w, h, self.pieces.clone(), vec![Hint { cell: 0, piece, rot }]).ok()
+    }
+
     /// Number of matched interior joins of a full board.
     pub fn score(&self, board: &Board) -> usize {
         let w = self.width;
@@ -348,6 +375,49 @@ impl Candidates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fixed_corner_keeps_one_solution_per_turn_class() {
+        use crate::search::scan::{ScanOptions, count};
+        for seed in 0..4 {
+            let (p, _) = generate::generate(&generate::GenerateOptions {
+                width: 4,
+                height: 4,
+                frame_colors: Some(2),
+                inner_colors: Some(3),
+                seed,
+            })
+            .unwrap();
+            let fixed = p.with_fixed_corner().expect("a square without hints");
+            let h = fixed.hints()[0];
+            assert_eq!(h.cell, 0);
+            assert!(fits_rim(4, 4, 0, rotated(p.pieces()[h.piece], h.rot)));
+            let all = count(&p, &ScanOptions::default());
+            let one = count(&fixed, &ScanOptions::default());
+            assert!(all.complete && one.complete && all.solutions > 0);
+            assert_eq!(one.solutions * 4, all.solutions, "seed {seed}");
+        }
+        let rect = generate::generate(&generate::GenerateOptions {
+            width: 5,
+            height: 4,
+            frame_colors: None,
+            inner_colors: None,
+            seed: 1,
+        })
+        .unwrap()
+        .0;
+        assert!(rect.with_fixed_corner().is_none(), "turns of a rectangle do not reach every corner");
+        let sq = generate::generate(&generate::GenerateOptions {
+            width: 4,
+            height: 4,
+            frame_colors: None,
+            inner_colors: None,
+            seed: 1,
+        })
+        .unwrap()
+        .0;
+        assert!(sq.with_fixed_corner().unwrap().with_fixed_corner().is_none(), "a puzzle with hints");
+    }
 
     #[test]
     fn rotation_follows_the_convention() {

@@ -47,6 +47,7 @@ struct Args {
     kick: Option<f32>,
     join_weights: Option<[f32; 3]>,
     fix_corner: bool,
+    dm: bool,
 }
 
 fn parse() -> Result<Args> {
@@ -73,10 +74,15 @@ fn parse() -> Result<Args> {
         kick: None,
         join_weights: None,
         fix_corner: false,
+        dm: false,
     };
     while let Some(flag) = it.next() {
         if flag == "--no-cycle-restart" {
             a.no_cycle_restart = true;
+            continue;
+        }
+        if flag == "--dm" {
+            a.dm = true;
             continue;
         }
         if flag == "--fix-corner" {
@@ -131,6 +137,7 @@ fn run() -> Result<()> {
     }
     rayon::ThreadPoolBuilder::new().num_threads(a.threads.max(1)).build_global()?;
     let cfg = MapConfig {
+        kind: if a.dm { concur::map::MapKind::Dm } else { concur::map::MapKind::Rrr },
         beta: a.beta,
         trials: a.trials,
         max_iters: a.max_iters,
@@ -168,7 +175,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
     writeln!(
         out,
         "{}",
-        serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": "rrr", "beta": cfg.beta,
+        serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": if a.dm { "dm" } else { "rrr" }, "beta": cfg.beta,
             "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": cfg.cycle_restart,
             "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;

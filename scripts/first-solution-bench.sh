@@ -16,6 +16,7 @@
 #               (built elsewhere; this script builds nothing) and prints one JSON object
 #               {solved, startup_s, search_s}; its solution is checked with `concur verify`.
 #   T2_CAP      with it, also `scan --threads 2` on set 1 8x8 with this cap (the 2-core target)
+#   ONLY        puzzle names to run (default all), e.g. "set1-12x06 set1-08x08 gen-08x08-s1"
 set -euo pipefail
 OUT=${1:?usage: $0 OUT.jsonl}
 CONCUR=${CONCUR:-target/release/concur}
@@ -23,6 +24,7 @@ PUZZLES=${PUZZLES:-../shared/puzzles}
 CAP_SMALL=${CAP_SMALL:-120}
 CAP_BIG=${CAP_BIG:-120}
 SEEDS=${SEEDS:-1 2 3 4 5}
+ONLY=${ONLY:-}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$(dirname "$OUT")"
@@ -74,6 +76,7 @@ print(str(d.get("solved", False)).lower(), na(d.get("search_s")), na(d.get("star
 }
 for entry in "${LIST[@]}"; do
     read -r name file cap <<<"$entry"
+    if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
     for seed in $SEEDS; do
         concur_run "$name" "$file" "$cap" "$seed" scan --method scan --threads 1
         concur_run "$name" "$file" "$cap" "$seed" ac4 --method backtrack --ac ac4

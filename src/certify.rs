@@ -66,6 +66,9 @@ pub struct Certificate {
     pub method: MapKind,
     pub beta: f32,
     pub edge: EdgeProjection,
+    /// The weighted metric P_P worked in ([`MapConfig::join_weights`]); absent: uniform.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_weights: Option<[f32; 3]>,
     pub width: usize,
     pub height: usize,
     pub colors: usize,
@@ -96,9 +99,19 @@ pub fn evaluate(
     kind: MapKind,
     beta: f32,
     edge: EdgeProjection,
+    join_weights: Option<[f32; 3]>,
     x: &[f32],
 ) -> Result<Evaluation, AssignError> {
     let dim = f1.dim();
+    // Under a weighted metric P_P reads D y (`F1::weigh_slots`); its picture is the board's.
+    let slot_w = join_weights.map(|w| crate::project::join_slot_weights(puzzle, w));
+    let weighed = |y: &[f32]| -> Vec<f32> {
+        let mut z = y.to_vec();
+        if let Some(d) = &slot_w {
+            f1.weigh_slots(d, &mut z);
+        }
+        z
+    };
     let mut pe = vec![0.0; dim];
     let mut r = vec![0.0; dim];
     let mut pa_fb = vec![0.0; dim];
@@ -112,7 +125,7 @@ pub fn evaluate(
             for i in 0..dim {
                 r[i] = 2.0 * pe[i] - x[i];
             }
-            f1.project_pieces(&r, &mut pa_fb, &mut scratch, &mut asg, &mut board, false)?;
+            f1.project_pieces(&weighed(&r), &mut pa_fb, &mut scratch, &mut asg, &mut board, false)?;
             pb_fa.copy_from_slice(&pe);
         }
         MapKind::Dm => {
@@ -122,12 +135,12 @@ pub fn evaluate(
             }
             let mut pp = vec![0.0; dim];
             let mut other = vec![0u32; f1.cells()];
-            f1.project_pieces(x, &mut pp, &mut scratch, &mut asg, &mut other, false)?;
+            f1.project_pieces(&weighed(x), &mut pp, &mut scratch, &mut asg, &mut other, false)?;
             for i in 0..dim {
                 pp[i] = (1.0 - inv) * pp[i] + inv * x[i];
             }
             f1.project_edges_with(edge, &pp, &mut pb_fa);
-            f1.project_pieces(&r, &mut pa_fb, &mut scratch, &mut asg, &mut board, false)?;
+            f1.project_pieces(&weighed(&r), &mut pa_fb, &mut scratch, &mut asg, &mut board, false)?;
         }
     }
     let gap = pa_fb.iter().zip(&pb_fa).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>().sqrt();
@@ -216,6 +229,7 @@ pub fn make(
     kind: MapKind,
     beta: f32,
     edge: EdgeProjection,
+    join_weights: Option<[f32; 3]>,
     trial: usize,
     iteration: u64,
     mechanism: Option<Mechanism>,
@@ -223,8 +237,12 @@ pub fn make(
     completed: Option<&Board>,
 ) -> Result<Certificate, AssignError> {
     let f1 = F1::new(puzzle)?;
-    let ev = evaluate(puzzle, &f1, kind, beta, edge, x)?;
-    Ok(Certificate { edge, ..record(puzzle, ev, completed, (trial, iteration, mechanism), x, (kind, beta)) })
+    let ev = evaluate(puzzle, &f1, kind, beta, edge, join_weights, x)?;
+    Ok(Certificate {
+        edge,
+        join_weights,
+        ..record(puzzle, ev, completed, (trial, iteration, mechanism), x, (kind, beta))
+    })
 }
 
 /// The fields every certificate has, from an evaluation at `x` (an F1-shaped record with the
@@ -246,6 +264,7 @@ fn record(
         method,
         beta,
         edge: EdgeProjection::Average,
+        join_weights: None,
         width: puzzle.width(),
         height: puzzle.height(),
         colors: puzzle.num_colors(),
@@ -322,7 +341,10 @@ pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
             if cert.x.len() != f1.dim() || cert.board.len() != puzzle.cells() {
                 return Err(size_error(f1.dim()));
             }
-            evaluate(puzzle, &f1, cert.method, cert.beta, cert.edge, &cert.x)
+            if cert.join_weights.is_some_and(|w| w.iter().any(|v| !(v.is_finite() && *v > 0.0))) {
+                return Err(bad("join_weights must be three positive numbers".into()));
+            }
+            evaluate(puzzle, &f1, cert.method, cert.beta, cert.edge, cert.join_weights, &cert.x)
         }
         (Formulation::Dc, None) => return Err(bad("a dc certificate without its \"dc\" part".into())),
         (Formulation::Dc, Some(part)) => {

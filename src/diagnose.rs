@@ -222,6 +222,8 @@ pub struct Tracer {
     hashes: [u64; 16],
     hash_pos: usize,
     max_score: usize,
+    /// Per side slot, the weight of the metric P_P works in (`MapConfig::join_weights`).
+    slot_w: Option<Vec<f32>>,
 }
 
 fn fnv(x: &[f32]) -> u64 {
@@ -269,6 +271,7 @@ impl Tracer {
             hashes: [0; 16],
             hash_pos: 0,
             max_score: puzzle.max_score(),
+            slot_w: cfg.join_weights.map(|w| crate::project::join_slot_weights(puzzle, w)),
             f1,
         })
     }
@@ -309,6 +312,9 @@ impl Tracer {
         f1.project_edges_with(self.edge, &self.x, &mut self.pe);
         for ((r, &p), &xi) in self.r.iter_mut().zip(&self.pe).zip(self.x.iter()) {
             *r = 2.0 * p - xi;
+        }
+        if let Some(d) = &self.slot_w {
+            f1.weigh_slots(d, &mut self.r);
         }
         let ok = f1.decode_pieces(&self.r, &mut self.pieces, &mut self.asg, &mut self.board, self.warm);
         self.iterations += 1;

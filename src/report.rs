@@ -165,11 +165,8 @@ impl SolveReport {
 
     /// The report of an F1 run (`rrr` or `dm`).
     pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
-        let mut params =
-            json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign });
-        if let Some(w) = cfg.join_weights {
-            params["join_weights"] = json!(w.map(short));
-        }
+        let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign,
+            "join_weights": cfg.join_weights.unwrap_or([1.0; 3]).map(short) });
         Self::from_map(puzzle, method, r, cfg.seed, params)
     }
 

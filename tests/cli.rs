@@ -616,6 +616,16 @@ fn join_weights_are_a_map_option_reported_in_the_json() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["join_weights"], serde_json::json!([1.0, 0.5, 2.0]), "{v}");
     }
+    // The default metric is reported, and 1,1,1 is the uniform one.
+    for (extra, want) in [
+        (&[][..], serde_json::json!([1.0, 1.0, 4.0])),
+        (&["--join-weights", "2,2,2"][..], serde_json::json!([1.0, 1.0, 1.0])),
+    ] {
+        let out = concur(&[&base[..], extra].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["join_weights"], want, "{extra:?}: {v}");
+    }
     for bad in [
         &["solve", p, "--method", "dc", "--join-weights", "1,1,2"][..],
         &["solve", p, "--method", "rrr", "--join-weights", "1,2"][..],

@@ -37,16 +37,28 @@ fn rrr_and_dm_solve_generated_5x5_and_every_claim_verifies() {
 fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
     use concur::certify;
     use concur::map::F1Map;
-    for kind in [MapKind::Rrr, MapKind::Dm] {
+    for (kind, join_weights) in [
+        (MapKind::Rrr, None),
+        (MapKind::Dm, None),
+        (MapKind::Rrr, Some([1.0, 1.0, 2.0])),
+        (MapKind::Dm, Some([1.0, 0.5, 3.0])),
+    ] {
         let (p, _) = generated(5, 5, 31);
-        let cfg =
-            MapConfig { kind, trials: 4, max_iters: 20_000, seed: 2, keep_fixed_points: true, ..Default::default() };
+        let cfg = MapConfig {
+            kind,
+            trials: 4,
+            max_iters: 20_000,
+            seed: 2,
+            keep_fixed_points: true,
+            join_weights,
+            ..Default::default()
+        };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         let r = m.run(|_| {});
         let (t, it, board) = r.solution.clone().expect("solves");
+        let x = m.certified_state(t);
         let cert =
-            certify::make(&p, kind, cfg.beta, cfg.edge, t, it, r.trials[t].solved_by, m.certified_state(t), None)
-                .unwrap();
+            certify::make(&p, kind, cfg.beta, cfg.edge, join_weights, t, it, r.trials[t].solved_by, x, None).unwrap();
         // Round trip through JSON, then re-check from x alone.
         let cert: certify::Certificate = serde_json::from_str(&serde_json::to_string(&cert).unwrap()).unwrap();
         let rep = certify::check(&p, &cert).unwrap();
@@ -72,6 +84,12 @@ fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
         assert!(!rep.certifies());
         assert!(!rep.fixed_point);
         assert!(rep.reasons.iter().any(|r| r.contains("not a solution")), "{:?}", rep.reasons);
+
+        // The metric travels with the certificate, and nonsense weights are refused.
+        assert_eq!(cert.join_weights, join_weights);
+        let mut bad = cert.clone();
+        bad.join_weights = Some([1.0, 0.0, 2.0]);
+        assert!(certify::check(&p, &bad).is_err(), "zero weights are refused");
 
         // A certificate for another puzzle is refused outright.
         let (other, _) = generated(4, 4, 1);

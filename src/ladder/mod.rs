@@ -120,6 +120,10 @@ pub struct MethodSpec {
     /// Arc-consistent completion of near-fixed points (maps): K mismatched joins.
     #[serde(default)]
     pub complete: Option<usize>,
+    /// RRR and the difference map: the metric's join weights (frame-frame, frame-inner,
+    /// inner-inner; default [`map::DEFAULT_JOIN_WEIGHTS`], `[1, 1, 1]` uniform).
+    #[serde(default)]
+    pub join_weights: Option<[f32; 3]>,
     #[serde(default)]
     pub max_iters: Option<u64>,
     #[serde(default)]
@@ -306,6 +310,10 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 seed,
                 edge: spec.edge.unwrap_or_default(),
                 complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
+                join_weights: match spec.join_weights {
+                    Some(w) => map::join_weights_or_uniform(w),
+                    None => MapConfig::default().join_weights,
+                },
                 ..Default::default()
             };
             let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;

@@ -264,6 +264,25 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
     }
 }
 
+#[test]
+fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
+    let Some(ctx) = gpu("gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu") else { return };
+    // Unsolvable (colours 4 and 5 occur once each): no new best after the first iterations.
+    let p = Puzzle::new(2, 2, vec![[0, 1, 2, 0], [0, 0, 3, 1], [2, 4, 0, 0], [3, 0, 0, 5]], vec![]).unwrap();
+    let cfg =
+        MapConfig { trials: 3, max_iters: 1000, stop_at_first: false, restart_stall: Some(100), ..Default::default() };
+    let g = concur::backend::gpu::f1::solve(&ctx, &p, &cfg, &mut |_| {}).unwrap();
+    let c = concur::map::solve(&p, cfg.clone(), |_| {}).unwrap();
+    for (gt, ct) in g.trials.iter().zip(&c.trials) {
+        assert!(gt.stall_restarts >= 5, "{gt:?}");
+        assert_eq!(gt.stall_restarts, ct.stall_restarts, "the same rule on both backends");
+        assert_eq!(gt.iterations, 1000);
+    }
+    let plain =
+        concur::backend::gpu::f1::solve(&ctx, &p, &MapConfig { restart_stall: None, ..cfg }, &mut |_| {}).unwrap();
+    assert!(plain.trials.iter().all(|t| t.stall_restarts == 0));
+}
+
 mod dc_kernels {
     use super::{close, generated, gpu, random_state};
     use concur::backend::gpu::dc::{DcGpu, Kernel};

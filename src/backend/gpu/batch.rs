@@ -30,6 +30,10 @@ pub(crate) struct GpuTrial<E> {
     pub rng: Xoshiro256PlusPlus,
     /// Whether the CPU assignments may warm-start from the previous duals.
     pub warm: bool,
+    /// Best score and its iteration since the last (re)start, for stall restarts.
+    start_best: usize,
+    start_improved_at: u64,
+    pub stall_restarts: u64,
     pub extra: E,
 }
 
@@ -47,8 +51,29 @@ impl<E> GpuTrial<E> {
             hash_pos: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(seed, t as u64)),
             warm: false,
+            start_best: 0,
+            start_improved_at: 0,
+            stall_restarts: 0,
             extra,
         }
+    }
+
+    /// The stall rule of `MapConfig::restart_stall`, as the CPU driver applies it after each
+    /// scored iteration: true when the trial has gone `l` iterations without beating its
+    /// best score since its last (re)start. The caller then restarts it; its stall memory
+    /// and cycle memory start over and the restart is counted.
+    pub fn stalled(&mut self, score: usize, l: u64) -> bool {
+        if score > self.start_best {
+            (self.start_best, self.start_improved_at) = (score, self.iterations);
+            return false;
+        }
+        if self.iterations - self.start_improved_at < l {
+            return false;
+        }
+        (self.start_best, self.start_improved_at) = (0, self.iterations);
+        self.hashes = [0; CYCLE_MEMORY];
+        self.stall_restarts += 1;
+        true
     }
 
     /// Marks the trial solved at its current iteration by `how`.
@@ -142,7 +167,7 @@ pub(crate) fn result<E>(
                 restarts: t.restarts,
                 completions: t.trig.runs,
                 completion_nodes: t.trig.nodes,
-                stall_restarts: 0,
+                stall_restarts: t.stall_restarts,
             })
             .collect(),
     }

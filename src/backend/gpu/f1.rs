@@ -63,8 +63,8 @@ pub fn supports(cfg: &MapConfig) -> Result<(), GpuError> {
     if cfg.keep_fixed_points {
         return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
     }
-    if cfg.restart_stall.is_some() {
-        return Err(GpuError::Unsupported("stall restarts run on the cpu backend".into()));
+    if cfg.kick.is_some() {
+        return Err(GpuError::Unsupported("--kick (a stall restart that perturbs x) runs on the cpu backend".into()));
     }
     Ok(())
 }
@@ -727,6 +727,7 @@ impl<'a> F1Gpu<'a> {
                     self.read_staged(&mut w, &mut w2, Some((&mut viol, &mut boards)))?;
                     fresh.iter_mut().for_each(|f| *f = true);
                 }
+                let mut stall_restarted = false;
                 for (t, tr) in trials.iter_mut().enumerate() {
                     if active[t] == 0 {
                         continue;
@@ -757,11 +758,20 @@ impl<'a> F1Gpu<'a> {
                         if verify::check(self.puzzle, &b).valid {
                             tr.solve(Mechanism::Map);
                         }
+                    } else if cfg.restart_stall.is_some_and(|l| tr.stalled(score, l)) {
+                        randomize(&mut x0, &mut tr.rng);
+                        self.write_state(t, &x0);
+                        tr.warm = false;
+                        stall_restarted = true;
                     } else if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
                         let best = &mut best[t * n..(t + 1) * n];
                         let (place, id) = (|b: &[u32]| f1.placements(b), |c, pl| f1.candidate_id(c, pl));
                         tr.complete(comp, bt, self.puzzle, improved, score, best, place, id);
                     }
+                }
+                if stall_restarted {
+                    // The weights read back were of the old states.
+                    self.refresh(&mut w, &mut w2)?;
                 }
                 if cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
                     break;

@@ -446,7 +446,14 @@ mod tests {
     #[test]
     fn the_tracer_follows_the_batch_driver_bit_for_bit() {
         let (p, _) = puzzle(5, 5, 4);
-        let cfg = MapConfig { trials: 3, max_iters: 700, stop_at_first: false, seed: 9, ..Default::default() };
+        let cfg = MapConfig {
+            trials: 3,
+            max_iters: 700,
+            stop_at_first: false,
+            seed: 9,
+            restart_stall: None,
+            ..Default::default()
+        };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         let r = m.run(|_| {});
         for t in 0..3 {
@@ -468,7 +475,7 @@ mod tests {
     #[test]
     fn the_gap_vanishes_at_a_fixed_point() {
         let (p, sol) = puzzle(4, 3, 2);
-        let cfg = MapConfig { trials: 1, ..Default::default() };
+        let cfg = MapConfig { trials: 1, restart_stall: None, ..Default::default() };
         let mut tr = Tracer::new(&p, &cfg, 0).unwrap();
         let ids: Vec<u32> = sol.cells.iter().enumerate().map(|(c, &pl)| tr.f1().candidate_id(c, pl).unwrap()).collect();
         let mut x = vec![0.0; tr.f1().dim()];

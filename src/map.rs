@@ -207,7 +207,7 @@ impl Default for MapConfig {
             complete: None,
             keep_fixed_points: false,
             assign: AssignOn::Cpu,
-            restart_stall: None,
+            restart_stall: Some(DEFAULT_RESTART_STALL),
             kick: None,
             join_weights: Some(DEFAULT_JOIN_WEIGHTS),
         }
@@ -219,6 +219,13 @@ impl Default for MapConfig {
 /// a weighted metric"): iterations per solution fall 2.3x at 5x5, 4.2x at 6x6 and 12x at
 /// 7x7 (set 1, beta 0.7).
 pub const DEFAULT_JOIN_WEIGHTS: [f32; 3] = [1.0, 1.0, 4.0];
+
+/// The default stall restart of RRR and the difference map: a trial that goes this many
+/// iterations without beating its best score since its last (re)start starts over from a
+/// fresh point. Under the weighted metric a few trials get trapped (at 6x6 about one in 20 to
+/// 80); the others' run lengths are memoryless, so the restart costs them only the climb
+/// back (measured within the noise at 6x6 and 7x7, BENCHMARKS.md).
+pub const DEFAULT_RESTART_STALL: u64 = 100_000;
 
 /// `Some(w)` unless the three weights are equal: a metric scaled as a whole picks the same
 /// boards as the uniform one, whose path skips the weighing.

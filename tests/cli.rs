@@ -584,13 +584,21 @@ fn stall_restarts_and_kicks_are_options_of_the_maps() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(v["stall_restarts"].as_u64().unwrap() >= 2, "{v}");
     }
-    let out = concur(&base);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The default (100,000) does not fire within 5,000 iterations, and 0 turns them off.
+    for extra in [&[][..], &["--restart-stall", "0"][..]] {
+        let out = concur(&[&base[..], extra].concat());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["stall_restarts"].as_u64(), Some(0), "{extra:?}");
+    }
+    let long = ["solve", p, "--method", "rrr", "--trials", "1", "--threads", "1", "--max-iters", "250000", "--json"];
+    let v: serde_json::Value = serde_json::from_slice(&concur(&long).stdout).unwrap();
+    assert!(v["stall_restarts"].as_u64().unwrap() >= 2, "the default fires on a stalled trial: {v}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&concur(&[&long[..], &["--restart-stall", "0"][..]].concat()).stdout).unwrap();
     assert_eq!(v["stall_restarts"].as_u64(), Some(0));
     for bad in [
         &["solve", p, "--method", "dc", "--restart-stall", "10"][..],
-        &["solve", p, "--method", "rrr", "--kick", "0.5"][..],
-        &["solve", p, "--method", "rrr", "--restart-stall", "0"][..],
+        &["solve", p, "--method", "rrr", "--kick", "0.5", "--restart-stall", "0"][..],
         &["solve", p, "--method", "rrr", "--restart-stall", "10", "--kick=-1"][..],
     ] {
         let out = concur(bad);

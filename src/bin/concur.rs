@@ -248,7 +248,8 @@ struct SolveArgs {
     #[arg(long)]
     no_cycle_restart: bool,
     /// rrr, dm: restart a trial after this many iterations without a new best score since its
-    /// last (re)start (a lever of the stall diagnosis; measured no help at 6x6, BENCHMARKS.md).
+    /// last (re)start; default 100000 (it rescues the trials the weighted metric traps, at no
+    /// measured cost, BENCHMARKS.md); 0 never restarts.
     #[arg(long, value_name = "L")]
     restart_stall: Option<u64>,
     /// rrr, dm, with --restart-stall: perturb x by S * (u - 1/2) per coordinate instead of a
@@ -403,11 +404,8 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
     if a.join_weights.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
         anyhow::bail!("--join-weights is an option of --method rrr and dm");
     }
-    if a.kick.is_some() && a.restart_stall.is_none() {
-        anyhow::bail!("--kick needs --restart-stall (it says what a stall restart does)");
-    }
-    if a.restart_stall == Some(0) {
-        anyhow::bail!("--restart-stall must be at least 1");
+    if a.kick.is_some() && a.restart_stall == Some(0) {
+        anyhow::bail!("--kick is what a stall restart does; --restart-stall 0 turns them off");
     }
     if a.kick.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
         anyhow::bail!("--kick must be a positive number");
@@ -532,7 +530,11 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
                 assign: a.assign,
-                restart_stall: a.restart_stall,
+                restart_stall: match a.restart_stall {
+                    Some(0) => None,
+                    Some(l) => Some(l),
+                    None => MapConfig::default().restart_stall,
+                },
                 kick: a.kick,
                 join_weights: match a.join_weights {
                     Some(w) => map::join_weights_or_uniform(w.0),

@@ -7,7 +7,9 @@
 #   scripts/join-weights-bench.sh OUT PUZZLE TRIALS MAX_ITERS "1,1,1 1,1,2 ..."
 #
 # Needs `cargo build --release --example diagnose`. FIX_CORNER=1 also fixes a corner piece
-# (`--fix-corner`, files named ...-fixed-w...); DM=1 runs the difference map (...-dm-w...).
+# (`--fix-corner`, files named ...-fixed-w...); DM=1 runs the difference map (...-dm-w...);
+# BETA=B another beta than 0.7 (...-bB-w...); STALL=L restarts a trial after L iterations
+# without a new best score (`--restart-stall L`, ...-stallL-w...).
 set -euo pipefail
 OUT=${1:?usage: $0 OUT PUZZLE TRIALS MAX_ITERS WEIGHTS}
 PUZZLE=$2; TRIALS=$3; ITERS=$4; WEIGHTS=$5
@@ -15,13 +17,17 @@ BIN=${DIAGNOSE:-target/release/examples/diagnose}
 mkdir -p "$OUT"
 name=$(basename "$PUZZLE" .txt)
 for w in $WEIGHTS; do
-  f="$OUT/$name${DM:+-dm}${FIX_CORNER:+-fixed}-w$w.jsonl"
+  b=${BETA:-0.7}
+  sfx=""; [ "$b" != 0.7 ] && sfx="-b$b"
+  [ -n "${STALL:-}" ] && sfx="$sfx-stall$STALL"
+  f="$OUT/$name${DM:+-dm}${FIX_CORNER:+-fixed}$sfx-w$w.jsonl"
   [ -s "$f" ] && continue
   args=()
   [ "$w" != 1,1,1 ] && args=(--join-weights "$w")
   [ -n "${FIX_CORNER:-}" ] && args+=(--fix-corner)
   [ -n "${DM:-}" ] && args+=(--dm)
-  "$BIN" dist "$PUZZLE" --trials "$TRIALS" --max-iters "$ITERS" --beta 0.7 --seed 0 "${args[@]}" --out "$f.part"
+  [ -n "${STALL:-}" ] && args+=(--restart-stall "$STALL")
+  "$BIN" dist "$PUZZLE" --trials "$TRIALS" --max-iters "$ITERS" --beta "$b" --seed 0 "${args[@]}" --out "$f.part"
   mv "$f.part" "$f"
   echo "$name weights $w done" >&2
 done

@@ -31,19 +31,27 @@ for path in sys.argv[1:]:
     name = os.path.basename(head["puzzle"]).replace("pieces_", "set 1 ").replace(".txt", "")
     name += f' {head.get("method", "rrr")}'
     fixed = "-fixed-" in os.path.basename(path)
+    if abs(head.get("beta", 0.7) - 0.7) > 1e-6:
+        name += f' beta {head["beta"]:.1f}'
+    if head.get("restart_stall"):
+        name += f' stall {head["restart_stall"]}'
     w = head.get("join_weights") or [1.0, 1.0, 1.0]
     mean = total / d if d else math.inf
     lo = 2 * total / chi2_quantile(0.975, 2 * d) if d else math.nan
     hi = 2 * total / chi2_quantile(0.025, 2 * d) if d else math.inf
     med = solved[len(solved) // 2] if solved else None
-    rows.append((name, fixed, w, len(trials), d, head["max_iters"], med, mean, lo, hi))
-base = {(r[0]): r[7] for r in rows if r[2] == [1.0, 1.0, 1.0] and not r[1]}
+    rows.append((name, fixed, w, len(trials), d, head["max_iters"], med, mean, lo, hi, total))
+base = {r[0]: r[7] for r in rows if r[2] == [1.0, 1.0, 1.0] and not r[1]}
+# A setting's ratio is to the uniform metric of the same puzzle and map (beta 0.7, no stall).
+key = lambda name: name.split(" beta ")[0].split(" stall ")[0]
 print("| puzzle, map | join weights (FF, FI, II) | fixed corner | solved | budget per trial | median of solved | mean iterations per solution (95% interval) | uniform / this |")
 print("|---|---|---|---|---|---|---|---|")
 fmt = lambda v: f"{v:,.0f}"
 for r in sorted(rows, key=lambda r: (r[0], r[1], r[2][2], r[2][1], r[2][0])):
-    name, fixed, w, n, d, budget, med, mean, lo, hi = r
-    ratio = f"{base[name] / mean:.2f}x" if name in base and d else "-"
+    name, fixed, w, n, d, budget, med, mean, lo, hi, _ = r
+    ratio = f"{base[key(name)] / mean:.2f}x" if key(name) in base and d else "-"
     ws = ", ".join(f"{x:g}" for x in w)
+    # No solution: the one-sided 95% lower bound of the mean, total / -ln(0.05).
+    est = f"{fmt(mean)} ({fmt(lo)}-{fmt(hi)})" if d else f"> {fmt(r[10] / 2.996)} (none solved)"
     print(f"| {name} | {ws} | {'yes' if fixed else ''} | {d}/{n} | {fmt(budget)} | {fmt(med) if med else '-'} | "
-          f"{fmt(mean)} ({fmt(lo)}-{fmt(hi)}) | {ratio} |")
+          f"{est} | {ratio} |")

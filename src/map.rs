@@ -695,9 +695,9 @@ fn rrr_step(
     if cfg.edge == EdgeProjection::Average {
         // The same arithmetic as below in two passes over x instead of four (the reflection
         // and the dense part of the step are fused with P_E; tested bit for bit).
-        f1.reflect_edges(x, &mut wk.r);
-        if let Some(d) = &wk.slot_w {
-            f1.weigh_slots(d, &mut wk.r);
+        match &wk.slot_w {
+            Some(d) => f1.reflect_edges_weighted(x, &mut wk.r, d),
+            None => f1.reflect_edges(x, &mut wk.r),
         }
         f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
         f1.subtract_edges(beta, x);

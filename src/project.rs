@@ -286,6 +286,33 @@ impl F1 {
         }
     }
 
+    /// [`F1::reflect_edges`] followed by [`F1::weigh_slots`] with the slot weights `d`, in one
+    /// pass and bit for bit the same (each value is formed, then multiplied by its slot's
+    /// weight): the weighted metric's reflection, as P_P reads it.
+    pub fn reflect_edges_weighted(&self, x: &[f32], r: &mut [f32], d: &[f32]) {
+        let k = self.colors;
+        for &(a, b) in &self.joins {
+            let (wa, wb) = (d[a as usize], d[b as usize]);
+            let (a, b) = (a as usize * k, b as usize * k);
+            let (ra, rb) = r.split_at_mut(b);
+            let (ra, rb) = (&mut ra[a..a + k], &mut rb[..k]);
+            let (xa, xb) = (&x[a..a + k], &x[b..b + k]);
+            for i in 0..k {
+                let m = 0.5 * (xa[i] + xb[i]);
+                ra[i] = (2.0 * m - xa[i]) * wa;
+                rb[i] = (2.0 * m - xb[i]) * wb;
+            }
+        }
+        for &s in &self.rim {
+            let (o, ws) = (s as usize * k, d[s as usize]);
+            let (ro, xo) = (&mut r[o..o + k], &x[o..o + k]);
+            for (ri, &xi) in ro.iter_mut().zip(xo) {
+                *ri = (0.0 - xi) * ws;
+            }
+            ro[0] = (2.0 - xo[0]) * ws;
+        }
+    }
+
     /// `x -= beta P_E(x)` in place, bit for bit the reference's `x - beta * p` with
     /// `p = P_E(x)` computed first (each join's mean is taken before either side moves).
     pub fn subtract_edges(&self, beta: f32, x: &mut [f32]) {
@@ -1028,6 +1055,12 @@ mod tests {
                 let mut r = vec![0.0; f1.dim()];
                 f1.reflect_edges(&x, &mut r);
                 assert_eq!(bits(&r), bits(&reference));
+                let d = join_slot_weights(&puzzle(w, h, seed), [1.5, 0.75, 4.0]);
+                let mut weighed = r.clone();
+                f1.weigh_slots(&d, &mut weighed);
+                let mut rw = vec![0.0; f1.dim()];
+                f1.reflect_edges_weighted(&x, &mut rw, &d);
+                assert_eq!(bits(&rw), bits(&weighed), "the fused weighted reflection");
                 let beta = 0.7f32;
                 let stepped: Vec<f32> = x.iter().zip(&pe).map(|(x, p)| x - beta * p).collect();
                 let mut y = x.clone();

@@ -880,6 +880,18 @@ mod tests {
         out
     }
 
+    /// The least `dist` from a point to the pictures of `boards`.
+    fn nearest(f1: &F1, boards: &[Vec<u32>], dist: impl Fn(&[f32]) -> f64) -> f64 {
+        let mut e = vec![0.0; f1.dim()];
+        boards
+            .iter()
+            .map(|b| {
+                f1.embed(b, &mut e);
+                dist(&e)
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
     #[test]
     fn piece_projection_is_nearest_board_by_brute_force() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
@@ -892,18 +904,11 @@ mod tests {
             let mut asg = f1.assigners();
             let mut board = vec![0u32; f1.cells];
             let mut y = vec![0.0; f1.dim()];
-            let mut e = vec![0.0; f1.dim()];
             for round in 0..10 {
                 let x = random_x(f1.dim(), &mut rng);
                 f1.project_pieces(&x, &mut y, &mut scratch, &mut asg, &mut board, round % 2 == 1).unwrap();
                 let d = dist2(&x, &y);
-                let best = boards
-                    .iter()
-                    .map(|b| {
-                        f1.embed(b, &mut e);
-                        dist2(&x, &e)
-                    })
-                    .fold(f64::INFINITY, f64::min);
+                let best = nearest(&f1, &boards, |e| dist2(&x, e));
                 assert!((d - best).abs() < 1e-4, "P_P distance {d} vs brute force {best}");
                 // Idempotent and in the set: a board picture projects to itself.
                 let mut y2 = vec![0.0; f1.dim()];
@@ -948,13 +953,7 @@ mod tests {
                 f1.decode_pieces(&dx, &mut scratch, &mut asg, &mut board, round % 2 == 1).unwrap();
                 f1.embed(&board, &mut e);
                 let got = wdist(&x, &e);
-                let best = boards
-                    .iter()
-                    .map(|b| {
-                        f1.embed(b, &mut e);
-                        wdist(&x, &e)
-                    })
-                    .fold(f64::INFINITY, f64::min);
+                let best = nearest(&f1, &boards, |e| wdist(&x, e));
                 assert!((got - best).abs() < 1e-4, "weights {w:?}: weighted P_P distance {got} vs brute force {best}");
             }
         }

@@ -379,15 +379,14 @@ mod tests {
     #[test]
     fn a_fixed_corner_keeps_one_solution_per_turn_class() {
         use crate::search::scan::{ScanOptions, count};
+        let make = |width, height, colors: Option<(usize, usize)>, seed| {
+            let (frame_colors, inner_colors) = (colors.map(|c| c.0), colors.map(|c| c.1));
+            generate::generate(&generate::GenerateOptions { width, height, frame_colors, inner_colors, seed })
+                .unwrap()
+                .0
+        };
         for seed in 0..4 {
-            let (p, _) = generate::generate(&generate::GenerateOptions {
-                width: 4,
-                height: 4,
-                frame_colors: Some(2),
-                inner_colors: Some(3),
-                seed,
-            })
-            .unwrap();
+            let p = make(4, 4, Some((2, 3)), seed);
             let fixed = p.with_fixed_corner().expect("a square without hints");
             let h = fixed.hints()[0];
             assert_eq!(h.cell, 0);
@@ -397,26 +396,9 @@ mod tests {
             assert!(all.complete && one.complete && all.solutions > 0);
             assert_eq!(one.solutions * 4, all.solutions, "seed {seed}");
         }
-        let rect = generate::generate(&generate::GenerateOptions {
-            width: 5,
-            height: 4,
-            frame_colors: None,
-            inner_colors: None,
-            seed: 1,
-        })
-        .unwrap()
-        .0;
-        assert!(rect.with_fixed_corner().is_none(), "turns of a rectangle do not reach every corner");
-        let sq = generate::generate(&generate::GenerateOptions {
-            width: 4,
-            height: 4,
-            frame_colors: None,
-            inner_colors: None,
-            seed: 1,
-        })
-        .unwrap()
-        .0;
-        assert!(sq.with_fixed_corner().unwrap().with_fixed_corner().is_none(), "a puzzle with hints");
+        assert!(make(5, 4, None, 1).with_fixed_corner().is_none(), "turns of a rectangle do not reach every corner");
+        let fixed = make(4, 4, None, 1).with_fixed_corner().unwrap();
+        assert!(fixed.with_fixed_corner().is_none(), "a puzzle with hints");
     }
 
     #[test]

@@ -252,8 +252,8 @@ struct SolveArgs {
     /// measured cost, BENCHMARKS.md); 0 never restarts.
     #[arg(long, value_name = "L")]
     restart_stall: Option<u64>,
-    /// rrr, dm, with --restart-stall: perturb x by S * (u - 1/2) per coordinate instead of a
-    /// fresh random point.
+    /// rrr, dm: a stall restart perturbs x by S * (u - 1/2) per coordinate instead of drawing
+    /// a fresh random point (cpu backend).
     #[arg(long, value_name = "S")]
     kick: Option<f32>,
     /// rrr, dm: a weighted metric between the constraint classes: the weights of the sides

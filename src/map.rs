@@ -216,8 +216,8 @@ impl Default for MapConfig {
 
 /// The default metric of RRR and the difference map: the sides of joins between two inner
 /// cells weigh 4, all others 1. Measured against the uniform metric (BENCHMARKS.md, "Lever:
-/// a weighted metric"): iterations per solution fall 2.3x at 5x5, 4.2x at 6x6 and 12x at
-/// 7x7 (set 1, beta 0.7).
+/// a weighted metric"): iterations per solution fall 2.3x at 5x5, 4.2x at 6x6 and 10x at
+/// 7x7 (set 1, beta 0.7), and 5-7x on two generated 7x7s.
 pub const DEFAULT_JOIN_WEIGHTS: [f32; 3] = [1.0, 1.0, 4.0];
 
 /// The default stall restart of RRR and the difference map: a trial that goes this many

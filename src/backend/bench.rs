@@ -413,6 +413,7 @@ fn f1_run(batch: usize, iters: usize, seed: u64) -> MapConfig {
         max_iters: iters as u64,
         stop_at_first: false,
         cycle_restart: false,
+        restart_stall: None,
         seed,
         ..Default::default()
     }

@@ -106,11 +106,14 @@ pub fn evaluate(
     // Under a weighted metric P_P reads D y (`F1::weigh_slots`); its picture is the board's.
     let slot_w = join_weights.map(|w| crate::project::join_slot_weights(puzzle, w));
     let weighed = |y: &[f32]| -> Vec<f32> {
-        let mut z = y.to_vec();
-        if let Some(d) = &slot_w {
-            f1.weigh_slots(d, &mut z);
+        match &slot_w {
+            Some(d) => {
+                let mut z = vec![0.0; y.len()];
+                f1.weigh_slots_into(d, y, &mut z);
+                z
+            }
+            None => y.to_vec(),
         }
-        z
     };
     let mut pe = vec![0.0; dim];
     let mut r = vec![0.0; dim];

@@ -227,10 +227,14 @@ pub const DEFAULT_JOIN_WEIGHTS: [f32; 3] = [1.0, 1.0, 4.0];
 /// back (measured within the noise at 6x6 and 7x7, BENCHMARKS.md).
 pub const DEFAULT_RESTART_STALL: u64 = 100_000;
 
-/// `Some(w)` unless the three weights are equal: a metric scaled as a whole picks the same
-/// boards as the uniform one, whose path skips the weighing.
-pub fn join_weights_or_uniform(w: [f32; 3]) -> Option<[f32; 3]> {
-    (!(w[0] == w[1] && w[1] == w[2])).then_some(w)
+/// The `join_weights` of a run given `given` (the command line's or a ladder method's):
+/// [`DEFAULT_JOIN_WEIGHTS`] when none is given, and `None` (the uniform path, which skips the
+/// weighing) when the three are equal, since a metric scaled as a whole picks the same boards.
+pub fn join_weights_or_default(given: Option<[f32; 3]>) -> Option<[f32; 3]> {
+    match given {
+        Some(w) => (!(w[0] == w[1] && w[1] == w[2])).then_some(w),
+        None => MapConfig::default().join_weights,
+    }
 }
 
 /// Iterations between cycle checks and progress reports.
@@ -756,8 +760,7 @@ fn dm_step(
     // Under a weighted metric P_P reads D y (pe is free until P_b below).
     if let Some(d) = &wk.slot_w {
         f1.weigh_slots(d, &mut wk.r);
-        wk.pe.copy_from_slice(x);
-        f1.weigh_slots(d, &mut wk.pe);
+        f1.weigh_slots_into(d, x, &mut wk.pe);
         f1.project_pieces(&wk.pe, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
     } else {
         f1.project_pieces(x, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;

@@ -343,6 +343,15 @@ impl F1 {
         }
     }
 
+    /// `out = D x` in one pass: [`F1::weigh_slots`] of a copy of `x`, bit for bit.
+    pub fn weigh_slots_into(&self, d: &[f32], x: &[f32], out: &mut [f32]) {
+        let k = self.colors;
+        debug_assert_eq!((d.len() * k, x.len()), (out.len(), out.len()));
+        for ((os, xs), &w) in out.chunks_exact_mut(k).zip(x.chunks_exact(k)).zip(d) {
+            os.iter_mut().zip(xs).for_each(|(o, &v)| *o = v * w);
+        }
+    }
+
     /// Applies the chosen edge projection.
     pub fn project_edges_with(&self, kind: EdgeProjection, x: &[f32], out: &mut [f32]) {
         match kind {
@@ -1060,6 +1069,9 @@ mod tests {
                 let mut rw = vec![0.0; f1.dim()];
                 f1.reflect_edges_weighted(&x, &mut rw, &d);
                 assert_eq!(bits(&rw), bits(&weighed), "the fused weighted reflection");
+                let mut into = vec![0.0; f1.dim()];
+                f1.weigh_slots_into(&d, &r, &mut into);
+                assert_eq!(bits(&into), bits(&weighed), "the weighed copy");
                 let beta = 0.7f32;
                 let stepped: Vec<f32> = x.iter().zip(&pe).map(|(x, p)| x - beta * p).collect();
                 let mut y = x.clone();

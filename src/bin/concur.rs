@@ -536,10 +536,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                     None => MapConfig::default().restart_stall,
                 },
                 kick: a.kick,
-                join_weights: match a.join_weights {
-                    Some(w) => map::join_weights_or_uniform(w.0),
-                    None => MapConfig::default().join_weights,
-                },
+                join_weights: map::join_weights_or_default(a.join_weights.map(|w| w.0)),
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;

@@ -310,10 +310,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 seed,
                 edge: spec.edge.unwrap_or_default(),
                 complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
-                join_weights: match spec.join_weights {
-                    Some(w) => map::join_weights_or_uniform(w),
-                    None => MapConfig::default().join_weights,
-                },
+                join_weights: map::join_weights_or_default(spec.join_weights),
                 ..Default::default()
             };
             let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;

@@ -85,6 +85,8 @@ struct Tables {
     pc_cand: wgpu::Buffer,
     cand_idx: wgpu::Buffer,
     joins: wgpu::Buffer,
+    /// Per side slot, the weight of the metric the weights kernel works in.
+    slotw: wgpu::Buffer,
 }
 
 /// One chunk of the batch with its device buffers and bind groups.
@@ -207,6 +209,11 @@ impl<'a> F1Gpu<'a> {
             pc_cand: ctx.storage("pc_cand", &tab.pc_cand),
             cand_idx: ctx.storage("cand_idx", &tab.cand_idx),
             joins: ctx.storage("joins", &tab.joins),
+            // The slot weights of a weighted metric (one unread float for the uniform one).
+            slotw: match cfg.join_weights {
+                Some(jw) => ctx.storage("slotw", &crate::project::join_slot_weights(puzzle, jw)),
+                None => ctx.storage("slotw", &[1.0f32]),
+            },
         };
         let beta = cfg.beta;
         let inv = 1.0 / beta;
@@ -269,11 +276,6 @@ impl<'a> F1Gpu<'a> {
             let active = ctx.storage("active", &vec![1u32; tc]);
             let sums = ctx.zeroed("sums", 8 * tc as u64);
             let t = &tables;
-            // The slot weights of a weighted metric (one unread float for the uniform one).
-            let slotw = match cfg.join_weights {
-                Some(jw) => ctx.storage("slotw", &crate::project::join_slot_weights(puzzle, jw)),
-                None => ctx.storage("slotw", &[1.0f32]),
-            };
             let bg_edges_x = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &x), (2, &pe), (9, &t.partner)]);
             let bg_edges_tmp = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &tmp), (2, &pe), (9, &t.partner)]);
             let weights = |p: &wgpu::Buffer, wb: &wgpu::Buffer, bb: &wgpu::Buffer| {
@@ -288,7 +290,7 @@ impl<'a> F1Gpu<'a> {
                         (10, &t.pc_off),
                         (11, &t.pc_cand),
                         (12, &t.cand_idx),
-                        (13, &slotw),
+                        (13, &t.slotw),
                     ],
                 )
             };

@@ -260,39 +260,24 @@ impl F1 {
     /// `r = 2 P_E(x) - x` in one pass, bit for bit what [`F1::project_edges`] followed by
     /// `2 p - x` gives (the map's reflection, without the intermediate picture).
     pub fn reflect_edges(&self, x: &[f32], r: &mut [f32]) {
-        let k = self.colors;
-        for &(a, b) in &self.joins {
-            // Whole K-slices (one bounds check each) so that the colour loop vectorises; the
-            // facing slot always comes later (right or down neighbour).
-            let (a, b) = (a as usize * k, b as usize * k);
-            let (ra, rb) = r.split_at_mut(b);
-            let (ra, rb) = (&mut ra[a..a + k], &mut rb[..k]);
-            let (xa, xb) = (&x[a..a + k], &x[b..b + k]);
-            for i in 0..k {
-                let m = 0.5 * (xa[i] + xb[i]);
-                ra[i] = 2.0 * m - xa[i];
-                rb[i] = 2.0 * m - xb[i];
-            }
-        }
-        for &s in &self.rim {
-            let o = s as usize * k;
-            // P_E is e_0 on the rim: 2 * 1 - x and 2 * 0 - x, the latter written as the
-            // reference computes it (0 - x, which is +0 for x = +0, where -x would be -0).
-            let (ro, xo) = (&mut r[o..o + k], &x[o..o + k]);
-            for (ri, &xi) in ro.iter_mut().zip(xo) {
-                *ri = 0.0 - xi;
-            }
-            ro[0] = 2.0 - xo[0];
-        }
+        self.reflect_into(x, r, |_| 1.0);
     }
 
     /// [`F1::reflect_edges`] followed by [`F1::weigh_slots`] with the slot weights `d`, in one
     /// pass and bit for bit the same (each value is formed, then multiplied by its slot's
     /// weight): the weighted metric's reflection, as P_P reads it.
     pub fn reflect_edges_weighted(&self, x: &[f32], r: &mut [f32], d: &[f32]) {
+        self.reflect_into(x, r, |slot| d[slot]);
+    }
+
+    /// `r = (2 P_E(x) - x) * weight(slot)` per slot (a weight of 1.0 multiplies exactly).
+    #[inline(always)]
+    fn reflect_into(&self, x: &[f32], r: &mut [f32], weight: impl Fn(usize) -> f32) {
         let k = self.colors;
         for &(a, b) in &self.joins {
-            let (wa, wb) = (d[a as usize], d[b as usize]);
+            let (wa, wb) = (weight(a as usize), weight(b as usize));
+            // Whole K-slices (one bounds check each) so that the colour loop vectorises; the
+            // facing slot always comes later (right or down neighbour).
             let (a, b) = (a as usize * k, b as usize * k);
             let (ra, rb) = r.split_at_mut(b);
             let (ra, rb) = (&mut ra[a..a + k], &mut rb[..k]);
@@ -304,7 +289,9 @@ impl F1 {
             }
         }
         for &s in &self.rim {
-            let (o, ws) = (s as usize * k, d[s as usize]);
+            let (o, ws) = (s as usize * k, weight(s as usize));
+            // P_E is e_0 on the rim: 2 * 1 - x and 2 * 0 - x, the latter written as the
+            // reference computes it (0 - x, which is +0 for x = +0, where -x would be -0).
             let (ro, xo) = (&mut r[o..o + k], &x[o..o + k]);
             for (ri, &xi) in ro.iter_mut().zip(xo) {
                 *ri = (0.0 - xi) * ws;
@@ -901,17 +888,21 @@ mod tests {
             .fold(f64::INFINITY, f64::min)
     }
 
+    /// A generated 3x3 puzzle, its tables and every board of it (for brute force).
+    fn tiny(seed: u64) -> (Puzzle, F1, Vec<Vec<u32>>) {
+        let p = puzzle(3, 3, seed);
+        let f1 = F1::new(&p).unwrap();
+        let boards = all_boards(&f1);
+        assert!(boards.len() >= 24);
+        (p, f1, boards)
+    }
+
     #[test]
     fn piece_projection_is_nearest_board_by_brute_force() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         for seed in 0..3 {
-            let p = puzzle(3, 3, seed);
-            let f1 = F1::new(&p).unwrap();
-            let boards = all_boards(&f1);
-            assert!(boards.len() >= 24);
-            let mut scratch = f1.piece_scratch();
-            let mut asg = f1.assigners();
-            let mut board = vec![0u32; f1.cells];
+            let (_, f1, boards) = tiny(seed);
+            let (mut scratch, mut asg, mut board) = (f1.piece_scratch(), f1.assigners(), vec![0u32; f1.cells]);
             let mut y = vec![0.0; f1.dim()];
             for round in 0..10 {
                 let x = random_x(f1.dim(), &mut rng);
@@ -943,13 +934,10 @@ mod tests {
     fn weighted_piece_projection_is_the_nearest_board_in_the_weighted_metric() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
         for seed in 0..3 {
-            let p = puzzle(3, 3, seed);
-            let f1 = F1::new(&p).unwrap();
-            let boards = all_boards(&f1);
+            let (p, f1, boards) = tiny(seed);
             let k = f1.colors();
-            let mut scratch = f1.piece_scratch();
-            let mut asg = f1.assigners();
-            let (mut board, mut e) = (vec![0u32; f1.cells], vec![0.0; f1.dim()]);
+            let (mut scratch, mut asg, mut board) = (f1.piece_scratch(), f1.assigners(), vec![0u32; f1.cells]);
+            let mut e = vec![0.0; f1.dim()];
             for round in 0..10 {
                 let w = [rng.random_range(0.2f32..3.0), rng.random_range(0.2f32..3.0), 1.0];
                 let d = join_slot_weights(&p, w);

@@ -40,7 +40,7 @@ fn canon(mut v: Vec<Record>) -> Vec<Record> {
 
 fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    ladder::run(&cfg, Path::new("."), dir, shard, resume, |_| {}).unwrap()
+    ladder::run(&cfg, Path::new("."), dir, shard, resume, None, |_| {}).unwrap()
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn a_tiny_ladder_writes_one_line_per_run() {
     }
     // Running again without --resume refuses to touch the file.
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    assert!(ladder::run(&cfg, Path::new("."), &dir, None, false, |_| {}).is_err());
+    assert!(ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).is_err());
 }
 
 #[test]
@@ -90,6 +90,46 @@ fn shards_are_disjoint_and_their_union_is_the_whole() {
     assert!(b.iter().all(|r| !ka.contains(&r.key())), "shards overlap");
     assert_eq!(canon([a, b].concat()), canon(whole));
     assert!("0/2".parse::<Shard>().is_err() && "3/2".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+}
+
+#[test]
+fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
+    let full = run(&tmp("whole2"), None, false);
+    let dir = tmp("begun-whole");
+    let cfg = ladder::parse_config(CONFIG).unwrap();
+    // A part: only the 3x3 instance, unsharded.
+    let part = ladder::run(&cfg, Path::new("."), &dir, None, false, Some(9), |_| {}).unwrap();
+    assert_eq!(part.len(), 2 * 3);
+    assert!(part.iter().all(|r| (r.width, r.height) == (3, 3)));
+    // The rest in two shards: each skips what any file in the folder holds.
+    let a = run(&dir, Some("1/2".parse().unwrap()), true);
+    let b = run(&dir, Some("2/2".parse().unwrap()), true);
+    assert_eq!(a.len() + b.len(), full.len() - part.len());
+    assert!([&a, &b].iter().all(|v| v.iter().all(|r| (r.width, r.height) == (4, 4))));
+    let merged = report::merge(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(merged.len(), full.len(), "a run is missing or on file twice");
+    assert_eq!(canon(merged), canon(full));
+    assert!(run(&dir, Some("1/2".parse().unwrap()), true).is_empty());
+}
+
+#[test]
+fn runs_start_with_the_smallest_board() {
+    // The 4x4 instance listed first still runs after the 3x3 one (one worker: plan order).
+    let cfg = ladder::parse_config(
+        &CONFIG.replacen("width = 3, height = 3, seed = 1", "width = 4, height = 4, seed = 3", 1).replacen(
+            "width = 4, height = 4, seed = 2",
+            "width = 3, height = 3, seed = 2",
+            1,
+        ),
+    )
+    .unwrap();
+    let dir = tmp("order");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let recs = pool.install(|| ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).unwrap());
+    let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
+    let sizes: Vec<usize> = on_file.iter().map(|r| r.width).collect();
+    assert_eq!(sizes, [vec![3; 6], vec![4; 6]].concat(), "{sizes:?}");
+    assert_eq!(recs.len(), 12);
 }
 
 #[test]
@@ -137,9 +177,9 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     )
     .unwrap();
     let dir = tmp("scan");
-    let a = ladder::run(&cfg, Path::new("."), &dir, None, false, |_| {}).unwrap();
+    let a = ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).unwrap();
     let dir2 = tmp("scan2");
-    let b = ladder::run(&cfg, Path::new("."), &dir2, None, false, |_| {}).unwrap();
+    let b = ladder::run(&cfg, Path::new("."), &dir2, None, false, None, |_| {}).unwrap();
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
@@ -162,7 +202,7 @@ fn budgets_set_the_time_limit_by_board_size() {
     assert_eq!(cfg.method_for(m, 16).time_limit, Some(3.0));
     assert_eq!(cfg.method_for(m, 36).time_limit, Some(7.0), "past the last budget the method's own limit holds");
     let dir = tmp("budgets");
-    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).unwrap();
     let mut limits: Vec<(usize, f64)> =
         recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
     limits.sort_by_key(|l| l.0);

@@ -173,9 +173,12 @@ enum Cmd {
         /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.
         #[arg(long)]
         shard: Option<Shard>,
-        /// Skip runs already in the results file.
+        /// Skip runs already on file in DIR (the unsharded results or any shard's).
         #[arg(long)]
         resume: bool,
+        /// Run only the instances of at most this many cells (a part of the ladder).
+        #[arg(long)]
+        max_cells: Option<usize>,
         /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
         /// ../shared/puzzles).
         #[arg(long)]
@@ -890,7 +893,7 @@ fn run() -> Result<ExitCode> {
             generate_cmd(opts, &output, solution.as_deref())
         }
         Cmd::Demo { size, seed } => demo(size, seed),
-        Cmd::Ladder { config, out, shard, resume, puzzles, threads } => {
+        Cmd::Ladder { config, out, shard, resume, max_cells, puzzles, threads } => {
             let text = read(&config)?;
             let text = std::str::from_utf8(&text).with_context(|| format!("{}: not text", config.display()))?;
             let cfg = ladder::parse_config(text).with_context(|| format!("{}", config.display()))?;
@@ -899,7 +902,7 @@ fn run() -> Result<ExitCode> {
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
-                ladder::run(&cfg, &dir, &out, shard, resume, |r| {
+                ladder::run(&cfg, &dir, &out, shard, resume, max_cells, |r| {
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     eprintln!(
                         "[{n}] {} {} run {}: {} {} {} in {:.2} s",

@@ -438,9 +438,26 @@ pub fn results_path(out: &Path, shard: Option<Shard>) -> PathBuf {
     }
 }
 
-/// Runs a ladder into `out`. With `resume`, runs already in the results file are skipped;
-/// without it an existing non-empty results file is an error (nothing is overwritten).
-/// `progress` sees each finished record. Returns the records written by this call.
+/// Keys of every run on file in any `*.jsonl` of `out` (the unsharded file and every shard's).
+fn runs_on_file(out: &Path) -> Result<HashSet<(String, String, u64)>> {
+    let mut done = HashSet::new();
+    let Ok(entries) = std::fs::read_dir(out) else { return Ok(done) };
+    for e in entries.filter_map(|e| e.ok()) {
+        let f = e.path();
+        if f.extension().is_some_and(|x| x == "jsonl") {
+            done.extend(read_records(&f)?.iter().map(Record::key));
+        }
+    }
+    Ok(done)
+}
+
+/// Runs a ladder into `out`. With `resume`, runs already on file in `out` (in the unsharded
+/// results file or any shard's) are skipped, so a ladder begun whole can be finished in
+/// shards and the other way round; without it an existing non-empty results file is an error
+/// (nothing is overwritten). `max_cells` leaves out the instances of more cells (a part of the
+/// ladder; a later call without it runs the rest). Runs start smallest board first (the plan's
+/// order within a board), so a part stopped early has finished the small sizes. `progress` sees
+/// each finished record. Returns the records written by this call.
 ///
 /// After a stop request ([`crate::interrupt`]) no new run starts, and a run that the stop cut
 /// short is not written (a solved one is): the file holds only whole runs of their full budget,
@@ -451,15 +468,16 @@ pub fn run(
     out: &Path,
     shard: Option<Shard>,
     resume: bool,
+    max_cells: Option<usize>,
     progress: impl Fn(&Record) + Sync,
 ) -> Result<Vec<Record>> {
     let instances = load_instances(cfg, puzzle_dir)?;
     std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
     let path = results_path(out, shard);
-    let done: HashSet<(String, String, u64)> = read_records(&path)?.iter().map(Record::key).collect();
-    if !done.is_empty() && !resume {
+    if !resume && !read_records(&path)?.is_empty() {
         return Err(Error::invalid(format!("{} already holds results; use --resume to continue it", path.display())));
     }
+    let done = if resume { runs_on_file(out)? } else { HashSet::new() };
     // Drop a torn last line before appending.
     if let Ok(text) = std::fs::read_to_string(&path) {
         if !text.is_empty() && !text.ends_with('\n') {
@@ -474,10 +492,12 @@ pub fn run(
         .open(&path)
         .map_err(|e| Error::invalid(format!("cannot open {}: {e}", path.display())))?;
     let file = Mutex::new(file);
-    let jobs: Vec<Job> = plan(cfg, instances.len(), shard)
+    let mut jobs: Vec<Job> = plan(cfg, instances.len(), shard)
         .into_iter()
+        .filter(|j| max_cells.is_none_or(|m| instances[j.instance].puzzle.cells() <= m))
         .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))
         .collect();
+    jobs.sort_by_key(|j| instances[j.instance].puzzle.cells());
     let records: Vec<Result<Option<Record>>> = jobs
         .par_iter()
         .map(|j| {

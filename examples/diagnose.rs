@@ -9,6 +9,14 @@
 //!     --iters 1000000 --every 100 --out trace
 //! ```
 //!
+//! `prune` runs divide and concur (hybrid layout, RRR) with `--tau T` propagation a round at
+//! a time and asks, for each trial and round, whether any known solution survives the pruned
+//! candidates (BENCHMARKS.md, "Lever: propagation folded into divide and concur"):
+//!
+//! ```sh
+//! cargo run --release --example diagnose -- prune P.txt --solutions sol.jsonl --trials 16 --tau 0.9 --max-iters 20000
+//! ```
+//!
 //! `dist` also takes `--restart-stall L` and `--kick S` (MapConfig's stall restart and kick).
 //!
 //! `dist` writes one JSON line per trial (`solved_at` is null for a trial that did not solve)
@@ -48,6 +56,7 @@ struct Args {
     join_weights: Option<[f32; 3]>,
     fix_corner: bool,
     dm: bool,
+    tau: f32,
 }
 
 fn parse() -> Result<Args> {
@@ -75,6 +84,7 @@ fn parse() -> Result<Args> {
         join_weights: None,
         fix_corner: false,
         dm: false,
+        tau: 0.9,
     };
     while let Some(flag) = it.next() {
         if flag == "--no-cycle-restart" {
@@ -104,6 +114,7 @@ fn parse() -> Result<Args> {
             "--baseline" => a.baseline = num()? as usize,
             "--restart-stall" => a.restart_stall = Some(num()?),
             "--kick" => a.kick = Some(v.parse().with_context(|| format!("--kick: not a number: {v}"))?),
+            "--tau" => a.tau = v.parse().with_context(|| format!("--tau: not a number: {v}"))?,
             "--join-weights" => {
                 let w: Vec<f32> = v
                     .split(',')
@@ -152,7 +163,8 @@ fn run() -> Result<()> {
     match a.cmd.as_str() {
         "dist" => dist(&a, &puzzle, cfg),
         "trace" => trace(&a, &puzzle, cfg),
-        c => bail!("unknown command {c} (dist or trace)"),
+        "prune" => prune(&a, &puzzle),
+        c => bail!("unknown command {c} (dist, trace or prune)"),
     }
 }
 
@@ -491,5 +503,77 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         csv.flush()?;
         eprintln!("{summary}");
     }
+    Ok(())
+}
+
+/// Divide and concur with propagation, a round at a time: per trial and round, the pruned
+/// candidates, and whether a known solution survives them.
+fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
+    use concur::dc::{DcConfig, DcMap, Layout};
+    let sols = match &a.solutions {
+        Some(p) => load_solutions(p, puzzle)?,
+        None => bail!("prune needs --solutions (a scan-count journal or a solution file)"),
+    };
+    let layout = Layout::new(puzzle, true);
+    let sol_vars: Vec<Vec<u32>> = (0..sols.len())
+        .map(|i| {
+            let b = sols.board(i);
+            (0..puzzle.cells()).map(|c| layout.variable_of(c, b[c]).expect("a solution's candidate")).collect()
+        })
+        .collect();
+    let cfg = DcConfig {
+        hybrid: true,
+        propagate: Some(a.tau),
+        beta: a.beta,
+        trials: a.trials,
+        max_iters: 0,
+        seed: a.seed,
+        stop_at_first: false,
+        ..Default::default()
+    };
+    let mut map = DcMap::new(puzzle, cfg)?;
+    let round = concur::map::ROUND;
+    let (mut rounds, mut pruning, mut alive, mut pruned_total, mut solved) = (0u64, 0u64, 0u64, 0usize, 0usize);
+    let mut pruned = HashSet::new();
+    let mut it = 0;
+    while it < a.max_iters {
+        it = (it + round).min(a.max_iters);
+        map.set_max_iters(it);
+        map.run(|_| {});
+        for t in 0..a.trials {
+            let (iters, done) = map.trial_status(t);
+            if done || iters < it {
+                continue;
+            }
+            pruned.clear();
+            pruned.extend(map.pruned(t).iter().copied());
+            rounds += 1;
+            if pruned.is_empty() {
+                alive += 1;
+                continue;
+            }
+            pruning += 1;
+            pruned_total += pruned.len();
+            alive += sol_vars.iter().any(|s| s.iter().all(|v| !pruned.contains(v))) as u64;
+        }
+    }
+    for t in 0..a.trials {
+        solved += map.trial_status(t).1 as usize;
+    }
+    let rounds_f = rounds.max(1) as f64;
+    println!(
+        "{} solutions; tau {}; {} trials x {} iterations: {solved} solved",
+        sols.len(),
+        a.tau,
+        a.trials,
+        a.max_iters
+    );
+    println!(
+        "{rounds} (trial, round) pairs: {:.1}% prune something (mean {:.1} of {} candidates); a known solution survives the pruning in {:.1}%",
+        100.0 * pruning as f64 / rounds_f,
+        pruned_total as f64 / pruning.max(1) as f64,
+        layout.vars(),
+        100.0 * alive as f64 / rounds_f
+    );
     Ok(())
 }

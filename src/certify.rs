@@ -54,6 +54,19 @@ pub struct DcPart {
     pub hybrid: bool,
     /// Constraint weights at `x` (adaptive weights), else uniform.
     pub lambda: Option<Vec<f32>>,
+    /// Variables the concur projection held at 0 (`--propagate`), ascending; absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pruned: Option<Vec<u32>>,
+}
+
+/// The state of a divide-and-concur trial that a certificate records.
+#[derive(Clone, Copy, Debug)]
+pub struct DcState<'a> {
+    pub x: &'a [f32],
+    /// Constraint weights (used with adaptive weights only).
+    pub lambda: Option<&'a [f32]>,
+    /// Variables held at 0 by the concur projection (`--propagate`).
+    pub pruned: &'a [u32],
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -152,16 +165,18 @@ pub fn evaluate(
 }
 
 /// Recomputes the projections of divide and concur at the slot values `x` from scratch:
-/// `P_a(f_b(x))` (concur) and `P_b(f_a(x))` (divide), and the board read out of the concur
-/// point.
+/// `P_a(f_b(x))` (concur, holding the `pruned` variables at 0) and `P_b(f_a(x))` (divide),
+/// and the board read out of the concur point.
 pub fn evaluate_dc(
     puzzle: &Puzzle,
     layout: &Layout,
     kind: MapKind,
     beta: f32,
     lambda: Option<&[f32]>,
+    pruned: &[u32],
     x: &[f32],
 ) -> Result<Evaluation, AssignError> {
+    let hold = |m: &mut [f32]| pruned.iter().for_each(|&v| m[v as usize] = 0.0);
     let (s, v, nc, n) = (layout.slots(), layout.vars(), layout.choices(), layout.cells());
     let mut div = DivideScratch::new(layout);
     let mut asg = layout.assigners();
@@ -176,14 +191,17 @@ pub fn evaluate_dc(
         MapKind::Rrr => {
             let z: Vec<f32> = pb.iter().zip(x).map(|(&b, &y)| 2.0 * b - y).collect();
             project::concur(layout, &z, lambda, &mut m);
+            hold(&mut m);
             pb_fa.copy_from_slice(&pb);
         }
         MapKind::Dm => {
             let inv = 1.0 / beta;
             let z: Vec<f32> = pb.iter().zip(x).map(|(&b, &y)| (1.0 + inv) * b - inv * y).collect();
             project::concur(layout, &z, lambda, &mut m);
+            hold(&mut m);
             let mut ca = vec![0.0f32; v];
             project::concur(layout, x, lambda, &mut ca);
+            hold(&mut ca);
             let fa: Vec<f32> =
                 layout.slot_var().iter().zip(x).map(|(&j, &y)| (1.0 - inv) * ca[j as usize] + inv * y).collect();
             project::divide(layout, &fa, &mut chosen, &mut div, &mut asg, false)?;
@@ -210,17 +228,23 @@ pub fn make_dc(
     trial: usize,
     iteration: u64,
     mechanism: Option<Mechanism>,
-    x: &[f32],
-    lambda: Option<&[f32]>,
+    state: DcState,
     completed: Option<&Board>,
 ) -> Result<Certificate, AssignError> {
     let layout = Layout::new(puzzle, cfg.hybrid);
-    let lambda = lambda.filter(|_| cfg.weights == dc::Weights::Adaptive);
-    let ev = evaluate_dc(puzzle, &layout, cfg.kind, cfg.beta, lambda, x)?;
+    let (x, pruned) = (state.x, state.pruned);
+    let lambda = state.lambda.filter(|_| cfg.weights == dc::Weights::Adaptive);
+    let ev = evaluate_dc(puzzle, &layout, cfg.kind, cfg.beta, lambda, pruned, x)?;
     let f1_shaped = record(puzzle, ev, completed, (trial, iteration, mechanism), x, (cfg.kind, cfg.beta));
+    let mut sorted = pruned.to_vec();
+    sorted.sort_unstable();
     Ok(Certificate {
         formulation: Formulation::Dc,
-        dc: Some(DcPart { hybrid: cfg.hybrid, lambda: lambda.map(|l| l.to_vec()) }),
+        dc: Some(DcPart {
+            hybrid: cfg.hybrid,
+            lambda: lambda.map(|l| l.to_vec()),
+            pruned: (!sorted.is_empty()).then_some(sorted),
+        }),
         ..f1_shaped
     })
 }
@@ -360,7 +384,11 @@ pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
             {
                 return Err(bad(format!("lambda must hold {} positive weights", layout.constraints())));
             }
-            evaluate_dc(puzzle, &layout, cert.method, cert.beta, lambda, &cert.x)
+            let pruned = part.pruned.as_deref().unwrap_or(&[]);
+            if pruned.iter().any(|&v| v as usize >= layout.vars()) {
+                return Err(bad(format!("pruned names a variable past the {} of the layout", layout.vars())));
+            }
+            evaluate_dc(puzzle, &layout, cert.method, cert.beta, lambda, pruned, &cert.x)
         }
     }
     .map_err(|e| bad(format!("projection failed: {e}")))?;

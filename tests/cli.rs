@@ -609,6 +609,55 @@ fn stall_restarts_and_kicks_are_options_of_the_maps() {
 }
 
 #[test]
+fn propagate_is_a_dc_option_reported_in_the_json_and_certified() {
+    let puz = tmp("prop-p.txt");
+    let out = concur(&["generate", "--width", "4", "--height", "4", "--seed", "2", "-o", s(&puz)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let p = s(&puz);
+    let dir = tmp("prop-certs");
+    let args = [
+        "solve",
+        p,
+        "--method",
+        "dc",
+        "--hybrid",
+        "--propagate",
+        "0.7",
+        "--trials",
+        "4",
+        "--threads",
+        "1",
+        "--max-iters",
+        "20000",
+        "--seed",
+        "1",
+        "--backend",
+        "cpu",
+        "--json",
+        "--dump-state",
+        s(&dir),
+    ];
+    let out = concur(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["propagate"].as_f64(), Some(0.7f32 as f64), "{v}");
+    let cert = std::fs::read_dir(&dir).unwrap().next().expect("a certificate").unwrap().path();
+    let out = concur(&["verify", p, "--state", s(&cert)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for bad in [
+        &["solve", p, "--method", "rrr", "--propagate", "0.5"][..],
+        &["solve", p, "--method", "dc", "--propagate", "0"][..],
+        &["solve", p, "--method", "dc", "--propagate", "1.5"][..],
+        &["solve", p, "--method", "dc", "--propagate", "NaN"][..],
+    ] {
+        let out = concur(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--propagate"), "{bad:?}: {err}");
+    }
+}
+
+#[test]
 fn join_weights_are_a_map_option_reported_in_the_json() {
     let puz = tmp("jw-p.txt");
     let out = concur(&["generate", "--width", "4", "--height", "4", "--seed", "2", "-o", s(&puz)]);

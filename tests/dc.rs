@@ -281,16 +281,19 @@ fn dc_completion_turns_near_misses_into_verified_solutions() {
 fn dc_certificates_verify_and_tampering_is_caught() {
     use concur::certify;
     let (p, _) = crate::common::generated(5, 5, 31);
-    for (kind, weights, hybrid) in [
-        (MapKind::Rrr, Weights::Uniform, false),
-        (MapKind::Dm, Weights::Uniform, false),
-        (MapKind::Rrr, Weights::Adaptive, false),
-        (MapKind::Rrr, Weights::Uniform, true),
+    for (kind, weights, hybrid, propagate) in [
+        (MapKind::Rrr, Weights::Uniform, false, None),
+        (MapKind::Dm, Weights::Uniform, false, None),
+        (MapKind::Rrr, Weights::Adaptive, false, None),
+        (MapKind::Rrr, Weights::Uniform, true, None),
+        (MapKind::Rrr, Weights::Uniform, true, Some(0.5)),
+        (MapKind::Dm, Weights::Uniform, false, Some(0.5)),
     ] {
         let cfg = DcConfig {
             kind,
             weights,
             hybrid,
+            propagate,
             trials: 8,
             max_iters: 20_000,
             seed: 2,
@@ -301,8 +304,9 @@ fn dc_certificates_verify_and_tampering_is_caught() {
         let r = m.run(|_| {});
         let (t, it, board) =
             r.solution.clone().unwrap_or_else(|| panic!("{kind:?} {weights:?} {hybrid} did not solve"));
-        let (x, lambda) = m.certified_state(t);
-        let cert = certify::make_dc(&p, &cfg, t, it, r.trials[t].solved_by, x, Some(lambda), None).unwrap();
+        let (x, lambda, pruned) = m.certified_state(t);
+        let state = certify::DcState { x, lambda: Some(lambda), pruned };
+        let cert = certify::make_dc(&p, &cfg, t, it, r.trials[t].solved_by, state, None).unwrap();
         let cert: certify::Certificate = serde_json::from_str(&serde_json::to_string(&cert).unwrap()).unwrap();
         let rep = certify::check(&p, &cert).unwrap();
         assert!(rep.certifies(), "{kind:?} {weights:?} {hybrid}: {:?}", rep.reasons);
@@ -325,5 +329,17 @@ fn dc_certificates_verify_and_tampering_is_caught() {
         let mut short = cert.clone();
         short.x.pop();
         assert!(certify::check(&p, &short).is_err(), "a truncated x is refused");
+
+        // The pruned variables are part of the state: holding every candidate of the
+        // solution at 0 breaks the certificate, and a variable past the layout is refused.
+        let layout = concur::dc::Layout::new(&p, hybrid);
+        let mut held = cert.clone();
+        let all: Vec<u32> = (0..p.cells()).map(|c| layout.variable_of(c, board.cells[c]).unwrap()).collect();
+        held.dc.as_mut().unwrap().pruned = Some(all);
+        let rep = certify::check(&p, &held).unwrap();
+        assert!(!rep.certifies(), "{kind:?} {hybrid}: a certificate with its solution pruned still certifies");
+        let mut past = cert.clone();
+        past.dc.as_mut().unwrap().pruned = Some(vec![layout.vars() as u32]);
+        assert!(certify::check(&p, &past).is_err());
     }
 }

@@ -244,6 +244,11 @@ struct SolveArgs {
     /// Divide and concur: how the board is read out of the concur values.
     #[arg(long, value_enum, default_value_t = Readout::Argmax)]
     readout: Readout,
+    /// Divide and concur: fold arc consistency in (the certain weight of the three-weight
+    /// algorithm): once per round the candidates ruled out given the cells whose concur value
+    /// reaches TAU, in (0, 1], are held at 0 (cpu backend).
+    #[arg(long, value_name = "TAU")]
+    propagate: Option<f32>,
     /// Edge projection of the map.
     #[arg(long, value_enum, default_value_t = EdgeProjection::Average)]
     edge: EdgeProjection,
@@ -407,6 +412,12 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
     if a.join_weights.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
         anyhow::bail!("--join-weights is an option of --method rrr and dm");
     }
+    if a.propagate.is_some() && a.method != Method::Dc {
+        anyhow::bail!("--propagate is an option of --method dc");
+    }
+    if let Some(t) = a.propagate.filter(|t| !(*t > 0.0 && *t <= 1.0)) {
+        anyhow::bail!("--propagate must be in (0, 1], got {t}");
+    }
     if a.kick.is_some() && a.restart_stall == Some(0) {
         anyhow::bail!("--kick is what a stall restart does; --restart-stall 0 turns them off");
     }
@@ -504,6 +515,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 cycle_restart: !a.no_cycle_restart,
                 complete: completion(&a),
                 keep_fixed_points: a.dump_state.is_some(),
+                propagate: a.propagate,
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_dc(&cfg))?;
@@ -514,6 +526,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             let params = serde_json::json!({
                 "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
                 "hybrid": a.hybrid, "readout": a.readout, "replica_bytes": dc::replica_bytes(&puzzle, a.hybrid),
+                "propagate": a.propagate,
             });
             with_backend(SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params), gpu.as_deref())
         }
@@ -675,9 +688,10 @@ fn run_dc(puzzle: &Puzzle, cfg: &DcConfig, dump: Option<Dump<'_>>) -> Result<Map
     if let Some(d) = dump {
         write_certificates(&d, &result, |t, tr| {
             let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
-            let (x, lambda) = m.certified_state(t);
+            let (x, lambda, pruned) = m.certified_state(t);
             let it = tr.solved_at.unwrap_or(tr.iterations);
-            Ok(certify::make_dc(puzzle, cfg, t, it, tr.solved_by, x, Some(lambda), completed.as_ref())?)
+            let state = certify::DcState { x, lambda: Some(lambda), pruned };
+            Ok(certify::make_dc(puzzle, cfg, t, it, tr.solved_by, state, completed.as_ref())?)
         })?;
     }
     Ok(result)

@@ -49,6 +49,7 @@
 
 pub mod layout;
 pub mod project;
+pub mod prune;
 
 pub use layout::{AssignScratch, Constraint, Layout};
 pub use project::DivideScratch;
@@ -120,6 +121,10 @@ pub struct DcConfig {
     pub complete: Option<Completion>,
     /// Keep the slot values (and weights) at which each trial solved, for certificates.
     pub keep_fixed_points: bool,
+    /// Propagation folded in ([`prune`]): once per round, the candidates that arc
+    /// consistency rules out given the cells whose concur value reaches this threshold are
+    /// held at 0 with certain weight. None: the plain map.
+    pub propagate: Option<f32>,
 }
 
 impl TrialView for Trial {
@@ -151,6 +156,7 @@ impl Default for DcConfig {
             cycle_restart: true,
             complete: None,
             keep_fixed_points: false,
+            propagate: None,
         }
     }
 }
@@ -176,9 +182,11 @@ struct Trial {
     restarts: u64,
     /// Arc-consistent completion (with `complete`).
     trig: CompletionTrigger,
-    /// The slot values and weights whose concur point gave the solution (with
-    /// `keep_fixed_points`).
-    fixed: Option<(Vec<f32>, Vec<f32>)>,
+    /// The slot values, weights and pruned variables whose concur point gave the solution
+    /// (with `keep_fixed_points`).
+    fixed: Option<FixedPoint>,
+    /// Variables the concur projection holds at 0 this round (with `propagate`).
+    pruned: Vec<u32>,
     hashes: [u64; CYCLE_MEMORY],
     hash_pos: usize,
     rng: Xoshiro256PlusPlus,
@@ -188,10 +196,20 @@ struct Trial {
     asg_read: Vec<Assigner>,
 }
 
+/// The state a solving trial's certificate is made from.
+#[derive(Clone, Debug)]
+struct FixedPoint {
+    x: Vec<f32>,
+    lambda: Vec<f32>,
+    pruned: Vec<u32>,
+}
+
 /// Scratch of one worker, allocated once per run.
 struct Worker<'p> {
     /// Arc-consistent completion, when enabled.
     completer: Option<Backtracker<'p>>,
+    /// Per-round pruning (with `propagate`).
+    pruner: Option<prune::Pruner>,
     /// The slot values and weights before the current step (with `keep_fixed_points`).
     prev_x: Vec<f32>,
     prev_l: Vec<f32>,
@@ -217,10 +235,11 @@ struct Worker<'p> {
 }
 
 impl<'p> Worker<'p> {
-    fn new(layout: &Layout, completer: Option<Backtracker<'p>>) -> Self {
+    fn new(layout: &Layout, completer: Option<Backtracker<'p>>, pruner: Option<prune::Pruner>) -> Self {
         let v = layout.vars();
         Worker {
             completer,
+            pruner,
             prev_x: Vec::new(),
             prev_l: Vec::new(),
             acc: vec![0.0; v],
@@ -292,6 +311,7 @@ impl<'a> DcMap<'a> {
                     restarts: 0,
                     trig: CompletionTrigger::default(),
                     fixed: None,
+                    pruned: Vec::new(),
                     hashes: [0; CYCLE_MEMORY],
                     hash_pos: 0,
                     rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
@@ -305,7 +325,7 @@ impl<'a> DcMap<'a> {
             cfg,
             reference: false,
         };
-        let mut wk = Worker::new(&map.layout, None);
+        let mut wk = Worker::new(&map.layout, None, None);
         let layout = &map.layout;
         for ((((x, ch), lam), tr), best) in map
             .x
@@ -357,12 +377,14 @@ impl<'a> DcMap<'a> {
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let trials = self.trials.len();
         let per = chunk_size(trials);
-        let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(self.puzzle)));
+        let needs_network = self.cfg.complete.is_some() || self.cfg.propagate.is_some();
+        let network = needs_network.then(|| Arc::new(Network::new(self.puzzle)));
         let puzzle = self.puzzle;
         let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
             .map(|_| {
                 let bt = self.cfg.complete.as_ref().zip(network.as_ref()).map(|(c, net)| completer(puzzle, net, c));
-                Worker::new(layout, bt)
+                let pr = self.cfg.propagate.and(network.clone()).map(prune::Pruner::new);
+                Worker::new(layout, bt, pr)
             })
             .collect();
         let ctx = Ctx {
@@ -423,21 +445,38 @@ impl<'a> DcMap<'a> {
         }
     }
 
-    /// The slot values and constraint weights to certify for trial `t`: those whose concur
-    /// point gave its solution when the map solved it (with `keep_fixed_points`), else its
-    /// current state.
-    pub fn certified_state(&self, t: usize) -> (&[f32], &[f32]) {
-        match &self.trials[t].fixed {
-            Some((x, l)) => (x, l),
+    /// The slot values, constraint weights and pruned variables to certify for trial `t`:
+    /// those whose concur point gave its solution when the map solved it (with
+    /// `keep_fixed_points`), else its current state.
+    pub fn certified_state(&self, t: usize) -> (&[f32], &[f32], &[u32]) {
+        let tr = &self.trials[t];
+        match &tr.fixed {
+            Some(f) => (&f.x, &f.lambda, &f.pruned),
             None => {
                 let k = self.layout.constraints();
-                (self.state(t), &self.lambda[t * k..(t + 1) * k])
+                (self.state(t), &self.lambda[t * k..(t + 1) * k], &tr.pruned)
             }
         }
     }
 
     pub fn config(&self) -> &DcConfig {
         &self.cfg
+    }
+
+    /// Raises (or lowers) every trial's iteration budget, so that an instrumented run can
+    /// call [`DcMap::run`] a round at a time; the trials go on from where they stopped.
+    pub fn set_max_iters(&mut self, max_iters: u64) {
+        self.cfg.max_iters = max_iters;
+    }
+
+    /// The variables trial `t` holds at 0 in its concur projection this round (`propagate`).
+    pub fn pruned(&self, t: usize) -> &[u32] {
+        &self.trials[t].pruned
+    }
+
+    /// The iterations trial `t` has run and whether it has solved.
+    pub fn trial_status(&self, t: usize) -> (u64, bool) {
+        (self.trials[t].iterations, self.trials[t].solved_at.is_some())
     }
 
     /// The best board of trial `t` (its solution, when it solved).
@@ -469,6 +508,7 @@ fn start_trial(
     lambda.iter_mut().for_each(|l| *l = 1.0);
     tr.warm = false;
     tr.hashes = [0; CYCLE_MEMORY];
+    tr.pruned.clear();
     wk.fresh = false;
     let divide = if reference { project::divide_reference } else { project::divide };
     divide(layout, x, chosen, &mut wk.div, &mut tr.asg_con, false)
@@ -517,12 +557,17 @@ fn run_trial_round(
                 tr.solved_at = Some(tr.iterations);
                 tr.solved_by = Some(Mechanism::Map);
                 if cfg.keep_fixed_points {
-                    tr.fixed = Some((wk.prev_x.clone(), wk.prev_l.clone()));
+                    let (x, lambda, pruned) = (wk.prev_x.clone(), wk.prev_l.clone(), tr.pruned.clone());
+                    tr.fixed = Some(FixedPoint { x, lambda, pruned });
                 }
                 return;
             }
             Ok(false) => {
                 tr.warm = true;
+                // The round's last concur point sets the next round's pruned candidates.
+                if let (true, Some(tau), Some(pr)) = (i + 1 == steps, cfg.propagate, wk.pruner.as_mut()) {
+                    pr.prune(ctx.layout, &wk.m, tau, &mut tr.pruned);
+                }
                 if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
                     let (layout, improved) = (ctx.layout, tr.best_score > before);
                     let done = tr
@@ -707,6 +752,10 @@ fn step(
                 *m = (2.0 * c - a) / d;
                 finite &= m.is_finite();
             }
+            // Pruned candidates: the certain weight holds their concur value at 0.
+            for &v in &tr.pruned {
+                wk.m[v as usize] = 0.0;
+            }
             if fuse {
                 wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
             }
@@ -733,6 +782,10 @@ fn step(
                 *m = ((1.0 + inv) * c - inv * a) / d;
                 *ca = a / d;
                 finite &= m.is_finite();
+            }
+            for &v in &tr.pruned {
+                wk.m[v as usize] = 0.0;
+                wk.ca[v as usize] = 0.0;
             }
             if fuse {
                 wk.acc.iter_mut().chain(&mut wk.cnt).for_each(|v| *v = 0.0);
@@ -880,11 +933,12 @@ mod tests {
         let p = puzzle(4, 4, 1);
         for kind in [MapKind::Rrr, MapKind::Dm] {
             for weights in [Weights::Uniform, Weights::Adaptive] {
-                for hybrid in [false, true] {
+                for (hybrid, propagate) in [(false, None), (true, None), (false, Some(0.5)), (true, Some(0.7))] {
                     let cfg = DcConfig {
                         kind,
                         weights,
                         hybrid,
+                        propagate,
                         beta: 0.7,
                         trials: 4,
                         max_iters: 5_000,
@@ -892,8 +946,9 @@ mod tests {
                         ..Default::default()
                     };
                     let r = solve(&p, cfg.clone(), |_| {}).unwrap();
-                    let (t, it, board) =
-                        r.solution.clone().unwrap_or_else(|| panic!("{kind:?} {weights:?} hybrid {hybrid}: unsolved"));
+                    let (t, it, board) = r.solution.clone().unwrap_or_else(|| {
+                        panic!("{kind:?} {weights:?} hybrid {hybrid} propagate {propagate:?}: unsolved")
+                    });
                     assert!(verify::check(&p, &board).valid);
                     let again = solve(&p, cfg, |_| {}).unwrap();
                     assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
@@ -915,6 +970,54 @@ mod tests {
             m.best_boards.clone(),
             m.trials.iter().map(|t| (t.iterations, t.best_score, t.solved_at, t.restarts)).collect(),
         )
+    }
+
+    /// Propagation: the fast kernels give the reference iterates with pruning on too, the
+    /// pruning does happen, and a threshold no cell reaches prunes only what arc consistency
+    /// removes from the empty board (by the AC-1 oracle); where that is nothing, the iterates
+    /// are the plain map's bit for bit.
+    #[test]
+    fn propagation_keeps_the_reference_iterates_and_an_unreachable_threshold_changes_nothing() {
+        let (mut pruned_somewhere, mut identical) = (false, 0);
+        for (w, h, seed) in [(4, 4, 2), (5, 5, 5), (6, 4, 6), (4, 3, 1)] {
+            let p = puzzle(w, h, seed);
+            for kind in [MapKind::Rrr, MapKind::Dm] {
+                for hybrid in [false, true] {
+                    let base = DcConfig {
+                        kind,
+                        hybrid,
+                        trials: 3,
+                        max_iters: 640,
+                        seed: seed * 7 + 1,
+                        stop_at_first: false,
+                        ..Default::default()
+                    };
+                    let what = format!("{w}x{h} {kind:?} hybrid {hybrid}");
+                    let cfg = DcConfig { propagate: Some(0.5), ..base.clone() };
+                    let mut fast = DcMap::new(&p, cfg.clone()).unwrap();
+                    let mut slow = DcMap::new(&p, cfg).unwrap().with_reference_kernels().unwrap();
+                    fast.run(|_| {});
+                    slow.run(|_| {});
+                    assert!(fingerprint(&fast) == fingerprint(&slow), "{what}: the iterates differ");
+                    pruned_somewhere |= fast.trials.iter().any(|t| !t.pruned.is_empty());
+
+                    let mut plain = DcMap::new(&p, base.clone()).unwrap();
+                    let never = DcConfig { propagate: Some(f32::INFINITY), ..base };
+                    let mut idle = DcMap::new(&p, never).unwrap();
+                    plain.run(|_| {});
+                    idle.run(|_| {});
+                    let zeros = vec![0.0; idle.layout.vars()];
+                    let empty_board = prune::prune_reference(&idle.layout, &Network::new(&p), &zeros, f32::INFINITY);
+                    assert!(idle.trials.iter().all(|t| t.pruned == empty_board), "{what}");
+                    if empty_board.is_empty() {
+                        assert!(fingerprint(&plain) == fingerprint(&idle), "{what}: an unreachable threshold moved");
+                        identical += 1;
+                    }
+                }
+            }
+        }
+        assert!(pruned_somewhere, "no run pruned anything: the test does not exercise the pruning");
+        assert!(identical > 0, "no instance compared the unreachable threshold with the plain map");
     }
 
     #[test]

@@ -117,6 +117,10 @@ pub struct MethodSpec {
     pub weights: Option<crate::dc::Weights>,
     #[serde(default)]
     pub hybrid: Option<bool>,
+    /// Divide and concur: propagation folded in, with this confidence threshold
+    /// ([`crate::dc::DcConfig::propagate`]).
+    #[serde(default)]
+    pub propagate: Option<f32>,
     /// Arc-consistent completion of near-fixed points (maps): K mismatched joins.
     #[serde(default)]
     pub complete: Option<usize>,
@@ -328,6 +332,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 weights: spec.weights.unwrap_or(crate::dc::Weights::Uniform),
                 hybrid: spec.hybrid.unwrap_or(false),
                 complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
+                propagate: spec.propagate,
                 ..Default::default()
             };
             let r = crate::dc::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;

@@ -66,6 +66,9 @@ pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
     if cfg.hybrid {
         return Err(GpuError::Unsupported("--hybrid (the assignment constraint) runs on the cpu backend".into()));
     }
+    if cfg.propagate.is_some() {
+        return Err(GpuError::Unsupported("--propagate (arc consistency folded in) runs on the cpu backend".into()));
+    }
     if cfg.readout == Readout::Assignment {
         return Err(GpuError::Unsupported("--readout assignment runs on the cpu backend".into()));
     }

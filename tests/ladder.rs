@@ -113,6 +113,21 @@ fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
 }
 
 #[test]
+fn methods_can_stop_at_a_size_and_budgets_can_set_their_runs() {
+    let text = CONFIG.replacen("max_iters = 20000", "max_iters = 20000\nmax_cells = 9", 1)
+        + "\n[[budgets]]\nmax_cells = 9\ntime_limit = 5\n\n[[budgets]]\nmax_cells = 16\ntime_limit = 5\nruns = 2\n";
+    let cfg = ladder::parse_config(&text).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &tmp("plan"), None, false, None, |_| {}).unwrap();
+    let count = |label: &str, w: usize| recs.iter().filter(|r| r.label == label && r.width == w).count();
+    // rrr stops at 3x3 (9 cells); the backtracker runs 3 times at 3x3 and the budget's 2 at 4x4.
+    assert_eq!((count("rrr", 3), count("rrr", 4)), (3, 0));
+    assert_eq!((count("bt-ac3", 3), count("bt-ac3", 4)), (3, 2));
+    assert!(recs.iter().all(|r| r.params.get("max_cells").is_none()), "max_cells is not a run parameter");
+    let bad = text.replacen("runs = 2", "runs = 0", 1);
+    assert!(ladder::parse_config(&bad).is_err());
+}
+
+#[test]
 fn runs_start_with_the_smallest_board() {
     // The 4x4 instance listed first still runs after the 3x3 one (one worker: plan order).
     let cfg = ladder::parse_config(

@@ -56,6 +56,10 @@ pub struct Config {
 pub struct Budget {
     pub max_cells: usize,
     pub time_limit: f64,
+    /// Runs per instance and method at these sizes (default: [`Config::runs`]), for sizes
+    /// where every run may take its whole budget.
+    #[serde(default)]
+    pub runs: Option<u64>,
 }
 
 impl Config {
@@ -66,6 +70,11 @@ impl Config {
             m.time_limit = Some(b.time_limit);
         }
         m
+    }
+
+    /// Runs per instance and method on a board of `cells` cells: the budget's, else `runs`.
+    pub fn runs_for(&self, cells: usize) -> u64 {
+        self.budgets.iter().find(|b| b.max_cells >= cells).and_then(|b| b.runs).unwrap_or(self.runs)
     }
 }
 
@@ -134,6 +143,9 @@ pub struct MethodSpec {
     pub max_nodes: Option<u64>,
     #[serde(default)]
     pub time_limit: Option<f64>,
+    /// Run this method only on instances of at most this many cells (the sizes it can solve).
+    #[serde(default)]
+    pub max_cells: Option<usize>,
 }
 
 impl MethodSpec {
@@ -213,6 +225,9 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if cfg.budgets.iter().any(|b| !(b.time_limit.is_finite() && b.time_limit > 0.0)) {
         return Err(Error::invalid("every budget needs a positive time_limit"));
     }
+    if cfg.budgets.iter().any(|b| b.runs == Some(0)) {
+        return Err(Error::invalid("a budget's runs must be at least 1"));
+    }
     let mut labels = HashSet::new();
     for m in &cfg.methods {
         if !labels.insert(m.label()) {
@@ -281,12 +296,17 @@ pub struct Job {
     pub run: u64,
 }
 
-/// Every run of the ladder in its fixed order, then the shard's share.
-pub fn plan(cfg: &Config, instances: usize, shard: Option<Shard>) -> Vec<Job> {
+/// Every run of the ladder in its fixed order (instances of `cells[i]` cells), then the
+/// shard's share. A method with `max_cells` skips the larger instances; a budget with `runs`
+/// sets the runs of its sizes.
+pub fn plan(cfg: &Config, cells: &[usize], shard: Option<Shard>) -> Vec<Job> {
     let mut jobs = Vec::new();
-    for i in 0..instances {
-        for m in 0..cfg.methods.len() {
-            for run in 0..cfg.runs {
+    for (i, &c) in cells.iter().enumerate() {
+        for (m, spec) in cfg.methods.iter().enumerate() {
+            if spec.max_cells.is_some_and(|mc| c > mc) {
+                continue;
+            }
+            for run in 0..cfg.runs_for(c) {
                 jobs.push(Job { instance: i, method: m, run });
             }
         }
@@ -390,6 +410,8 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
     let mut params = serde_json::to_value(spec).unwrap_or_default();
     if let Some(o) = params.as_object_mut() {
         o.retain(|_, v| !v.is_null());
+        // Which sizes a method runs on is the ladder's plan, not a parameter of the run.
+        o.remove("max_cells");
     }
     Ok(Record {
         instance: inst.name.clone(),
@@ -497,7 +519,8 @@ pub fn run(
         .open(&path)
         .map_err(|e| Error::invalid(format!("cannot open {}: {e}", path.display())))?;
     let file = Mutex::new(file);
-    let mut jobs: Vec<Job> = plan(cfg, instances.len(), shard)
+    let cells: Vec<usize> = instances.iter().map(|i| i.puzzle.cells()).collect();
+    let mut jobs: Vec<Job> = plan(cfg, &cells, shard)
         .into_iter()
         .filter(|j| max_cells.is_none_or(|m| instances[j.instance].puzzle.cells() <= m))
         .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))

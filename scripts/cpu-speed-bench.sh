@@ -7,6 +7,8 @@ set -euo pipefail
 BEFORE=$1; AFTER=$2
 P=${3:-${CONCUR_PUZZLES:-../shared/puzzles}}/brendan_owen/pieces_set_1
 ROUNDS=${ROUNDS:-3}
+# The dc rows ran the plain layout, then dc's default. Since the hybrid layout became the
+# default (2026-12-01), builds from then on need DC_LAYOUT="--layout plain" for the same rows.
 # Set 1's 5x5 is solved within ~1,000 iterations, so its runs time mostly set-up. Its twin
 # with one inner side recoloured (the last piece's left side 7 -> 6, so two colours occur an
 # odd number of times and no board matches everywhere) keeps the map iterating at steady state.
@@ -27,7 +29,7 @@ for r in $(seq "$ROUNDS"); do
     run "rrr 7x7" $b "$bin" "$P/pieces_07x07.txt" --method rrr --trials 4 --threads 1 --max-iters 20000 --all-trials --seed $r
     run "rrr 8x8" $b "$bin" "$P/pieces_08x08.txt" --method rrr --trials 4 --threads 1 --max-iters 10000 --all-trials --seed $r
     run "rrr 16x16" $b "$bin" "$P/pieces_16x16.txt" --method rrr --trials 1 --threads 1 --max-iters 1000 --all-trials --seed $r
-    run "dc 5x5" $b "$bin" "$P/pieces_05x05.txt" --method dc --trials 16 --threads 1 --max-iters 20000 --all-trials --seed $r
-    run "dc 8x8" $b "$bin" "$P/pieces_08x08.txt" --method dc --trials 4 --threads 1 --max-iters 5000 --all-trials --seed $r
+    run "dc 5x5" $b "$bin" "$P/pieces_05x05.txt" --method dc ${DC_LAYOUT:-} --trials 16 --threads 1 --max-iters 20000 --all-trials --seed $r
+    run "dc 8x8" $b "$bin" "$P/pieces_08x08.txt" --method dc ${DC_LAYOUT:-} --trials 4 --threads 1 --max-iters 5000 --all-trials --seed $r
   done
 done

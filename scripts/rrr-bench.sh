@@ -27,10 +27,10 @@ done
 # Divide and concur, 64 trials, the two best variants.
 for s in 06x06 07x07; do
   run "dc $s hybrid" $P/pieces_$s.txt --method dc --hybrid --trials 64 --threads 1 --max-iters 20000 --all-trials --seed 1
-  run "dc $s plain"  $P/pieces_$s.txt --method dc --trials 64 --threads 1 --max-iters 20000 --all-trials --seed 1
+  run "dc $s plain"  $P/pieces_$s.txt --method dc --layout plain --trials 64 --threads 1 --max-iters 20000 --all-trials --seed 1
 done
 # Divide and concur with adaptive weights, 64 trials.
 for s in 06x06 07x07; do
   run "dc $s adaptive hybrid" $P/pieces_$s.txt --method dc --weights adaptive --hybrid --trials 64 --threads 1 --max-iters 20000 --all-trials --seed 1
-  run "dc $s adaptive plain"  $P/pieces_$s.txt --method dc --weights adaptive --trials 64 --threads 1 --max-iters 20000 --all-trials --seed 1
+  run "dc $s adaptive plain"  $P/pieces_$s.txt --method dc --layout plain --weights adaptive --trials 64 --threads 1 --max-iters 20000 --all-trials --seed 1
 done

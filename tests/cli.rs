@@ -172,7 +172,12 @@ fn solve_on_the_gpu_backend_solves_a_generated_5x5() {
     let p = tmp("gpu5.txt");
     assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "3", "-o", s(&p)]).status.success());
     for method in ["rrr", "dm", "dc"] {
-        let out = concur(&["solve", s(&p), "--method", method, "--backend", "gpu", "--trials", "8", "--json"]);
+        let mut args = vec!["solve", s(&p), "--method", method, "--backend", "gpu", "--trials", "8", "--json"];
+        if method == "dc" {
+            // dc's default layout (hybrid) runs on the CPU only.
+            args.extend(["--layout", "plain"]);
+        }
+        let out = concur(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{method}: {err}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -215,6 +220,10 @@ fn gpu_backend_errors_are_clear_and_exit_2() {
         let out = concur(&["solve", s(&p), "--backend", "gpu", "--dump-state", s(&dir)]);
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains("cpu backend"));
+        // dc's default layout is CPU-only; the refusal names the one the GPU runs.
+        let out = concur(&["solve", s(&p), "--method", "dc", "--backend", "gpu"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--layout plain"));
     }
 }
 
@@ -606,6 +615,22 @@ fn stall_restarts_and_kicks_are_options_of_the_maps() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{bad:?}: {err}");
     }
+}
+
+#[test]
+fn dc_defaults_to_the_hybrid_layout() {
+    let puz = tmp("layout-p.txt");
+    assert!(concur(&["generate", "--width", "4", "--height", "4", "--seed", "2", "-o", s(&puz)]).status.success());
+    let p = s(&puz);
+    let base = ["solve", p, "--method", "dc", "--trials", "2", "--max-iters", "2000", "--backend", "cpu", "--json"];
+    for (extra, want) in [(&[][..], true), (&["--layout", "plain"][..], false), (&["--hybrid"][..], true)] {
+        let out = concur(&[&base[..], extra].concat());
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["hybrid"], want, "{extra:?}: {v}");
+    }
+    let out = concur(&[&base[..], &["--hybrid", "--layout", "plain"][..]].concat());
+    assert_eq!(out.status.code(), Some(2), "--hybrid and --layout plain contradict each other");
 }
 
 #[test]

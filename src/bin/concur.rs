@@ -238,8 +238,13 @@ struct SolveArgs {
     /// Divide and concur: step of the adaptive weights.
     #[arg(long, default_value_t = 0.1)]
     gamma: f32,
-    /// Divide and concur: one global assignment constraint instead of cell and piece constraints.
-    #[arg(long)]
+    /// Divide and concur: the constraints. `hybrid` (the default, the best measured): one
+    /// global assignment constraint and the joins; `plain`: a constraint per cell, per piece
+    /// and per join (the layout the GPU backend runs).
+    #[arg(long, value_enum, default_value_t = DcLayout::Hybrid)]
+    layout: DcLayout,
+    /// Divide and concur: the hybrid layout (the default; kept for older scripts).
+    #[arg(long, conflicts_with = "layout")]
     hybrid: bool,
     /// Divide and concur: how the board is read out of the concur values.
     #[arg(long, value_enum, default_value_t = Readout::Argmax)]
@@ -393,6 +398,13 @@ fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
 #[derive(Clone, Copy, Debug)]
 struct JoinWeights([f32; 3]);
 
+/// The constraint layout of divide and concur (`--layout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum DcLayout {
+    Plain,
+    Hybrid,
+}
+
 fn parse_join_weights(s: &str) -> Result<JoinWeights, String> {
     let v: Vec<f32> =
         s.split(',').map(|t| t.trim().parse::<f32>().map_err(|e| format!("`{t}`: {e}"))).collect::<Result<_, _>>()?;
@@ -509,7 +521,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 seed: a.seed,
                 weights: a.weights,
                 gamma: a.gamma,
-                hybrid: a.hybrid,
+                hybrid: a.hybrid || a.layout == DcLayout::Hybrid,
                 readout: a.readout,
                 stop_at_first: !a.all_trials,
                 cycle_restart: !a.no_cycle_restart,
@@ -525,7 +537,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             };
             let params = serde_json::json!({
                 "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
-                "hybrid": a.hybrid, "readout": a.readout, "replica_bytes": dc::replica_bytes(&puzzle, a.hybrid),
+                "hybrid": cfg.hybrid, "readout": a.readout, "replica_bytes": dc::replica_bytes(&puzzle, cfg.hybrid),
                 "propagate": a.propagate,
             });
             with_backend(SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params), gpu.as_deref())

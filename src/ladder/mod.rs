@@ -350,7 +350,8 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 time_limit,
                 seed,
                 weights: spec.weights.unwrap_or(crate::dc::Weights::Uniform),
-                hybrid: spec.hybrid.unwrap_or(false),
+                // The hybrid layout is dc's default, as on the command line.
+                hybrid: spec.hybrid.unwrap_or(true),
                 complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
                 propagate: spec.propagate,
                 ..Default::default()

@@ -64,7 +64,10 @@ pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
         return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
     }
     if cfg.hybrid {
-        return Err(GpuError::Unsupported("--hybrid (the assignment constraint) runs on the cpu backend".into()));
+        return Err(GpuError::Unsupported(
+            "the hybrid layout (the assignment constraint, dc's default) runs on the cpu backend; --layout plain runs on the gpu"
+                .into(),
+        ));
     }
     if cfg.propagate.is_some() {
         return Err(GpuError::Unsupported("--propagate (arc consistency folded in) runs on the cpu backend".into()));

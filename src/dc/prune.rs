@@ -17,7 +17,7 @@
 //! [`prune_reference`] is the oracle: the same greedy order with [`Network::place`] and the
 //! naive [`ac1`] from scratch for every cell.
 
-use super::layout::Layout;
+use super::layout::{Layout, argmax};
 use crate::verify::{Consistency, Network, Propagator, ac1};
 use std::sync::Arc;
 
@@ -82,13 +82,7 @@ fn confident(layout: &Layout, m: &[f32], tau: f32, order: &mut Vec<(f32, u32, u3
     for c in 0..layout.cells() {
         let r = layout.cell_vars(c);
         let vals = &m[r];
-        let mut top = 0;
-        for (j, &v) in vals.iter().enumerate() {
-            if v > vals[top] {
-                top = j;
-            }
-        }
-        if vals.get(top).is_some_and(|&v| v >= tau) {
+        if let Some(top) = argmax(vals).filter(|&j| vals[j] >= tau) {
             order.push((vals[top], c as u32, top as u32));
         }
     }

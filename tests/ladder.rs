@@ -40,7 +40,7 @@ fn canon(mut v: Vec<Record>) -> Vec<Record> {
 
 fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    ladder::run(&cfg, Path::new("."), dir, shard, resume, None, |_| {}).unwrap()
+    ladder::run(&cfg, Path::new("."), dir, shard, resume, &ladder::Part::default(), |_| {}).unwrap()
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn a_tiny_ladder_writes_one_line_per_run() {
     }
     // Running again without --resume refuses to touch the file.
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    assert!(ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).is_err());
+    assert!(ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).is_err());
 }
 
 #[test]
@@ -93,12 +93,29 @@ fn shards_are_disjoint_and_their_union_is_the_whole() {
 }
 
 #[test]
+fn a_part_of_the_methods_runs_first_and_resume_runs_the_rest() {
+    let full = run(&tmp("whole3"), None, false);
+    let dir = tmp("methods-part");
+    let cfg = ladder::parse_config(CONFIG).unwrap();
+    let only = |m: &str| ladder::Part { methods: vec![m.to_string()], ..Default::default() };
+    let bt = ladder::run(&cfg, Path::new("."), &dir, None, false, &only("bt-ac3"), |_| {}).unwrap();
+    assert_eq!(bt.len(), 2 * 3);
+    assert!(bt.iter().all(|r| r.label == "bt-ac3"));
+    // A label that no method has is an error, and writes nothing.
+    let err = ladder::run(&cfg, Path::new("."), &dir, None, true, &only("bt-ac4"), |_| {}).unwrap_err();
+    assert!(err.to_string().contains("bt-ac4") && err.to_string().contains("rrr"), "{err}");
+    let rest = run(&dir, None, true);
+    assert!(rest.iter().all(|r| r.label == "rrr") && rest.len() == 2 * 3);
+    assert_eq!(canon(report::merge(std::slice::from_ref(&dir)).unwrap()), canon(full));
+}
+
+#[test]
 fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
     let full = run(&tmp("whole2"), None, false);
     let dir = tmp("begun-whole");
     let cfg = ladder::parse_config(CONFIG).unwrap();
     // A part: only the 3x3 instance, unsharded.
-    let part = ladder::run(&cfg, Path::new("."), &dir, None, false, Some(9), |_| {}).unwrap();
+    let part = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part { max_cells: Some(9), ..Default::default() }, |_| {}).unwrap();
     assert_eq!(part.len(), 2 * 3);
     assert!(part.iter().all(|r| (r.width, r.height) == (3, 3)));
     // The rest in two shards: each skips what any file in the folder holds.
@@ -117,7 +134,7 @@ fn methods_can_stop_at_a_size_and_budgets_can_set_their_runs() {
     let text = CONFIG.replacen("max_iters = 20000", "max_iters = 20000\nmax_cells = 9", 1)
         + "\n[[budgets]]\nmax_cells = 9\ntime_limit = 5\n\n[[budgets]]\nmax_cells = 16\ntime_limit = 5\nruns = 2\n";
     let cfg = ladder::parse_config(&text).unwrap();
-    let recs = ladder::run(&cfg, Path::new("."), &tmp("plan"), None, false, None, |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &tmp("plan"), None, false, &ladder::Part::default(), |_| {}).unwrap();
     let count = |label: &str, w: usize| recs.iter().filter(|r| r.label == label && r.width == w).count();
     // rrr stops at 3x3 (9 cells); the backtracker runs 3 times at 3x3 and the budget's 2 at 4x4.
     assert_eq!((count("rrr", 3), count("rrr", 4)), (3, 0));
@@ -140,7 +157,7 @@ fn runs_start_with_the_smallest_board() {
     .unwrap();
     let dir = tmp("order");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let recs = pool.install(|| ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).unwrap());
+    let recs = pool.install(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap());
     let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
     let sizes: Vec<usize> = on_file.iter().map(|r| r.width).collect();
     assert_eq!(sizes, [vec![3; 6], vec![4; 6]].concat(), "{sizes:?}");
@@ -192,9 +209,9 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     )
     .unwrap();
     let dir = tmp("scan");
-    let a = ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).unwrap();
+    let a = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
     let dir2 = tmp("scan2");
-    let b = ladder::run(&cfg, Path::new("."), &dir2, None, false, None, |_| {}).unwrap();
+    let b = ladder::run(&cfg, Path::new("."), &dir2, None, false, &ladder::Part::default(), |_| {}).unwrap();
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
@@ -217,7 +234,7 @@ fn budgets_set_the_time_limit_by_board_size() {
     assert_eq!(cfg.method_for(m, 16).time_limit, Some(3.0));
     assert_eq!(cfg.method_for(m, 36).time_limit, Some(7.0), "past the last budget the method's own limit holds");
     let dir = tmp("budgets");
-    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, None, |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
     let mut limits: Vec<(usize, f64)> =
         recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
     limits.sort_by_key(|l| l.0);

@@ -179,6 +179,9 @@ enum Cmd {
         /// Run only the instances of at most this many cells (a part of the ladder).
         #[arg(long)]
         max_cells: Option<usize>,
+        /// Run only the methods of these labels, comma-separated (a part of the ladder).
+        #[arg(long, value_delimiter = ',')]
+        methods: Vec<String>,
         /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
         /// ../shared/puzzles).
         #[arg(long)]
@@ -919,7 +922,7 @@ fn run() -> Result<ExitCode> {
             generate_cmd(opts, &output, solution.as_deref())
         }
         Cmd::Demo { size, seed } => demo(size, seed),
-        Cmd::Ladder { config, out, shard, resume, max_cells, puzzles, threads } => {
+        Cmd::Ladder { config, out, shard, resume, max_cells, methods, puzzles, threads } => {
             let text = read(&config)?;
             let text = std::str::from_utf8(&text).with_context(|| format!("{}: not text", config.display()))?;
             let cfg = ladder::parse_config(text).with_context(|| format!("{}", config.display()))?;
@@ -928,7 +931,8 @@ fn run() -> Result<ExitCode> {
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
-                ladder::run(&cfg, &dir, &out, shard, resume, max_cells, |r| {
+                let part = ladder::Part { max_cells, methods };
+                ladder::run(&cfg, &dir, &out, shard, resume, &part, |r| {
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     eprintln!(
                         "[{n}] {} {} run {}: {} {} {} in {:.2} s",

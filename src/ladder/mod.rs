@@ -479,11 +479,22 @@ fn runs_on_file(out: &Path) -> Result<HashSet<(String, String, u64)>> {
     Ok(done)
 }
 
+/// A part of a ladder: the runs a call does, out of its shard's share. A later call with a
+/// wider part (or none) and `resume` runs the rest, so a ladder can be run cheap runs first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Part {
+    /// Leave out the instances of more cells.
+    pub max_cells: Option<usize>,
+    /// Run only the methods of these labels (all when empty); a label that no method has is
+    /// an error.
+    pub methods: Vec<String>,
+}
+
 /// Runs a ladder into `out`. With `resume`, runs already on file in `out` (in the unsharded
 /// results file or any shard's) are skipped, so a ladder begun whole can be finished in
 /// shards and the other way round; without it an existing non-empty results file is an error
-/// (nothing is overwritten). `max_cells` leaves out the instances of more cells (a part of the
-/// ladder; a later call without it runs the rest). Runs start smallest board first (the plan's
+/// (nothing is overwritten). `part` leaves out the larger instances or the other methods (a
+/// part of the ladder; a later call without it runs the rest). Runs start smallest board first (the plan's
 /// order within a board), so a part stopped early has finished the small sizes. `progress` sees
 /// each finished record. Returns the records written by this call.
 ///
@@ -496,9 +507,13 @@ pub fn run(
     out: &Path,
     shard: Option<Shard>,
     resume: bool,
-    max_cells: Option<usize>,
+    part: &Part,
     progress: impl Fn(&Record) + Sync,
 ) -> Result<Vec<Record>> {
+    let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
+    if let Some(bad) = part.methods.iter().find(|m| !labels.contains(m)) {
+        return Err(Error::invalid(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));
+    }
     let instances = load_instances(cfg, puzzle_dir)?;
     std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
     let path = results_path(out, shard);
@@ -523,7 +538,8 @@ pub fn run(
     let cells: Vec<usize> = instances.iter().map(|i| i.puzzle.cells()).collect();
     let mut jobs: Vec<Job> = plan(cfg, &cells, shard)
         .into_iter()
-        .filter(|j| max_cells.is_none_or(|m| instances[j.instance].puzzle.cells() <= m))
+        .filter(|j| part.max_cells.is_none_or(|m| instances[j.instance].puzzle.cells() <= m))
+        .filter(|j| part.methods.is_empty() || part.methods.contains(&labels[j.method]))
         .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))
         .collect();
     jobs.sort_by_key(|j| instances[j.instance].puzzle.cells());

@@ -93,7 +93,7 @@ fn shards_are_disjoint_and_their_union_is_the_whole() {
 }
 
 #[test]
-fn a_part_of_the_methods_runs_first_and_resume_runs_the_rest() {
+fn a_part_of_the_methods_or_runs_goes_first_and_resume_runs_the_rest() {
     let full = run(&tmp("whole3"), None, false);
     let dir = tmp("methods-part");
     let cfg = ladder::parse_config(CONFIG).unwrap();
@@ -104,8 +104,12 @@ fn a_part_of_the_methods_runs_first_and_resume_runs_the_rest() {
     // A label that no method has is an error, and writes nothing.
     let err = ladder::run(&cfg, Path::new("."), &dir, None, true, &only("bt-ac4"), |_| {}).unwrap_err();
     assert!(err.to_string().contains("bt-ac4") && err.to_string().contains("rrr"), "{err}");
+    // A shallow pass: the first run of each method and instance, then the rest.
+    let shallow = ladder::Part { runs: Some(1), ..Default::default() };
+    let first = ladder::run(&cfg, Path::new("."), &dir, None, true, &shallow, |_| {}).unwrap();
+    assert!(first.iter().all(|r| r.label == "rrr" && r.run == 0) && first.len() == 2, "{first:?}");
     let rest = run(&dir, None, true);
-    assert!(rest.iter().all(|r| r.label == "rrr") && rest.len() == 2 * 3);
+    assert!(rest.iter().all(|r| r.label == "rrr" && r.run > 0) && rest.len() == 2 * 2);
     assert_eq!(canon(report::merge(std::slice::from_ref(&dir)).unwrap()), canon(full));
 }
 

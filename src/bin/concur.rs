@@ -182,6 +182,10 @@ enum Cmd {
         /// Run only the methods of these labels, comma-separated (a part of the ladder).
         #[arg(long, value_delimiter = ',')]
         methods: Vec<String>,
+        /// Run only the first N runs of each method and instance (a shallow pass; a later
+        /// --resume deepens it).
+        #[arg(long)]
+        runs: Option<u64>,
         /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
         /// ../shared/puzzles).
         #[arg(long)]
@@ -922,7 +926,7 @@ fn run() -> Result<ExitCode> {
             generate_cmd(opts, &output, solution.as_deref())
         }
         Cmd::Demo { size, seed } => demo(size, seed),
-        Cmd::Ladder { config, out, shard, resume, max_cells, methods, puzzles, threads } => {
+        Cmd::Ladder { config, out, shard, resume, max_cells, methods, runs, puzzles, threads } => {
             let text = read(&config)?;
             let text = std::str::from_utf8(&text).with_context(|| format!("{}: not text", config.display()))?;
             let cfg = ladder::parse_config(text).with_context(|| format!("{}", config.display()))?;
@@ -931,7 +935,7 @@ fn run() -> Result<ExitCode> {
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
-                let part = ladder::Part { max_cells, methods };
+                let part = ladder::Part { max_cells, methods, runs };
                 ladder::run(&cfg, &dir, &out, shard, resume, &part, |r| {
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     eprintln!(

@@ -488,6 +488,9 @@ pub struct Part {
     /// Run only the methods of these labels (all when empty); a label that no method has is
     /// an error.
     pub methods: Vec<String>,
+    /// Run only the first this many runs of each method and instance (a shallow pass that a
+    /// later call deepens).
+    pub runs: Option<u64>,
 }
 
 /// Runs a ladder into `out`. With `resume`, runs already on file in `out` (in the unsharded
@@ -540,6 +543,7 @@ pub fn run(
         .into_iter()
         .filter(|j| part.max_cells.is_none_or(|m| instances[j.instance].puzzle.cells() <= m))
         .filter(|j| part.methods.is_empty() || part.methods.contains(&labels[j.method]))
+        .filter(|j| part.runs.is_none_or(|n| j.run < n))
         .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))
         .collect();
     jobs.sort_by_key(|j| instances[j.instance].puzzle.cells());

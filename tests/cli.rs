@@ -725,8 +725,11 @@ fn join_weights_are_a_map_option_reported_in_the_json() {
 #[test]
 fn a_ladder_part_naming_no_method_exits_2() {
     let cfg = tmp("part-ladder.toml");
-    std::fs::write(&cfg, "runs = 1\n[[instances]]\ngenerate = { width = 3, height = 3, seed = 1 }\n[[methods]]\nmethod = \"scan\"\n")
-        .unwrap();
+    std::fs::write(
+        &cfg,
+        "runs = 1\n[[instances]]\ngenerate = { width = 3, height = 3, seed = 1 }\n[[methods]]\nmethod = \"scan\"\n",
+    )
+    .unwrap();
     let out_dir = tmp("part-ladder-out");
     let out = concur(&["ladder", s(&cfg), "--out", s(&out_dir), "--methods", "scan,rrr"]);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -119,7 +119,16 @@ fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
     let dir = tmp("begun-whole");
     let cfg = ladder::parse_config(CONFIG).unwrap();
     // A part: only the 3x3 instance, unsharded.
-    let part = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part { max_cells: Some(9), ..Default::default() }, |_| {}).unwrap();
+    let part = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        None,
+        false,
+        &ladder::Part { max_cells: Some(9), ..Default::default() },
+        |_| {},
+    )
+    .unwrap();
     assert_eq!(part.len(), 2 * 3);
     assert!(part.iter().all(|r| (r.width, r.height) == (3, 3)));
     // The rest in two shards: each skips what any file in the folder holds.
@@ -161,7 +170,8 @@ fn runs_start_with_the_smallest_board() {
     .unwrap();
     let dir = tmp("order");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let recs = pool.install(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap());
+    let recs = pool
+        .install(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap());
     let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
     let sizes: Vec<usize> = on_file.iter().map(|r| r.width).collect();
     assert_eq!(sizes, [vec![3; 6], vec![4; 6]].concat(), "{sizes:?}");

@@ -496,10 +496,11 @@ pub struct Part {
 /// Runs a ladder into `out`. With `resume`, runs already on file in `out` (in the unsharded
 /// results file or any shard's) are skipped, so a ladder begun whole can be finished in
 /// shards and the other way round; without it an existing non-empty results file is an error
-/// (nothing is overwritten). `part` leaves out the larger instances or the other methods (a
-/// part of the ladder; a later call without it runs the rest). Runs start smallest board first (the plan's
-/// order within a board), so a part stopped early has finished the small sizes. `progress` sees
-/// each finished record. Returns the records written by this call.
+/// (nothing is overwritten). `part` leaves out the larger instances, the other methods or the
+/// later runs (a part of the ladder; a later call without it runs the rest). Runs start
+/// smallest board first (the plan's order within a board), so a part stopped early has finished
+/// the small sizes. `progress` sees each finished record. Returns the records written by this
+/// call.
 ///
 /// After a stop request ([`crate::interrupt`]) no new run starts, and a run that the stop cut
 /// short is not written (a solved one is): the file holds only whole runs of their full budget,

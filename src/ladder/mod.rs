@@ -542,12 +542,12 @@ pub fn run(
     let cells: Vec<usize> = instances.iter().map(|i| i.puzzle.cells()).collect();
     let mut jobs: Vec<Job> = plan(cfg, &cells, shard)
         .into_iter()
-        .filter(|j| part.max_cells.is_none_or(|m| instances[j.instance].puzzle.cells() <= m))
+        .filter(|j| part.max_cells.is_none_or(|m| cells[j.instance] <= m))
         .filter(|j| part.methods.is_empty() || part.methods.contains(&labels[j.method]))
         .filter(|j| part.runs.is_none_or(|n| j.run < n))
-        .filter(|j| !done.contains(&(instances[j.instance].name.clone(), cfg.methods[j.method].label(), j.run)))
+        .filter(|j| !done.contains(&(instances[j.instance].name.clone(), labels[j.method].clone(), j.run)))
         .collect();
-    jobs.sort_by_key(|j| instances[j.instance].puzzle.cells());
+    jobs.sort_by_key(|j| cells[j.instance]);
     let records: Vec<Result<Option<Record>>> = jobs
         .par_iter()
         .map(|j| {

@@ -303,6 +303,113 @@ fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
     front * f / a
 }
 
+/// The pooled estimate of the mean work (or time) per solution of a memoryless method: the
+/// censored maximum-likelihood estimate under exponential run lengths, the total spent over
+/// all runs divided by the solutions. A run's length then does not matter, only the total, so
+/// runs of any budget pool (W. Nelson, *Applied Life Data Analysis* (1982), ch. 7; the exact
+/// interval is the one for time-censored exponential data).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Pooled {
+    /// Runs pooled.
+    pub runs: usize,
+    /// Solutions among them.
+    pub solutions: usize,
+    /// The total spent over all runs, solved or not.
+    pub total: f64,
+    /// `total / solutions`; `None` without a solution.
+    pub mean: Option<f64>,
+    /// The exact 95% interval of the mean: `[2T / chi2(0.975; 2d + 2), 2T / chi2(0.025; 2d)]`.
+    /// Without a solution, the one-sided 95% lower bound `2T / chi2(0.95; 2) = T / ln 20` and
+    /// `None` above (the mean may be infinite).
+    pub ci: [Option<f64>; 2],
+}
+
+/// The `p` quantile of the chi-square distribution with `df` degrees of freedom.
+pub fn chi_square_quantile(p: f64, df: f64) -> f64 {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    ChiSquared::new(df).expect("positive degrees of freedom").inverse_cdf(p)
+}
+
+/// [`Pooled`] of `(spent, solved)` observations.
+pub fn pooled(obs: &[(f64, bool)]) -> Pooled {
+    let total: f64 = obs.iter().map(|o| o.0).sum();
+    let d = obs.iter().filter(|o| o.1).count();
+    let (mean, ci) = if d == 0 {
+        let lower = (total > 0.0).then(|| 2.0 * total / chi_square_quantile(0.95, 2.0));
+        (None, [lower, None])
+    } else {
+        let df = 2.0 * d as f64;
+        let lo = 2.0 * total / chi_square_quantile(0.975, df + 2.0);
+        let hi = 2.0 * total / chi_square_quantile(0.025, df);
+        (Some(total / d as f64), [Some(lo), Some(hi)])
+    };
+    Pooled { runs: obs.len(), solutions: d, total, mean, ci }
+}
+
+/// The Kolmogorov-Smirnov distance between the Kaplan-Meier estimate of `obs` and the
+/// exponential distribution of mean `mean`, over the range the curve is known on (up to the
+/// largest observation).
+pub fn ks_exponential(obs: &[(f64, bool)], mean: f64) -> f64 {
+    let km = KaplanMeier::new(obs);
+    let cdf = |t: f64| if t.is_finite() { 1.0 - (-t / mean).exp() } else { 1.0 };
+    let mut d: f64 = 0.0;
+    let mut before = 0.0; // the KM estimate of F just before the current step
+    for &(t, s) in km.steps() {
+        let f = cdf(t);
+        d = d.max((f - before).abs()).max((f - (1.0 - s)).abs());
+        before = 1.0 - s;
+    }
+    // The last flat stretch, up to the largest observation.
+    d.max((cdf(km.end()) - before).abs())
+}
+
+/// A goodness-of-fit check of exponential (memoryless) run lengths.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ExpFit {
+    /// [`ks_exponential`] at the pooled mean.
+    pub ks: f64,
+    /// Its p-value by parametric bootstrap: the fraction of samples drawn from the fitted
+    /// exponential, censored where each run would have been, refitted, whose distance is at
+    /// least `ks` (with the usual +1 in numerator and denominator).
+    pub p_value: f64,
+    /// `p_value < 0.05`: the run lengths are not memoryless, and the pooled mean misleads.
+    pub rejected: bool,
+}
+
+/// The smallest number of solutions for which [`exp_fit`] tests the fit.
+pub const MIN_SOLUTIONS_FOR_FIT: usize = 10;
+
+/// Tests `obs` against the exponential at its pooled mean. `censor_at[i]` is where run `i`
+/// would have been cut off had it not solved (its budget, in the same unit; `+inf` when
+/// unknown); for an unsolved run it is its own value. The parameter is estimated from the
+/// data, so the KS distance's usual tables do not apply (H. W. Lilliefors, J. Amer. Statist.
+/// Assoc. 64:387 (1969)), and censoring changes them again: the p-value comes from a
+/// parametric bootstrap that repeats both, seeded by `seed`. `None` with fewer than
+/// [`MIN_SOLUTIONS_FOR_FIT`] solutions.
+pub fn exp_fit(obs: &[(f64, bool)], censor_at: &[f64], resamples: usize, seed: u64) -> Option<ExpFit> {
+    assert_eq!(obs.len(), censor_at.len());
+    let p = pooled(obs);
+    let mean = p.mean.filter(|_| p.solutions >= MIN_SOLUTIONS_FOR_FIT)?;
+    let ks = ks_exponential(obs, mean);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut sample = vec![(0.0, false); obs.len()];
+    let (mut at_least, mut valid) = (0usize, 0usize);
+    for _ in 0..resamples {
+        for (s, &c) in sample.iter_mut().zip(censor_at) {
+            let u: f64 = rng.random::<f64>();
+            let x = -mean * (1.0 - u).ln();
+            *s = if x <= c { (x, true) } else { (c, false) };
+        }
+        let Some(m) = pooled(&sample).mean else { continue };
+        valid += 1;
+        if ks_exponential(&sample, m) >= ks {
+            at_least += 1;
+        }
+    }
+    let p_value = (at_least + 1) as f64 / (valid + 1) as f64;
+    Some(ExpFit { ks, p_value, rejected: p_value < 0.05 })
+}
+
 /// A stable 64-bit FNV-1a hash, to derive bootstrap seeds from cell names.
 pub fn stable_hash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
@@ -315,6 +422,103 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn chi_square_quantiles_match_tables() {
+        assert!(close(chi_square_quantile(0.95, 2.0), 5.991_465, 1e-6));
+        assert!(close(chi_square_quantile(0.975, 10.0), 20.483_18, 1e-6));
+        assert!(close(chi_square_quantile(0.025, 8.0), 2.179_731, 1e-6));
+    }
+
+    #[test]
+    fn pooled_mean_is_total_over_solutions_with_the_exact_interval() {
+        let p = pooled(&[(10.0, true), (20.0, false), (30.0, true)]);
+        assert_eq!((p.runs, p.solutions), (3, 2));
+        assert!(close(p.total, 60.0, 1e-12));
+        assert!(close(p.mean.unwrap(), 30.0, 1e-12));
+        // 2T / chi2(0.975; 6) and 2T / chi2(0.025; 4), from tables: 14.449 38 and 0.484 419.
+        assert!(close(p.ci[0].unwrap(), 120.0 / 14.449_38, 1e-5));
+        assert!(close(p.ci[1].unwrap(), 120.0 / 0.484_419, 1e-5));
+    }
+
+    #[test]
+    fn no_solution_gives_the_one_sided_bound() {
+        // 24 runs of 600 s with no solution: the mean exceeds 14,400 / ln 20 = 4,807 s (95%).
+        let p = pooled(&vec![(600.0, false); 24]);
+        assert_eq!(p.mean, None);
+        assert_eq!(p.ci[1], None);
+        let lower = p.ci[0].unwrap();
+        assert!(close(lower, 14_400.0 / 20f64.ln(), 1e-9), "{lower}");
+        // At a true mean equal to the bound, no solution in the total has probability 5%.
+        assert!(close((-14_400.0 / lower).exp(), 0.05, 1e-9));
+        assert_eq!(pooled(&[]).ci, [None, None]);
+    }
+
+    fn exp_sample(rng: &mut Xoshiro256PlusPlus, mean: f64) -> f64 {
+        -mean * (1.0 - rng.random::<f64>()).ln()
+    }
+
+    #[test]
+    fn the_pooled_interval_covers_a_known_mean_95_percent_of_the_time() {
+        // 400 ladders of 20 runs with mixed budgets (0.5 and 2.0, as when short and long
+        // campaigns pool), true mean 1.5.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let (mut covered, mut tried) = (0, 0);
+        for _ in 0..400 {
+            let obs: Vec<(f64, bool)> = (0..20)
+                .map(|i| {
+                    let c = if i % 2 == 0 { 0.5 } else { 2.0 };
+                    let x = exp_sample(&mut rng, 1.5);
+                    if x <= c { (x, true) } else { (c, false) }
+                })
+                .collect();
+            let p = pooled(&obs);
+            if let [Some(lo), Some(hi)] = p.ci {
+                tried += 1;
+                covered += usize::from(lo <= 1.5 && 1.5 <= hi);
+            }
+        }
+        let rate = covered as f64 / tried as f64;
+        assert!(tried >= 390 && (0.93..=0.99).contains(&rate), "coverage {rate} of {tried}");
+    }
+
+    #[test]
+    fn exponential_run_lengths_pass_the_fit_check() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut rejected = 0;
+        for rep in 0..20 {
+            let obs: Vec<(f64, bool)> = (0..100)
+                .map(|_| {
+                    let x = exp_sample(&mut rng, 1.0);
+                    if x <= 2.0 { (x, true) } else { (2.0, false) }
+                })
+                .collect();
+            let fit = exp_fit(&obs, &[2.0; 100], 400, rep).expect("enough solutions");
+            rejected += usize::from(fit.rejected);
+        }
+        // About 1 in 20 at the 5% level; 4 or more would be a 1.6% event.
+        assert!(rejected <= 3, "{rejected} of 20 exponential samples flagged");
+    }
+
+    #[test]
+    fn heavy_tailed_run_lengths_are_flagged() {
+        // Weibull with shape 0.3: many quick solves and a heavy tail (a decreasing hazard,
+        // where restarts pay and pooled totals mislead).
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+        let mut flagged = 0;
+        for rep in 0..10 {
+            let obs: Vec<(f64, bool)> = (0..100)
+                .map(|_| {
+                    let x = exp_sample(&mut rng, 1.0).powf(1.0 / 0.3);
+                    if x <= 1.0 { (x, true) } else { (1.0, false) }
+                })
+                .collect();
+            flagged += usize::from(exp_fit(&obs, &[1.0; 100], 400, rep).unwrap().rejected);
+        }
+        assert!(flagged >= 9, "only {flagged} of 10 heavy-tailed samples flagged");
+        // Too few solutions: no check.
+        assert_eq!(exp_fit(&[(1.0, true), (2.0, false)], &[2.0, 2.0], 100, 0), None);
     }
 
     #[test]

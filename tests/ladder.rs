@@ -260,3 +260,97 @@ fn budgets_set_the_time_limit_by_board_size() {
         .is_err()
     );
 }
+
+/// A campaign: many planned runs of a small puzzle, stopped by its rules.
+fn campaign(extra: &str) -> ladder::Config {
+    ladder::parse_config(&format!(
+        r#"
+runs = 20
+seed = 9
+{extra}
+
+[[instances]]
+generate = {{ width = 3, height = 3, seed = 1 }}
+
+[[instances]]
+generate = {{ width = 3, height = 3, seed = 2 }}
+
+[[methods]]
+method = "rrr"
+time_limit = 5
+"#
+    ))
+    .unwrap()
+}
+
+fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(f)
+}
+
+#[test]
+fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
+    let cfg = campaign("[[stops]]\nmethods = [\"rrr\"]\ncells = [9]\ntarget_solutions = 3");
+    let dir = tmp("stop-target");
+    let recs = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}))
+        .unwrap();
+    // Every 3x3 run solves: the third solution stops the group, whichever instance had it,
+    // and the runs went run by run across the two instances.
+    assert_eq!(recs.len(), 3, "{recs:?}");
+    let order: Vec<(u64, &str)> = recs.iter().map(|r| (r.run, r.instance.as_str())).collect();
+    assert_eq!(order, [(0, "generated:3x3:seed1"), (0, "generated:3x3:seed2"), (1, "generated:3x3:seed1")]);
+    // Resuming a stopped group starts nothing.
+    let more = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, true, &ladder::Part::default(), |_| {}));
+    assert!(more.unwrap().is_empty());
+}
+
+#[test]
+fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them() {
+    // Two solutions on file in an earlier ladder's folder count towards the target of 3.
+    let earlier = tmp("pool-earlier");
+    let cfg0 = campaign("");
+    let part = ladder::Part { runs: Some(1), ..Default::default() };
+    let first = ladder::run(&cfg0, Path::new("."), &earlier, None, false, &part, |_| {}).unwrap();
+    assert_eq!(first.len(), 2);
+    let pool = format!("pool = [{:?}]\nfirst_run = 1000\n[[stops]]\ntarget_solutions = 3", earlier.display().to_string());
+    let cfg = campaign(&pool);
+    let dir = tmp("pool-campaign");
+    let recs = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}))
+        .unwrap();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].run, 1000, "campaign runs are numbered past the pooled ladder's");
+    assert_ne!(recs[0].seed, first[0].seed);
+    // The merged report keeps both without a clash.
+    assert_eq!(report::merge(&[earlier.clone(), dir.clone()]).unwrap().len(), 3);
+    // A cap of core-hours: the first run spends more than a nanosecond-hour.
+    let cfg = campaign("[[stops]]\ncap_core_hours = 1e-12");
+    let capped = one_thread(|| {
+        ladder::run(&cfg, Path::new("."), &tmp("cap"), None, false, &ladder::Part::default(), |_| {})
+    })
+    .unwrap();
+    assert_eq!(capped.len(), 1);
+    // Bad rules are refused.
+    for bad in ["[[stops]]\ntarget_solutions = 0", "[[stops]]\ncap_core_hours = -1", "[[stops]]\nmethods = [\"x\"]"] {
+        let text = format!("runs = 1\n{bad}\n[[instances]]\npath = \"x\"\n[[methods]]\nmethod = \"rrr\"\n");
+        assert!(ladder::parse_config(&text).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
+    let cfg = campaign("");
+    let past = ladder::Part { deadline: Some(std::time::Instant::now()), ..Default::default() };
+    assert!(ladder::run(&cfg, Path::new("."), &tmp("deadline-past"), None, false, &past, |_| {}).unwrap().is_empty());
+    // 90 s left and a budget of 5 s: the runs keep their budget.
+    let soon = ladder::Part {
+        deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(90)),
+        runs: Some(1),
+        ..Default::default()
+    };
+    let recs = ladder::run(&cfg, Path::new("."), &tmp("deadline-soon"), None, false, &soon, |_| {}).unwrap();
+    assert_eq!(recs.len(), 2);
+    assert!(recs.iter().all(|r| r.params["time_limit"] == 5.0), "{recs:?}");
+    // A budget longer than what is left is cut to it.
+    let long = campaign("[[budgets]]\nmax_cells = 9\ntime_limit = 100000");
+    let recs = ladder::run(&long, Path::new("."), &tmp("deadline-cut"), None, false, &soon, |_| {}).unwrap();
+    assert!(recs.iter().all(|r| r.params["time_limit"].as_f64().unwrap() <= 90.0), "{recs:?}");
+}

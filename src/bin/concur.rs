@@ -193,6 +193,11 @@ enum Cmd {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Start no run after SECS seconds from now, and cut each run's time limit to end by
+        /// then (the run records the limit it ran under), so a stop at a known time loses
+        /// nothing.
+        #[arg(long, value_name = "SECS")]
+        deadline: Option<f64>,
     },
     /// Merge ladder results and write a Markdown table (fraction solved, Kaplan-Meier medians and
     /// quartiles of seconds and work with unsolved runs censored, bootstrap intervals), growth
@@ -926,7 +931,14 @@ fn run() -> Result<ExitCode> {
             generate_cmd(opts, &output, solution.as_deref())
         }
         Cmd::Demo { size, seed } => demo(size, seed),
-        Cmd::Ladder { config, out, shard, resume, max_cells, methods, runs, puzzles, threads } => {
+        Cmd::Ladder { config, out, shard, resume, max_cells, methods, runs, puzzles, threads, deadline } => {
+            let deadline = match deadline {
+                None => None,
+                Some(d) if d.is_finite() && d > 0.0 && d < 1e9 => {
+                    Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(d))
+                }
+                Some(d) => anyhow::bail!("--deadline {d}: need a positive number of seconds"),
+            };
             let text = read(&config)?;
             let text = std::str::from_utf8(&text).with_context(|| format!("{}: not text", config.display()))?;
             let cfg = ladder::parse_config(text).with_context(|| format!("{}", config.display()))?;
@@ -935,7 +947,7 @@ fn run() -> Result<ExitCode> {
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
-                let part = ladder::Part { max_cells, methods, runs };
+                let part = ladder::Part { max_cells, methods, runs, deadline };
                 ladder::run(&cfg, &dir, &out, shard, resume, &part, |r| {
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     eprintln!(

@@ -38,6 +38,11 @@ pub struct Config {
     /// Base seed; run `r` uses a seed derived from `(seed, r)`.
     #[serde(default)]
     pub seed: u64,
+    /// The index of the first run (default 0): a campaign that pools with an earlier ladder
+    /// of the same seed numbers its runs past the ladder's, so that no run repeats another's
+    /// seed and every run keeps a distinct key in a merged report.
+    #[serde(default)]
+    pub first_run: u64,
     /// Folder that relative instance paths and globs start from (default: the puzzle folder).
     #[serde(default)]
     pub root: Option<PathBuf>,
@@ -48,6 +53,74 @@ pub struct Config {
     /// `time_limit`; past the last entry, the methods' own limits hold.
     #[serde(default)]
     pub budgets: Vec<Budget>,
+    /// Stopping rules for campaigns: a (method, size) group stops starting runs once it has
+    /// enough solutions or has spent its cap (the first rule that matches it applies).
+    #[serde(default)]
+    pub stops: Vec<Stop>,
+    /// Result folders of earlier ladders whose runs count towards the stopping rules (their
+    /// `*.jsonl`, matched by method label and board cells), relative to the working directory.
+    /// `concur report` pools them when given both folders.
+    #[serde(default)]
+    pub pool: Vec<PathBuf>,
+}
+
+/// A stopping rule of [`Config::stops`]: the runs of a method on boards of some cell counts
+/// stop once their solutions reach `target_solutions` or their core-hours (wall seconds of
+/// one-core runs, pooled over every instance of that size) reach `cap_core_hours`, counted
+/// over the results on file and in [`Config::pool`]. Runs already started finish, so a cap
+/// may be passed by up to one run per worker.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Stop {
+    /// Method labels it applies to (all when empty).
+    #[serde(default)]
+    pub methods: Vec<String>,
+    /// Board sizes in cells it applies to (all when empty).
+    #[serde(default)]
+    pub cells: Vec<usize>,
+    #[serde(default)]
+    pub target_solutions: Option<u64>,
+    #[serde(default)]
+    pub cap_core_hours: Option<f64>,
+}
+
+impl Stop {
+    fn applies(&self, label: &str, cells: usize) -> bool {
+        (self.methods.is_empty() || self.methods.iter().any(|m| m == label))
+            && (self.cells.is_empty() || self.cells.contains(&cells))
+    }
+
+    /// Whether a group with `solutions` and `core_hours` on file is done.
+    pub fn reached(&self, solutions: u64, core_hours: f64) -> bool {
+        self.target_solutions.is_some_and(|t| solutions >= t) || self.cap_core_hours.is_some_and(|c| core_hours >= c)
+    }
+}
+
+/// Solutions and core-hours per (method label, board cells).
+pub type Tally = std::collections::HashMap<(String, usize), (u64, f64)>;
+
+/// Adds records to a tally.
+pub fn tally(records: &[Record], into: &mut Tally) {
+    for r in records {
+        let e = into.entry((r.label.clone(), r.width * r.height)).or_default();
+        e.0 += u64::from(r.solved);
+        e.1 += r.wall_s / 3600.0;
+    }
+}
+
+/// The records of every `*.jsonl` in a folder (none when it does not exist).
+pub fn read_folder(dir: &Path) -> Result<Vec<Record>> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(out) };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    for f in files {
+        out.extend(read_records(&f)?);
+    }
+    Ok(out)
 }
 
 /// One step of [`Config::budgets`].
@@ -225,6 +298,13 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if cfg.budgets.iter().any(|b| !(b.time_limit.is_finite() && b.time_limit > 0.0)) {
         return Err(Error::invalid("every budget needs a positive time_limit"));
     }
+    if cfg
+        .stops
+        .iter()
+        .any(|s| s.target_solutions == Some(0) || s.cap_core_hours.is_some_and(|c| !(c.is_finite() && c > 0.0)))
+    {
+        return Err(Error::invalid("a stop needs target_solutions >= 1 and a positive, finite cap_core_hours"));
+    }
     if cfg.budgets.iter().any(|b| b.runs == Some(0)) {
         return Err(Error::invalid("a budget's runs must be at least 1"));
     }
@@ -235,6 +315,11 @@ pub fn parse_config(text: &str) -> Result<Config> {
                 "two methods share the label {:?}; give them distinct labels",
                 m.label()
             )));
+        }
+    }
+    for s in &cfg.stops {
+        if let Some(bad) = s.methods.iter().find(|m| !labels.contains(*m)) {
+            return Err(Error::invalid(format!("a stop names {bad:?}, which no method is labelled")));
         }
     }
     Ok(cfg)
@@ -306,7 +391,7 @@ pub fn plan(cfg: &Config, cells: &[usize], shard: Option<Shard>) -> Vec<Job> {
             if spec.max_cells.is_some_and(|mc| c > mc) {
                 continue;
             }
-            for run in 0..cfg.runs_for(c) {
+            for run in cfg.first_run..cfg.first_run + cfg.runs_for(c) {
                 jobs.push(Job { instance: i, method: m, run });
             }
         }
@@ -491,7 +576,14 @@ pub struct Part {
     /// Run only the first this many runs of each method and instance (a shallow pass that a
     /// later call deepens).
     pub runs: Option<u64>,
+    /// Start no run after this instant, and cut each run's time limit to end by it (the run
+    /// records the limit it ran under). A run whose remaining time would be under
+    /// [`MIN_DEADLINE_RUN_S`] (or its whole budget, if shorter) does not start.
+    pub deadline: Option<std::time::Instant>,
 }
+
+/// The shortest run a deadline leaves room for, in seconds.
+pub const MIN_DEADLINE_RUN_S: f64 = 60.0;
 
 /// Runs a ladder into `out`. With `resume`, runs already on file in `out` (in the unsharded
 /// results file or any shard's) are skipped, so a ladder begun whole can be finished in
@@ -544,33 +636,74 @@ pub fn run(
         .into_iter()
         .filter(|j| part.max_cells.is_none_or(|m| cells[j.instance] <= m))
         .filter(|j| part.methods.is_empty() || part.methods.contains(&labels[j.method]))
-        .filter(|j| part.runs.is_none_or(|n| j.run < n))
+        .filter(|j| part.runs.is_none_or(|n| j.run < cfg.first_run + n))
         .filter(|j| !done.contains(&(instances[j.instance].name.clone(), labels[j.method].clone(), j.run)))
         .collect();
-    jobs.sort_by_key(|j| cells[j.instance]);
-    let records: Vec<Result<Option<Record>>> = jobs
-        .par_iter()
-        .map(|j| {
-            if crate::interrupt::requested() {
+    // Smallest boards first; within a size, run by run, so that a stopping rule sees every
+    // instance and method of the size advance together.
+    jobs.sort_by_key(|j| (cells[j.instance], j.run, j.method, j.instance));
+    let mut pooled = Tally::new();
+    for dir in &cfg.pool {
+        tally(&read_folder(dir)?, &mut pooled);
+    }
+    // Whether a group's stopping rule is reached, counting the pooled folders and every
+    // result on file in `out` now (other shards' too).
+    let stopped = |label: &str, c: usize| -> Result<bool> {
+        let Some(rule) = cfg.stops.iter().find(|s| s.applies(label, c)) else { return Ok(false) };
+        let mut t = pooled.clone();
+        tally(&read_folder(out)?, &mut t);
+        let (sols, hours) = t.get(&(label.to_string(), c)).copied().unwrap_or_default();
+        Ok(rule.reached(sols, hours))
+    };
+    let run_one = |j: &Job| -> Result<Option<Record>> {
+        if crate::interrupt::requested() {
+            return Ok(None);
+        }
+        let inst = &instances[j.instance];
+        let c = inst.puzzle.cells();
+        if stopped(&labels[j.method], c)? {
+            return Ok(None);
+        }
+        let mut spec = cfg.method_for(&cfg.methods[j.method], c);
+        if let Some(d) = part.deadline {
+            let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
+            let budget = spec.time_limit.unwrap_or(f64::INFINITY);
+            if left < MIN_DEADLINE_RUN_S.min(budget) {
                 return Ok(None);
             }
-            let inst = &instances[j.instance];
-            let rec = run_job(inst, &cfg.method_for(&cfg.methods[j.method], inst.puzzle.cells()), j.run, cfg.seed)?;
-            // A run cut short by a stop request is not a sample of its budget: leave it out,
-            // so that `--resume` runs it again. A run that solved before the stop stands.
-            if crate::interrupt::requested() && !rec.solved {
-                return Ok(None);
+            if left < budget {
+                spec.time_limit = Some(left.floor());
             }
-            let line = serde_json::to_string(&rec).expect("plain record") + "\n";
-            {
-                let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-                f.write_all(line.as_bytes())
-                    .and_then(|_| f.flush())
-                    .map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
-            }
-            progress(&rec);
-            Ok(Some(rec))
-        })
-        .collect();
+        }
+        let rec = run_job(inst, &spec, j.run, cfg.seed)?;
+        // A run cut short by a stop request is not a sample of its budget: leave it out,
+        // so that `--resume` runs it again. A run that solved before the stop stands.
+        if crate::interrupt::requested() && !rec.solved {
+            return Ok(None);
+        }
+        let line = serde_json::to_string(&rec).expect("plain record") + "\n";
+        {
+            let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+            f.write_all(line.as_bytes())
+                .and_then(|_| f.flush())
+                .map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
+        }
+        progress(&rec);
+        Ok(Some(rec))
+    };
+    // Workers take the jobs strictly in order (a shared cursor), so the order above holds
+    // with any number of threads.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Mutex<Vec<Result<Option<Record>>>> = Mutex::new(Vec::new());
+    let workers = rayon::current_num_threads().clamp(1, jobs.len().max(1));
+    (0..workers).into_par_iter().for_each(|_| {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(j) = jobs.get(i) else { break };
+            let r = run_one(j);
+            results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+        }
+    });
+    let records = results.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(records.into_iter().collect::<Result<Vec<_>>>()?.into_iter().flatten().collect())
 }

@@ -1,5 +1,5 @@
-//! Map-guided search against the same search with a random value order (BENCHMARKS.md, "Why
-//! the map stalls": map-guided search).
+//! Map-guided search against the same search with a random value order (BENCHMARKS.md, "The
+//! map at 7x7: the target and the levers", "Lever: map-guided search").
 //!
 //! ```sh
 //! cargo run --release --example guided -- P.txt RUNS EVERY NODES SECONDS > out.jsonl

@@ -1,4 +1,4 @@
-// Divide-and-concur kernels (DESIGN.md section 4, F2), plain layout: one constraint per
+// Divide-and-concur kernels (ARCHITECTURE.md section 4, F2), plain layout: one constraint per
 // cell, one per piece, one per interior join, each on its own replica slots.
 //
 // CPU reference: src/dc/project.rs (divide, concur) and src/dc/mod.rs (step, readout).

@@ -1,4 +1,4 @@
-// F1 kernels: the two-set map in edge-colour space (DESIGN.md section 4, F1).
+// F1 kernels: the two-set map in edge-colour space (ARCHITECTURE.md section 4, F1).
 //
 // State of one trial: x[(c * 4 + s) * K + k], trial-major (trial t starts at t * dim).
 // CPU reference: src/project.rs (F1) and src/map.rs (rrr_step, dm_step).

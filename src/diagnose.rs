@@ -360,7 +360,7 @@ impl Tracer {
     /// The batch driver's exact-cycle check, at the end of every round: true when it
     /// restarted the trial.
     fn cycle_check(&mut self) -> bool {
-        if !(self.cycle_restart && self.iterations % ROUND == 0) {
+        if !(self.cycle_restart && self.iterations.is_multiple_of(ROUND)) {
             return false;
         }
         let h = fnv(&self.x);

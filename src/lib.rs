@@ -1,8 +1,8 @@
 //! concur: Elser's iterated maps (difference map / RRR, divide and concur) for edge-matching
 //! puzzles of the Eternity II family, with exact verification and search controls.
 //!
-//! See `DESIGN.md` in the project's shared folder for the maths and conventions; module
-//! layout follows its §5.
+//! See `ARCHITECTURE.md` at the repository root for the maths and conventions; module
+//! layout follows its §1.
 pub mod assign;
 pub mod backend;
 pub mod certify;

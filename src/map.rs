@@ -1,4 +1,4 @@
-//! The iterated maps of F1 (DESIGN.md §4): RRR and the general-beta difference map, run as a
+//! The iterated maps of F1 (ARCHITECTURE.md §4): RRR and the general-beta difference map, run as a
 //! batch of independent trials with rayon.
 //!
 //! - RRR (Elser): `x' = x + beta (P_P(2 P_E x - x) - P_E x)`.
@@ -10,7 +10,7 @@
 //! the best board is kept, and a trial stops when it matches every join (then the full
 //! exact verifier confirms it). Exact limit cycles are detected by hashing `x` every 64
 //! iterations against the last 16 hashes; a trial caught in one restarts from a fresh
-//! random point (DESIGN.md §10).
+//! random point (ARCHITECTURE.md §8).
 //!
 //! Batch state is flat and trial-major; scratch belongs to one worker and is reused, so the
 //! iteration loop never allocates.
@@ -672,7 +672,7 @@ fn run_trial_round(
             }
         }
     }
-    if cfg.cycle_restart && st.iterations % ROUND == 0 {
+    if cfg.cycle_restart && st.iterations.is_multiple_of(ROUND) {
         let h = fnv(x);
         if st.hashes.contains(&h) {
             randomize(x, &mut st.rng);
@@ -880,7 +880,7 @@ pub fn guided(puzzle: &Puzzle, cfg: &GuidedConfig) -> Result<GuidedResult, Assig
             (out.solved, out.mechanism, out.solution) = (true, Some(Mechanism::Map), Some(b));
             break;
         }
-        if out.iterations % cfg.every.max(1) == 0 {
+        if out.iterations.is_multiple_of(cfg.every.max(1)) {
             if cfg.use_map {
                 f1.candidate_sums(&r, &mut sums);
                 bt.set_value_scores(Some(&sums));

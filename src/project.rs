@@ -1,5 +1,5 @@
 //! The projections, as plain-slice CPU code: the reference every other backend is checked
-//! against (DESIGN.md §4).
+//! against (ARCHITECTURE.md §4).
 //!
 //! F1 state `x[c][s][k]`, flat at `(c * 4 + s) * K + k`: for each side of each cell a vector
 //! over the K colours (grey included).

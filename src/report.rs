@@ -7,7 +7,7 @@ use crate::search::backtrack::{BacktrackStats, Ending};
 use crate::verify::{self, Consistency};
 use serde_json::{Map, Value, json};
 
-/// Solving methods (DESIGN.md §7); each lands with its issue.
+/// Solving methods (ARCHITECTURE.md §7); each lands with its issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {

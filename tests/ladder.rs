@@ -291,8 +291,8 @@ fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
     let cfg = campaign("[[stops]]\nmethods = [\"rrr\"]\ncells = [9]\ntarget_solutions = 3");
     let dir = tmp("stop-target");
-    let recs = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}))
-        .unwrap();
+    let recs =
+        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {})).unwrap();
     // Every 3x3 run solves: the third solution stops the group, whichever instance had it,
     // and the runs went run by run across the two instances.
     assert_eq!(recs.len(), 3, "{recs:?}");
@@ -311,11 +311,12 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     let part = ladder::Part { runs: Some(1), ..Default::default() };
     let first = ladder::run(&cfg0, Path::new("."), &earlier, None, false, &part, |_| {}).unwrap();
     assert_eq!(first.len(), 2);
-    let pool = format!("pool = [{:?}]\nfirst_run = 1000\n[[stops]]\ntarget_solutions = 3", earlier.display().to_string());
+    let pool =
+        format!("pool = [{:?}]\nfirst_run = 1000\n[[stops]]\ntarget_solutions = 3", earlier.display().to_string());
     let cfg = campaign(&pool);
     let dir = tmp("pool-campaign");
-    let recs = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}))
-        .unwrap();
+    let recs =
+        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {})).unwrap();
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].run, 1000, "campaign runs are numbered past the pooled ladder's");
     assert_ne!(recs[0].seed, first[0].seed);
@@ -323,10 +324,9 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     assert_eq!(report::merge(&[earlier.clone(), dir.clone()]).unwrap().len(), 3);
     // A cap of core-hours: the first run spends more than a nanosecond-hour.
     let cfg = campaign("[[stops]]\ncap_core_hours = 1e-12");
-    let capped = one_thread(|| {
-        ladder::run(&cfg, Path::new("."), &tmp("cap"), None, false, &ladder::Part::default(), |_| {})
-    })
-    .unwrap();
+    let capped =
+        one_thread(|| ladder::run(&cfg, Path::new("."), &tmp("cap"), None, false, &ladder::Part::default(), |_| {}))
+            .unwrap();
     assert_eq!(capped.len(), 1);
     // Bad rules are refused.
     for bad in ["[[stops]]\ntarget_solutions = 0", "[[stops]]\ncap_core_hours = -1", "[[stops]]\nmethods = [\"x\"]"] {

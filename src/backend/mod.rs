@@ -1,4 +1,4 @@
-//! Where the batched maps run (DESIGN.md §5): the [`Backend`] trait with a CPU backend
+//! Where the batched maps run (ARCHITECTURE.md §5): the [`Backend`] trait with a CPU backend
 //! (rayon over trials; the reference) and, with the `gpu` feature, a wgpu backend whose
 //! WGSL kernels (`shaders/*.wgsl`) do the projections while the F1 assignment stays on the
 //! CPU.

@@ -1,4 +1,4 @@
-//! The replica layout of divide and concur (DESIGN.md §4 F2): which replica slots exist, which
+//! The replica layout of divide and concur (ARCHITECTURE.md §4, F2): which replica slots exist, which
 //! constraint owns each, and which variable each one copies.
 //!
 //! - **Variables** `0..V` are the candidates of `Puzzle::candidates()`, in its global order:

@@ -1,4 +1,4 @@
-//! F2: divide and concur in candidate space (DESIGN.md §4 F2), after Gravel & Elser,
+//! F2: divide and concur in candidate space (ARCHITECTURE.md §4, F2), after Gravel & Elser,
 //! "Divide and concur: A general approach to constraint satisfaction", Phys. Rev. E 78,
 //! 036706 (2008).
 //!
@@ -586,7 +586,7 @@ fn run_trial_round(
             }
         }
     }
-    if cfg.cycle_restart && tr.iterations % ROUND == 0 {
+    if cfg.cycle_restart && tr.iterations.is_multiple_of(ROUND) {
         let mut h = fnv(x, 0xcbf2_9ce4_8422_2325);
         if cfg.weights == Weights::Adaptive {
             h = fnv(lambda, h);

@@ -58,7 +58,7 @@ fn best_in(z: &[f32], idx: &[u32]) -> (f32, u32) {
     for ch in idx.chunks_exact(L) {
         lanes(ch);
     }
-    if n % L != 0 {
+    if !n.is_multiple_of(L) {
         lanes(&idx[n - L..]);
     }
     let (mut bv, mut bi) = (b[0], at[0]);

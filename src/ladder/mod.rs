@@ -618,12 +618,13 @@ pub fn run(
     }
     let done = if resume { runs_on_file(out)? } else { HashSet::new() };
     // Drop a torn last line before appending.
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        if !text.is_empty() && !text.ends_with('\n') {
-            let keep = text.rfind('\n').map_or(0, |i| i + 1);
-            std::fs::write(&path, &text[..keep])
-                .map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
-        }
+    if let Ok(text) = std::fs::read_to_string(&path)
+        && !text.is_empty()
+        && !text.ends_with('\n')
+    {
+        let keep = text.rfind('\n').map_or(0, |i| i + 1);
+        std::fs::write(&path, &text[..keep])
+            .map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
     }
     let file = std::fs::OpenOptions::new()
         .create(true)

@@ -313,15 +313,15 @@ pub fn board(puzzle: &Puzzle, board: &Board) -> String {
     }
     for c in 0..w * h {
         let (x0, y0) = ((c % w) as f64 * cell + 1.0, (c / w) as f64 * cell + 1.0);
-        if let Some(m) = puzzle.neighbour(c, RIGHT) {
-            if puzzle.color(board.cells[c], RIGHT) != puzzle.color(board.cells[m], LEFT) {
-                svg.line(x0 + cell, y0, x0 + cell, y0 + cell, "red", 4.0);
-            }
+        if let Some(m) = puzzle.neighbour(c, RIGHT)
+            && puzzle.color(board.cells[c], RIGHT) != puzzle.color(board.cells[m], LEFT)
+        {
+            svg.line(x0 + cell, y0, x0 + cell, y0 + cell, "red", 4.0);
         }
-        if let Some(m) = puzzle.neighbour(c, DOWN) {
-            if puzzle.color(board.cells[c], DOWN) != puzzle.color(board.cells[m], UP) {
-                svg.line(x0, y0 + cell, x0 + cell, y0 + cell, "red", 4.0);
-            }
+        if let Some(m) = puzzle.neighbour(c, DOWN)
+            && puzzle.color(board.cells[c], DOWN) != puzzle.color(board.cells[m], UP)
+        {
+            svg.line(x0, y0 + cell, x0 + cell, y0 + cell, "red", 4.0);
         }
     }
     for i in 0..=w {

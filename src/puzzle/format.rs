@@ -1,4 +1,4 @@
-//! File formats, detected from the content (DESIGN.md §3).
+//! File formats, detected from the content (ARCHITECTURE.md §3).
 //!
 //! - Brendan Owen's puzzle text: a `W H` line, then `W*H` lines `up right down left`.
 //! - A header-less list of `W*W` pieces (four colours a line, as in the official 256-piece

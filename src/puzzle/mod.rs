@@ -1,6 +1,6 @@
 //! The puzzle model: pieces, clockwise rotations, candidates per cell, boards and the score.
 //!
-//! Conventions (DESIGN.md §2): sides are numbered clockwise, Up=0, Right=1, Down=2, Left=3.
+//! Conventions (ARCHITECTURE.md §2): sides are numbered clockwise, Up=0, Right=1, Down=2, Left=3.
 //! A piece is `[u8; 4]` in URDL order; rotating it clockwise by `r` quarter turns gives a piece
 //! whose side `d` shows stored side `(d - r) mod 4`. Cell index `c = row * W + col`, row 0 at
 //! the top. Colour 0 is the grey rim.
@@ -189,7 +189,7 @@ impl Puzzle {
         rotated(self.pieces[pl.piece as usize], pl.rot)[s]
     }
 
-    /// Candidate lists for every cell (DESIGN.md §2).
+    /// Candidate lists for every cell (ARCHITECTURE.md §2).
     pub fn candidates(&self) -> Candidates {
         Candidates::new(self)
     }

@@ -583,7 +583,7 @@ impl Search {
         let n = self.st.bad_joins.len();
         (n > 0).then(|| {
             let j = self.st.bad_joins.items()[self.rng.random_range(0..n)] as usize;
-            let (c, s) = (j / 2, if j % 2 == 0 { 1 } else { 2 });
+            let (c, s) = (j / 2, if j.is_multiple_of(2) { 1 } else { 2 });
             if self.rng.random_bool(0.5) { c } else { self.f.nb[c][s] as usize }
         })
     }
@@ -627,7 +627,7 @@ impl Search {
                 let mut i = 0;
                 while self.holes.len() < k && i < nbad {
                     let j = self.st.bad_joins.shuffle_step(i, &mut self.rng) as usize;
-                    let (c, s) = (j / 2, if j % 2 == 0 { 1 } else { 2 });
+                    let (c, s) = (j / 2, if j.is_multiple_of(2) { 1 } else { 2 });
                     self.add(c, k);
                     self.add(self.f.nb[c][s] as usize, k);
                     i += 1;
@@ -754,7 +754,7 @@ impl Search {
                 let mut i = 0;
                 while self.holes.len() < k && i < nbad {
                     let j = self.st.bad_joins.shuffle_step(i, &mut self.rng) as usize;
-                    let (a, s) = (j / 2, if j % 2 == 0 { 1 } else { 2 });
+                    let (a, s) = (j / 2, if j.is_multiple_of(2) { 1 } else { 2 });
                     let b = self.f.nb[a][s] as usize;
                     let pick = if (a / w + a % w) % 2 == p { a } else { b };
                     self.add(pick, k);

@@ -352,7 +352,7 @@ impl<'a> Backtracker<'a> {
         if self.cfg.max_nodes.is_some_and(|m| self.stats.nodes >= m) {
             return true;
         }
-        self.stats.nodes % 1024 == 0
+        self.stats.nodes.is_multiple_of(1024)
             && (self.cfg.time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested())
     }
 
@@ -650,11 +650,11 @@ pub fn mismatch_region(puzzle: &Puzzle, board: &Board, radius: usize) -> Vec<boo
     let mut core = vec![false; w * h];
     for c in 0..w * h {
         for s in [crate::puzzle::RIGHT, crate::puzzle::DOWN] {
-            if let Some(m) = puzzle.neighbour(c, s) {
-                if puzzle.color(board.cells[c], s) != puzzle.color(board.cells[m], crate::puzzle::opposite(s)) {
-                    core[c] = true;
-                    core[m] = true;
-                }
+            if let Some(m) = puzzle.neighbour(c, s)
+                && puzzle.color(board.cells[c], s) != puzzle.color(board.cells[m], crate::puzzle::opposite(s))
+            {
+                core[c] = true;
+                core[m] = true;
             }
         }
     }

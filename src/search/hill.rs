@@ -16,7 +16,7 @@
 //! cells only, so a move costs O(1). After `plateau` consecutive moves without a strict
 //! improvement the climber restarts from a fresh random board (random-restart hill climbing).
 //!
-//! DESIGN.md §9 records why this control exists: a hill-climber once beat the difference map on
+//! ARCHITECTURE.md §7 records why this control exists: a hill-climber once beat the difference map on
 //! the map's own benchmark. This module also holds the pieces shared with [`super::alns`]: the
 //! static `Frame` of a puzzle (classes, rim rotations, neighbours) and [`LocalResult`].
 

@@ -3,7 +3,7 @@
 //!
 //! Cells are filled in row-major order. When cell `c` is reached, the colours its left and
 //! upper neighbours show towards it are known, so its possible placements are exactly the
-//! candidates of `c` (DESIGN.md §2, hints included) with that left and that upper colour:
+//! candidates of `c` (ARCHITECTURE.md §2, hints included) with that left and that upper colour:
 //! one precomputed list per (cell, left, up). A node costs a table read and a used-piece bit
 //! test; there is no propagation, so the tree is close to the plain scan tree, which arc
 //! consistency shrinks only about tenfold on Brendan Owen's set 1 while costing a hundred
@@ -279,7 +279,7 @@ impl<'t> Walker<'t> {
     #[inline]
     fn reach_mask(&self, pos: usize, e: &Entry) -> u64 {
         let w = self.t.width;
-        let mut left = if pos % w == 0 { 1 } else { self.reach[pos - 1] };
+        let mut left = if pos.is_multiple_of(w) { 1 } else { self.reach[pos - 1] };
         let mut out = 0u64;
         while left != 0 {
             let l = left.trailing_zeros() as u8;

@@ -1,5 +1,5 @@
 //! Exact verification of boards, and the bitset constraint network used by search and
-//! certification (DESIGN.md §6).
+//! certification (ARCHITECTURE.md §6).
 
 mod network;
 

@@ -745,7 +745,7 @@ impl<'a> DcGpu<'a> {
                 let h = self.fingerprints()?;
                 for t in 0..t_all {
                     let tr = &mut trials[t];
-                    if !tr.is_active(cfg.max_iters) || tr.iterations % ROUND != 0 {
+                    if !tr.is_active(cfg.max_iters) || !tr.iterations.is_multiple_of(ROUND) {
                         continue;
                     }
                     if tr.in_cycle(h[t]) {

@@ -54,6 +54,7 @@ struct Args {
     restart_stall: Option<u64>,
     kick: Option<f32>,
     join_weights: Option<[f32; 3]>,
+    adapt: Option<concur::map::AdaptiveWeights>,
     fix_corner: bool,
     dm: bool,
     tau: f32,
@@ -82,6 +83,7 @@ fn parse() -> Result<Args> {
         restart_stall: None,
         kick: None,
         join_weights: None,
+        adapt: None,
         fix_corner: false,
         dm: false,
         tau: 0.9,
@@ -124,6 +126,7 @@ fn parse() -> Result<Args> {
                 a.join_weights =
                     Some(w[..].try_into().with_context(|| format!("--join-weights: not three numbers: {v}"))?);
             }
+            "--adapt" => a.adapt = Some(v.parse().map_err(anyhow::Error::msg)?),
             "--out" => a.out = Some(PathBuf::from(v)),
             "--solutions" => a.solutions = Some(PathBuf::from(v)),
             _ => bail!("unknown option {flag}"),
@@ -158,6 +161,7 @@ fn run() -> Result<()> {
         restart_stall: a.restart_stall,
         kick: a.kick,
         join_weights: a.join_weights,
+        adapt: a.adapt,
         ..Default::default()
     };
     match a.cmd.as_str() {
@@ -189,7 +193,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": if a.dm { "dm" } else { "rrr" }, "beta": cfg.beta,
             "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": cfg.cycle_restart,
-            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
+            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "adapt": cfg.adapt, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;
     for (t, s) in r.trials.iter().enumerate() {
         writeln!(

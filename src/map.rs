@@ -71,6 +71,56 @@ pub struct MapConfig {
     /// then picks the board nearest in that metric; P_E is unchanged. None: the uniform
     /// metric. Default [`DEFAULT_JOIN_WEIGHTS`] (the best measured, BENCHMARKS.md).
     pub join_weights: Option<[f32; 3]>,
+    /// An adaptive metric on top of the join weights: each join's weight grows while the
+    /// board P_P picks leaves it unmatched and decays back to its class weight
+    /// ([`AdaptiveWeights`]). None: the fixed metric. CPU backend only.
+    pub adapt: Option<AdaptiveWeights>,
+}
+
+/// Per-join weights that adapt to the joins that stay unmatched, after the adaptive
+/// constraint weights of Gravel & Elser's divide and concur and the clause weighting of SAT
+/// local search (Morris's breakout; Hutter, Tompkins & Hoos's scaling and probabilistic
+/// smoothing): after every iteration, with `w0` the join's class weight
+/// ([`MapConfig::join_weights`]),
+///
+/// `w <- min(w0 + (1 - decay) (w - w0) + rate w0 [join unmatched], max w0)`,
+///
+/// so a join unmatched a fraction `f` of the time settles near `w0 (1 + f rate / decay)`.
+/// Both sides of a join weigh the same, so P_E is unchanged and P_P picks the board nearest in
+/// the trial's current metric, as with the class weights.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AdaptiveWeights {
+    pub rate: f32,
+    pub decay: f32,
+    pub max: f32,
+}
+
+impl std::str::FromStr for AdaptiveWeights {
+    type Err = String;
+    /// `RATE,DECAY,MAX`, e.g. `0.05,0.01,4`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let v: Vec<f32> = s
+            .split(',')
+            .map(|t| t.trim().parse::<f32>().map_err(|_| format!("{s:?}: expected RATE,DECAY,MAX")))
+            .collect::<Result<_, _>>()?;
+        let [rate, decay, max] = v[..] else { return Err(format!("{s:?}: expected RATE,DECAY,MAX")) };
+        let a = AdaptiveWeights { rate, decay, max };
+        a.check()?;
+        Ok(a)
+    }
+}
+
+impl AdaptiveWeights {
+    /// Rate and max positive, decay in (0, 1], max at least 1, all finite.
+    pub fn check(&self) -> Result<(), String> {
+        let ok = self.rate.is_finite()
+            && self.rate > 0.0
+            && self.decay > 0.0
+            && self.decay <= 1.0
+            && self.max.is_finite()
+            && self.max >= 1.0;
+        if ok { Ok(()) } else { Err(format!("adaptive weights {self:?}: need rate > 0, 0 < decay <= 1, max >= 1")) }
+    }
 }
 
 /// Where the GPU backend's F1 assignments run.
@@ -210,6 +260,7 @@ impl Default for MapConfig {
             restart_stall: Some(DEFAULT_RESTART_STALL),
             kick: None,
             join_weights: Some(DEFAULT_JOIN_WEIGHTS),
+            adapt: None,
         }
     }
 }
@@ -396,8 +447,6 @@ struct Worker<'p> {
     pieces: PieceScratch,
     board: Vec<u32>,
     board2: Vec<u32>,
-    /// Per side slot, the weight of the metric P_P works in (`MapConfig::join_weights`).
-    slot_w: Option<Vec<f32>>,
 }
 
 /// The F1 engine for one puzzle: tables plus the batch.
@@ -410,6 +459,12 @@ pub struct F1Map<'a> {
     asg: Vec<Assigners>,
     /// Best board per trial (candidate ids), trial-major.
     best_boards: Vec<u32>,
+    /// Per side slot, the class weight of the metric P_P works in
+    /// (`MapConfig::join_weights`; all ones under `adapt` without them).
+    base_w: Option<Vec<f32>>,
+    /// Per trial and side slot, the adaptive weights (`MapConfig::adapt`), trial-major;
+    /// one unused word per trial without them.
+    adapt_w: Vec<f32>,
 }
 
 fn fnv(x: &[f32]) -> u64 {
@@ -450,8 +505,20 @@ impl<'a> F1Map<'a> {
                 .collect(),
             asg: (0..trials).map(|_| f1.assigners()).collect(),
             best_boards: vec![0; trials * puzzle.cells()],
+            base_w: None,
+            adapt_w: Vec::new(),
             f1,
             cfg,
+        };
+        map.base_w = match (map.cfg.join_weights, map.cfg.adapt) {
+            (Some(w), _) => Some(crate::project::join_slot_weights(puzzle, w)),
+            (None, Some(_)) => Some(crate::project::join_slot_weights(puzzle, [1.0; 3])),
+            (None, None) => None,
+        };
+        map.adapt_w = match (&map.base_w, map.cfg.adapt) {
+            (Some(base), Some(_)) => base.repeat(trials),
+            // One unused word per trial keeps the batch's chunks uniform.
+            _ => vec![0.0; trials],
         };
         for (x, st) in map.x.chunks_mut(dim).zip(&mut map.status) {
             randomize(x, &mut st.rng);
@@ -498,7 +565,6 @@ impl<'a> F1Map<'a> {
                 pieces: self.f1.piece_scratch(),
                 board: vec![0; cells],
                 board2: vec![0; cells],
-                slot_w: self.cfg.join_weights.map(|w| crate::project::join_slot_weights(puzzle, w)),
                 prev: vec![0.0; if self.cfg.keep_fixed_points { dim } else { 0 }],
                 completer: self
                     .cfg
@@ -507,17 +573,25 @@ impl<'a> F1Map<'a> {
                     .map(|c| completer(puzzle, network.as_ref().expect("built when completion is on"), c)),
             })
             .collect();
-        let (f1, cfg) = (&self.f1, &self.cfg);
+        let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
+        // Words per trial of the adaptive weights, and how many of them a trial uses.
+        let adaptive = self.cfg.adapt.is_some() && base.is_some();
+        let aw_len = self.adapt_w.len() / trials;
+        let aw_used = if adaptive { aw_len } else { 0 };
         loop {
             self.x
                 .par_chunks_mut(per * dim)
                 .zip(self.status.par_chunks_mut(per))
                 .zip(self.asg.par_chunks_mut(per))
                 .zip(self.best_boards.par_chunks_mut(per * cells))
+                .zip(self.adapt_w.par_chunks_mut(per * aw_len))
                 .zip(workers.par_iter_mut())
-                .for_each(|((((xs, sts), asgs), bests), wk)| {
-                    for (((x, st), asg), best) in xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)) {
-                        run_trial_round(f1, puzzle, cfg, x, st, asg, best, wk, max_score);
+                .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
+                    for ((((x, st), asg), best), aw) in
+                        xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
+                    {
+                        let trial = TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] };
+                        run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score);
                     }
                 });
             if rounds.after_round(&self.status, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
@@ -587,22 +661,27 @@ fn kick(x: &mut [f32], rng: &mut Xoshiro256PlusPlus, size: f32) {
     x.iter_mut().for_each(|v| *v += size * (rng.random::<f32>() - 0.5));
 }
 
-/// One round (up to [`ROUND`] iterations) of one trial.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the per-trial slices of the batch, passed apart to keep borrows disjoint"
-)]
+/// One trial's slices of the batch, borrowed apart.
+struct TrialSlices<'t> {
+    x: &'t mut [f32],
+    st: &'t mut TrialStatus,
+    asg: &'t mut Assigners,
+    best: &'t mut [u32],
+    /// Its adaptive slot weights (empty without them).
+    aw: &'t mut [f32],
+}
+
+/// One round (up to [`ROUND`] iterations) of one trial. `base`: the class weights per slot.
 fn run_trial_round(
     f1: &F1,
     puzzle: &Puzzle,
     cfg: &MapConfig,
-    x: &mut [f32],
-    st: &mut TrialStatus,
-    asg: &mut Assigners,
-    best: &mut [u32],
+    base: Option<&[f32]>,
+    trial: TrialSlices<'_>,
     wk: &mut Worker<'_>,
     max_score: usize,
 ) {
+    let TrialSlices { x, st, asg, best, aw } = trial;
     if st.solved_at.is_some() || st.iterations >= cfg.max_iters {
         return;
     }
@@ -611,9 +690,10 @@ fn run_trial_round(
         if cfg.keep_fixed_points {
             wk.prev.copy_from_slice(x);
         }
+        let d = if aw.is_empty() { base } else { Some(&*aw) };
         let ok = match cfg.kind {
-            MapKind::Rrr => rrr_step(f1, cfg, x, asg, wk, st.warm),
-            MapKind::Dm => dm_step(f1, cfg, x, asg, wk, st.warm),
+            MapKind::Rrr => rrr_step(f1, cfg, x, asg, wk, st.warm, d),
+            MapKind::Dm => dm_step(f1, cfg, x, asg, wk, st.warm, d),
         };
         st.iterations += 1;
         if ok.is_err() {
@@ -625,6 +705,11 @@ fn run_trial_round(
         }
         st.warm = cfg.warm_start;
         let score = f1.score(&wk.board);
+        if let (Some(a), Some(b)) = (&cfg.adapt, base) {
+            if !aw.is_empty() {
+                f1.adapt_join_weights(&wk.board, b, aw, a.rate, a.decay, a.max);
+            }
+        }
         let improved = score > st.best_score || st.iterations == 1;
         if improved {
             st.best_score = score;
@@ -694,12 +779,13 @@ fn rrr_step(
     asg: &mut Assigners,
     wk: &mut Worker,
     warm: bool,
+    slot_w: Option<&[f32]>,
 ) -> Result<(), AssignError> {
     let beta = cfg.beta;
     if cfg.edge == EdgeProjection::Average {
         // The same arithmetic as below in two passes over x instead of four (the reflection
         // and the dense part of the step are fused with P_E; tested bit for bit).
-        match &wk.slot_w {
+        match slot_w {
             Some(d) => f1.reflect_edges_weighted(x, &mut wk.r, d),
             None => f1.reflect_edges(x, &mut wk.r),
         }
@@ -712,7 +798,7 @@ fn rrr_step(
     for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
         *r = 2.0 * p - xi;
     }
-    if let Some(d) = &wk.slot_w {
+    if let Some(d) = slot_w {
         f1.weigh_slots(d, &mut wk.r);
     }
     f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
@@ -748,6 +834,7 @@ fn dm_step(
     asg: &mut Assigners,
     wk: &mut Worker,
     warm: bool,
+    slot_w: Option<&[f32]>,
 ) -> Result<(), AssignError> {
     let beta = cfg.beta;
     let inv = 1.0 / beta;
@@ -758,7 +845,7 @@ fn dm_step(
     }
     // P_a(y) first (its board lands in board2), for f_a(y) = (1 - 1/beta) P_P(y) + (1/beta) y.
     // Under a weighted metric P_P reads D y (pe is free until P_b below).
-    if let Some(d) = &wk.slot_w {
+    if let Some(d) = slot_w {
         f1.weigh_slots(d, &mut wk.r);
         f1.weigh_slots_into(d, x, &mut wk.pe);
         f1.project_pieces(&wk.pe, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
@@ -1033,6 +1120,45 @@ mod tests {
             let (_, _, board) = solve(&p, cfg, |_| {}).unwrap().solution.expect("4x4 solves");
             assert!(verify::check(&p, &board).valid);
         }
+    }
+
+    #[test]
+    fn adaptive_weights_solve_reproducibly_move_the_iterates_and_stay_in_bounds() {
+        let adapt = Some(AdaptiveWeights { rate: 0.1, decay: 0.02, max: 3.0 });
+        for seed in 0..3 {
+            let p = puzzle(4, 4, seed);
+            let cfg = MapConfig { trials: 4, max_iters: 20_000, seed, adapt, ..Default::default() };
+            let r = solve(&p, cfg.clone(), |_| {}).unwrap();
+            let (t, it, board) = r.solution.clone().expect("4x4 solves");
+            assert!(verify::check(&p, &board).valid);
+            let again = solve(&p, cfg, |_| {}).unwrap();
+            assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
+        }
+        for kind in [MapKind::Rrr, MapKind::Dm] {
+            let p = puzzle(5, 5, 2);
+            let cfg =
+                MapConfig { kind, trials: 2, max_iters: 400, stop_at_first: false, seed: 7, ..Default::default() };
+            let mut fixed = F1Map::new(&p, cfg.clone()).unwrap();
+            fixed.run(|_| {});
+            let mut m = F1Map::new(&p, MapConfig { adapt, ..cfg }).unwrap();
+            m.run(|_| {});
+            assert_ne!(fixed.x, m.x, "{kind:?}: adaptive weights must move the iterates");
+            let base = m.base_w.clone().unwrap();
+            assert_eq!(m.adapt_w.len(), 2 * base.len());
+            let mut above = 0;
+            for w in m.adapt_w.chunks(base.len()) {
+                for (&w, &w0) in w.iter().zip(&base) {
+                    assert!(w >= w0 * (1.0 - 1e-6) && w <= 3.0 * w0 * (1.0 + 1e-6), "{w} vs class weight {w0}");
+                    above += usize::from(w > w0 * 1.01);
+                }
+            }
+            assert!(above > 0, "{kind:?}: no weight grew in 400 iterations");
+        }
+        // Bad parameters are refused when parsed.
+        for bad in ["0,0.1,2", "0.1,0,2", "0.1,1.5,2", "0.1,0.1,0.5", "nan,0.1,2", "0.1,0.1", "a,b,c"] {
+            assert!(bad.parse::<AdaptiveWeights>().is_err(), "{bad}");
+        }
+        assert_eq!("0.05,0.01,4".parse::<AdaptiveWeights>(), Ok(AdaptiveWeights { rate: 0.05, decay: 0.01, max: 4.0 }));
     }
 
     #[test]

@@ -621,6 +621,23 @@ impl F1 {
         &self.cand_idx[j as usize]
     }
 
+    /// One update of the adaptive join weights ([`crate::map::AdaptiveWeights`]) after the
+    /// board `board`: each interior join's two slots of `w` move to
+    /// `min(w0 + (1 - decay) (w - w0) + rate w0 [unmatched], max w0)`, `w0` its slot of `base`.
+    /// Rim slots are left as they are.
+    pub fn adapt_join_weights(&self, board: &[u32], base: &[f32], w: &mut [f32], rate: f32, decay: f32, max: f32) {
+        for &(a, b) in &self.joins {
+            let (a, b) = (a as usize, b as usize);
+            let unmatched =
+                self.cand_colors[board[a / 4] as usize][a % 4] != self.cand_colors[board[b / 4] as usize][b % 4];
+            let w0 = base[a];
+            let bump = if unmatched { rate * w0 } else { 0.0 };
+            let v = (w0 + (1.0 - decay) * (w[a] - w0) + bump).min(max * w0);
+            w[a] = v;
+            w[b] = v;
+        }
+    }
+
     /// Matched interior joins of a board given as candidate ids.
     pub fn score(&self, board: &[u32]) -> usize {
         self.joins
@@ -918,6 +935,45 @@ mod tests {
                 assert_eq!(y.iter().filter(|&&v| v == 1.0).count(), 4 * f1.cells);
             }
         }
+    }
+
+    #[test]
+    fn adaptive_weights_grow_on_unmatched_joins_decay_on_matched_and_stay_capped() {
+        let p = puzzle(5, 5, 3);
+        let f1 = F1::new(&p).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let x = random_x(f1.dim(), &mut rng);
+        let (mut scratch, mut asg, mut board) = (f1.piece_scratch(), f1.assigners(), vec![0u32; f1.cells()]);
+        f1.decode_pieces(&x, &mut scratch, &mut asg, &mut board, false).unwrap();
+        let base = join_slot_weights(&p, [1.0, 1.0, 4.0]);
+        let unmatched = |a: usize, b: usize| {
+            f1.cand_colors[board[a / 4] as usize][a % 4] != f1.cand_colors[board[b / 4] as usize][b % 4]
+        };
+        let (rate, decay, max) = (0.5f32, 0.1f32, 2.0f32);
+        let mut w = base.clone();
+        // Three updates with the same board: an unmatched join gains rate w0 (1 + (1-decay) +
+        // (1-decay)^2) over its class weight, capped at max w0; a matched one stays.
+        for _ in 0..3 {
+            f1.adapt_join_weights(&board, &base, &mut w, rate, decay, max);
+        }
+        let mut grew = 0;
+        for &(a, b) in &f1.joins {
+            let (a, b) = (a as usize, b as usize);
+            let w0 = base[a];
+            let want = if unmatched(a, b) { (w0 + rate * w0 * (1.0 + 0.9 + 0.81)).min(max * w0) } else { w0 };
+            assert!((w[a] - want).abs() <= 1e-5 * want && w[a] == w[b], "join {a}-{b}: {} vs {want}", w[a]);
+            grew += usize::from(unmatched(a, b));
+        }
+        assert!(grew > 0 && grew < f1.joins.len(), "a random board has matched and unmatched joins");
+        for &s in &f1.rim {
+            assert_eq!(w[s as usize], base[s as usize], "rim slots keep their weight");
+        }
+        // A matched join with excess weight decays by the fraction `decay`.
+        let &(a, b) = f1.joins.iter().find(|&&(a, b)| !unmatched(a as usize, b as usize)).unwrap();
+        let (a, b) = (a as usize, b as usize);
+        w[a] = 1.5 * base[a];
+        f1.adapt_join_weights(&board, &base, &mut w, rate, decay, max);
+        assert!((w[a] - base[a] * (1.0 + 0.9 * 0.5)).abs() <= 1e-5 * w[a] && w[b] == w[a]);
     }
 
     #[test]

@@ -165,8 +165,11 @@ impl SolveReport {
 
     /// The report of an F1 run (`rrr` or `dm`).
     pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
-        let params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign,
+        let mut params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign,
             "join_weights": cfg.join_weights.unwrap_or([1.0; 3]).map(short) });
+        if let Some(a) = cfg.adapt {
+            params["adapt"] = json!({ "rate": short(a.rate), "decay": short(a.decay), "max": short(a.max) });
+        }
         Self::from_map(puzzle, method, r, cfg.seed, params)
     }
 

@@ -286,6 +286,11 @@ struct SolveArgs {
     /// metric). Default 1,1,4, the best measured; 1,1,1 is the uniform metric.
     #[arg(long, value_name = "FF,FI,II", value_parser = parse_join_weights)]
     join_weights: Option<JoinWeights>,
+    /// rrr, dm: an adaptive metric on top of the join weights: each join's weight grows by
+    /// RATE times its class weight in every iteration that leaves it unmatched, decays back by
+    /// the fraction DECAY, and stays below MAX times its class weight (cpu backend).
+    #[arg(long, value_name = "RATE,DECAY,MAX")]
+    adapt: Option<concur::map::AdaptiveWeights>,
     /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
     /// (or stalls), free those cells plus a halo and search them with the backtracker.
     #[arg(long, value_name = "K")]
@@ -436,6 +441,12 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
     if a.join_weights.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
         anyhow::bail!("--join-weights is an option of --method rrr and dm");
     }
+    if a.adapt.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
+        anyhow::bail!("--adapt is an option of --method rrr and dm");
+    }
+    if a.adapt.is_some() && a.dump_state.is_some() {
+        anyhow::bail!("--dump-state certifies a fixed metric; it does not record --adapt's weights");
+    }
     if a.propagate.is_some() && a.method != Method::Dc {
         anyhow::bail!("--propagate is an option of --method dc");
     }
@@ -577,6 +588,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 },
                 kick: a.kick,
                 join_weights: map::join_weights_or_default(a.join_weights.map(|w| w.0)),
+                adapt: a.adapt,
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;

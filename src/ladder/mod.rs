@@ -210,6 +210,9 @@ pub struct MethodSpec {
     /// inner-inner; default [`map::DEFAULT_JOIN_WEIGHTS`], `[1, 1, 1]` uniform).
     #[serde(default)]
     pub join_weights: Option<[f32; 3]>,
+    /// RRR and the difference map: adaptive join weights ([`map::AdaptiveWeights`]).
+    #[serde(default)]
+    pub adapt: Option<map::AdaptiveWeights>,
     #[serde(default)]
     pub max_iters: Option<u64>,
     #[serde(default)]
@@ -317,6 +320,11 @@ pub fn parse_config(text: &str) -> Result<Config> {
             )));
         }
     }
+    for m in &cfg.methods {
+        if let Some(a) = &m.adapt {
+            a.check().map_err(|e| Error::invalid(format!("method {:?}: {e}", m.label())))?;
+        }
+    }
     for s in &cfg.stops {
         if let Some(bad) = s.methods.iter().find(|m| !labels.contains(*m)) {
             return Err(Error::invalid(format!("a stop names {bad:?}, which no method is labelled")));
@@ -420,6 +428,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 edge: spec.edge.unwrap_or_default(),
                 complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
                 join_weights: map::join_weights_or_default(spec.join_weights),
+                adapt: spec.adapt,
                 ..Default::default()
             };
             let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;

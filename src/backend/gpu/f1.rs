@@ -63,6 +63,9 @@ pub fn supports(cfg: &MapConfig) -> Result<(), GpuError> {
     if cfg.keep_fixed_points {
         return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
     }
+    if cfg.adapt.is_some() {
+        return Err(GpuError::Unsupported("--adapt (adaptive join weights) runs on the cpu backend".into()));
+    }
     if cfg.kick.is_some() {
         return Err(GpuError::Unsupported("--kick (a stall restart that perturbs x) runs on the cpu backend".into()));
     }

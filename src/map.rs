@@ -705,10 +705,10 @@ fn run_trial_round(
         }
         st.warm = cfg.warm_start;
         let score = f1.score(&wk.board);
-        if let (Some(a), Some(b)) = (&cfg.adapt, base) {
-            if !aw.is_empty() {
-                f1.adapt_join_weights(&wk.board, b, aw, a.rate, a.decay, a.max);
-            }
+        if let (Some(a), Some(b)) = (&cfg.adapt, base)
+            && !aw.is_empty()
+        {
+            f1.adapt_join_weights(&wk.board, b, aw, a.rate, a.decay, a.max);
         }
         let improved = score > st.best_score || st.iterations == 1;
         if improved {

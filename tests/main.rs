@@ -4,6 +4,7 @@ mod common;
 mod dc;
 mod formats;
 mod fuzz;
+mod golden;
 #[cfg(feature = "gpu")]
 mod gpu;
 #[cfg(feature = "gpu")]

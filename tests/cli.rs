@@ -738,3 +738,61 @@ fn a_ladder_part_naming_no_method_exits_2() {
     let out = concur(&["ladder", s(&cfg), "--out", s(&out_dir), "--methods", "scan"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn every_method_honours_hints_and_every_board_links_to_the_viewer() {
+    use concur::puzzle::{Hint, Puzzle, format};
+    // A planted 6x6 with three hints from its solution (one corner, one edge, one inner).
+    let (p, sol) = crate::common::generated(6, 6, 3);
+    let hints: Vec<Hint> = [0usize, 3, 14]
+        .iter()
+        .map(|&c| Hint { cell: c, piece: sol.cells[c].piece as usize, rot: sol.cells[c].rot })
+        .collect();
+    let hinted = Puzzle::new(6, 6, p.pieces().to_vec(), hints.clone()).unwrap();
+    let path = tmp("hinted.json");
+    std::fs::write(&path, format::write_puzzle(&hinted)).unwrap();
+    let runs: [&[&str]; 7] = [
+        &["--method", "rrr", "--max-iters", "300"],
+        &["--method", "dm", "--max-iters", "300"],
+        &["--method", "dc", "--max-iters", "200"],
+        &["--method", "backtrack", "--max-nodes", "2000"],
+        &["--method", "scan", "--max-nodes", "2000"],
+        &["--method", "hill", "--max-iters", "20000"],
+        &["--method", "alns", "--max-iters", "200"],
+    ];
+    for extra in runs {
+        let board = tmp(&format!("hinted-{}.sol", extra[1]));
+        let _ = std::fs::remove_file(&board);
+        let mut args =
+            vec!["solve", s(&path), "--seed", "2", "--threads", "1", "--backend", "cpu", "--json", "-o", s(&board)];
+        args.extend_from_slice(extra);
+        let out = concur(&args);
+        let code = out.status.code();
+        assert!(matches!(code, Some(0 | 1)), "{extra:?}: exit {code:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        if !board.exists() {
+            // The tree searches write a board only when they complete one.
+            assert!(matches!(extra[1], "backtrack" | "scan") && json["solved"] == false, "{extra:?}: no board");
+            continue;
+        }
+        let b = format::read_solution(&std::fs::read(&board).unwrap(), &hinted).unwrap();
+        for h in &hints {
+            assert_eq!(
+                (b.cells[h.cell].piece as usize, b.cells[h.cell].rot),
+                (h.piece, h.rot),
+                "{extra:?}: hint {h:?}"
+            );
+        }
+        // The JSON's viewer link reads back to a board of the same score.
+        let link = json["viewer_link"].as_str().unwrap_or_else(|| panic!("{extra:?}: no viewer_link in {json}"));
+        let linked = format::read_solution(link.as_bytes(), &hinted).unwrap();
+        assert_eq!(hinted.score(&linked), json["best_score"].as_u64().unwrap() as usize, "{extra:?}");
+        // verify reads the link too, and prints it.
+        let lf = tmp(&format!("hinted-{}.link", extra[1]));
+        std::fs::write(&lf, link).unwrap();
+        let v = concur(&["verify", s(&path), s(&lf)]);
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert!(text.contains(&format!("score {}/{}", hinted.score(&linked), hinted.max_score())), "{text}");
+        assert!(text.contains("viewer: https://e2.bucas.name/#"), "{text}");
+    }
+}

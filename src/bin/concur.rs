@@ -827,6 +827,10 @@ fn finish(puzzle: &Puzzle, mut report: SolveReport, output: Option<&Path>, json:
     if concur::interrupt::requested() {
         report.details.insert("interrupted".into(), serde_json::Value::Bool(true));
     }
+    let link = report.board.as_ref().and_then(|b| format::viewer_link(puzzle, b));
+    if let Some(l) = &link {
+        report.details.insert("viewer_link".into(), serde_json::Value::String(l.clone()));
+    }
     if let (Some(path), Some(board)) = (output, report.board.as_ref()) {
         write(path, &format::write_solution(board)?)?;
     }
@@ -837,6 +841,9 @@ fn finish(puzzle: &Puzzle, mut report: SolveReport, output: Option<&Path>, json:
             print!("{}", draw_board(puzzle, board));
         }
         println!("{}", report.summary());
+        if let Some(l) = &link {
+            println!("viewer: {l}");
+        }
     }
     Ok(if report.solved { ExitCode::SUCCESS } else { unfinished() })
 }
@@ -871,10 +878,18 @@ fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
     let p = load_puzzle(puzzle)?;
     let b = format::read_solution(&read(solution)?, &p).with_context(|| format!("{}", solution.display()))?;
     let v = verify::check(&p, &b);
+    let link = format::viewer_link(&p, &b);
     if json {
-        println!("{}", serde_json::to_string(&v)?);
+        let mut out = serde_json::to_value(&v)?;
+        if let (Some(o), Some(l)) = (out.as_object_mut(), &link) {
+            o.insert("viewer_link".into(), serde_json::Value::String(l.clone()));
+        }
+        println!("{}", serde_json::to_string(&out)?);
     } else {
         println!("{}: score {}/{}", if v.valid { "valid" } else { "invalid" }, v.score, v.max_score);
+        if let Some(l) = &link {
+            println!("viewer: {l}");
+        }
         for problem in &v.problems {
             eprintln!("  {problem}");
         }
@@ -999,6 +1014,9 @@ fn run() -> Result<ExitCode> {
             let p = load_puzzle(&puzzle)?;
             let b = format::read_solution(&read(&solution)?, &p).with_context(|| format!("{}", solution.display()))?;
             write(&output, &ladder::svg::board(&p, &b))?;
+            if let Some(l) = format::viewer_link(&p, &b) {
+                println!("viewer: {l}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Bench {

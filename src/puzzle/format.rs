@@ -7,6 +7,11 @@
 //!   `numColors` and `hints` `{pos, piece, rot}` (pos row-major from the top-left).
 //! - Brendan Owen's solution text: a `W H` line, then line `i` is `x y r` for piece `i`, with
 //!   the origin at the bottom-left, y pointing up and `r` clockwise quarter turns.
+//! - A board as a link to the community's viewer (e2.bucas.name):
+//!   `#puzzle=NAME&board_w=W&board_h=H&board_edges=EDGES&motifs_order=jblackwood`, EDGES four
+//!   letters a cell (up, right, down, left), row-major from the top-left, `a` for grey and
+//!   `a + c` for colour `c`. Read as a solution, each cell's edges are matched to an unused
+//!   piece and its turn.
 
 use super::{Board, Hint, Piece, Placement, Puzzle, check_size};
 use crate::error::{Error, Result};
@@ -18,6 +23,7 @@ pub enum Kind {
     PuzzleJson,
     PieceList,
     Solution,
+    ViewerLink,
 }
 
 /// Decodes bytes as UTF-8 text, rejecting binary data with a clear message.
@@ -68,6 +74,9 @@ pub fn detect(text: &str) -> Result<Kind> {
     if first.starts_with('{') {
         return Ok(Kind::PuzzleJson);
     }
+    if first.starts_with("http") || (first.starts_with('#') && first.contains("board_edges=")) {
+        return Ok(Kind::ViewerLink);
+    }
     let mut it = lines(text);
     let Some((l1, head)) = it.next() else {
         return Err(Error::invalid("the file is empty"));
@@ -94,6 +103,7 @@ pub fn parse_puzzle(text: &str) -> Result<Puzzle> {
         Kind::PuzzleText => parse_text(text, true),
         Kind::PieceList => parse_text(text, false),
         Kind::Solution => Err(Error::invalid("this is a solution file (`x y r` lines), expected a puzzle")),
+        Kind::ViewerLink => Err(Error::invalid("this is a link to a board, expected a puzzle")),
     }
 }
 
@@ -235,6 +245,7 @@ pub fn write_puzzle(p: &Puzzle) -> String {
 pub fn parse_solution(text: &str, puzzle: &Puzzle) -> Result<Board> {
     match detect(text)? {
         Kind::Solution => {}
+        Kind::ViewerLink => return parse_viewer_link(text.trim(), puzzle),
         Kind::PuzzleJson | Kind::PuzzleText | Kind::PieceList => {
             return Err(Error::invalid("this is a puzzle file, expected a solution (`x y r` lines)"));
         }
@@ -273,6 +284,78 @@ pub fn parse_solution(text: &str, puzzle: &Puzzle) -> Result<Board> {
     Ok(Board { width: w, height: h, cells: cells.into_iter().map(|c| c.expect("all placed")).collect() })
 }
 
+/// The viewer that [`viewer_link`] links to.
+pub const VIEWER: &str = "https://e2.bucas.name/#";
+
+/// The board as a link to the community's viewer (the format above), or `None` when the
+/// puzzle has more colours than letters (26 with grey).
+pub fn viewer_link(puzzle: &Puzzle, board: &Board) -> Option<String> {
+    if puzzle.num_colors() > 26 || board.cells.len() != puzzle.cells() {
+        return None;
+    }
+    let mut edges = String::with_capacity(4 * board.cells.len());
+    for &pl in &board.cells {
+        for s in 0..4 {
+            edges.push(char::from(b'a' + puzzle.color(pl, s)));
+        }
+    }
+    Some(format!(
+        "{VIEWER}puzzle=concur&board_w={}&board_h={}&board_edges={edges}&motifs_order=jblackwood",
+        board.width, board.height
+    ))
+}
+
+/// Reads a viewer link (the format above) as a board of `puzzle`: every cell's four edges
+/// must be shown by some piece in some turn, each piece used once. Identical pieces are
+/// interchangeable, so taking any unused match is exact.
+pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
+    let frag = link.split_once('#').map_or(link, |(_, f)| f);
+    let param =
+        |key: &str| frag.split('&').find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.trim()));
+    let dim = |key: &str| -> Result<usize> {
+        let v = param(key).ok_or_else(|| Error::invalid(format!("the link has no {key}")))?;
+        v.parse().map_err(|_| Error::invalid(format!("the link's {key} is not a number: `{}`", clip(v))))
+    };
+    let (w, h) = (dim("board_w")?, dim("board_h")?);
+    if (w, h) != (puzzle.width(), puzzle.height()) {
+        return Err(Error::invalid(format!(
+            "the link shows a {w}x{h} board, the puzzle is {}x{}",
+            puzzle.width(),
+            puzzle.height()
+        )));
+    }
+    let edges = param("board_edges").ok_or_else(|| Error::invalid("the link has no board_edges"))?;
+    let n = w * h;
+    if edges.len() != 4 * n || !edges.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Err(Error::invalid(format!(
+            "board_edges must be {} letters a-z (four a cell), found {} characters",
+            4 * n,
+            edges.chars().count()
+        )));
+    }
+    // Unused pieces by their turn-independent form, lowest number on top.
+    let mut unused: std::collections::HashMap<Piece, Vec<u16>> = std::collections::HashMap::new();
+    for (i, &p) in puzzle.pieces().iter().enumerate().rev() {
+        unused.entry(super::canonical(p)).or_default().push(i as u16);
+    }
+    let e = edges.as_bytes();
+    let mut cells = Vec::with_capacity(n);
+    for c in 0..n {
+        let q: Piece = [e[4 * c] - b'a', e[4 * c + 1] - b'a', e[4 * c + 2] - b'a', e[4 * c + 3] - b'a'];
+        let piece = unused.get_mut(&super::canonical(q)).and_then(|v| v.pop()).ok_or_else(|| {
+            Error::invalid(format!(
+                "cell {c} (row {}, column {}) shows edges {q:?}, which no unused piece has",
+                c / w + 1,
+                c % w + 1
+            ))
+        })?;
+        let p = puzzle.pieces()[piece as usize];
+        let rot = (0..4u8).find(|&r| super::rotated(p, r) == q).expect("same canonical form");
+        cells.push(Placement { piece, rot });
+    }
+    Ok(Board { width: w, height: h, cells })
+}
+
 /// Reads a solution from raw bytes.
 pub fn read_solution(bytes: &[u8], puzzle: &Puzzle) -> Result<Board> {
     parse_solution(text_of(bytes)?, puzzle)
@@ -303,6 +386,63 @@ mod tests {
     use super::*;
 
     const P2: &str = "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 4\n";
+
+    #[test]
+    fn viewer_links_read_back_to_boards_with_the_same_score() {
+        use crate::puzzle::generate::{GenerateOptions, generate};
+        use rand::seq::SliceRandom;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        for (w, h, seed) in [(3, 3, 1), (5, 4, 2), (8, 8, 3), (16, 16, 4)] {
+            let opts = GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed };
+            let (p, solution) = generate(&opts).unwrap();
+            // The planted solution, and a shuffled board of random turns.
+            let mut perm: Vec<u16> = (0..p.cells() as u16).collect();
+            perm.shuffle(&mut rng);
+            let cells = perm.iter().map(|&piece| Placement { piece, rot: rng.random_range(0..4) }).collect();
+            for board in [solution, Board { width: w, height: h, cells }] {
+                let link = viewer_link(&p, &board).unwrap();
+                assert!(
+                    link.starts_with("https://e2.bucas.name/#puzzle=") && link.ends_with("&motifs_order=jblackwood")
+                );
+                assert!(link.contains(&format!("board_w={w}&board_h={h}&board_edges=")));
+                let back = parse_solution(&link, &p).unwrap();
+                // The same picture, so the same score (pieces may swap with identical twins).
+                assert_eq!(viewer_link(&p, &back).unwrap(), link);
+                let (a, b) = (crate::verify::check(&p, &board), crate::verify::check(&p, &back));
+                assert_eq!((a.score, a.valid), (b.score, b.valid));
+                assert_eq!(p.score(&back), p.score(&board));
+            }
+        }
+        // Hand-made: the 2x2 puzzle solved, cell by cell up, right, down, left.
+        let pz = parse_puzzle(P2).unwrap();
+        let link =
+            "https://e2.bucas.name/#puzzle=x&board_w=2&board_h=2&board_edges=abcaaadbceaadaae&motifs_order=jblackwood";
+        let b = parse_solution(link, &pz).unwrap();
+        assert_eq!(
+            viewer_link(&pz, &b).unwrap().split("board_edges=").nth(1).unwrap(),
+            "abcaaadbceaadaae&motifs_order=jblackwood"
+        );
+        assert!(crate::verify::check(&pz, &b).valid);
+    }
+
+    #[test]
+    fn bad_viewer_links_are_clear_errors() {
+        let pz = parse_puzzle(P2).unwrap();
+        let base = "https://e2.bucas.name/#puzzle=x&board_w=2&board_h=2&board_edges=";
+        for (link, says) in [
+            (format!("{base}acda"), "16 letters"),
+            (format!("{base}acdaaabdcbaaeaaA"), "16 letters"),
+            ("https://e2.bucas.name/#board_h=2&board_edges=aaaa".to_string(), "board_w"),
+            ("https://e2.bucas.name/#puzzle=x&board_w=3&board_h=2&board_edges=a".to_string(), "3x2"),
+            (format!("{base}acdaacdaacdaacda"), "no unused piece"),
+            (format!("{base}zzzzaabdcbaaeaaa"), "no unused piece"),
+        ] {
+            let e = parse_solution(&link, &pz).unwrap_err().to_string();
+            assert!(e.contains(says), "{link}: {e}");
+        }
+        assert!(parse_puzzle(&format!("{base}abcaaadbceaadaae")).is_err());
+    }
 
     #[test]
     fn detects_by_content() {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Per-core work rates of the campaign's methods, side by side in one run, to convert the
+# campaign's work units (map iterations, tree nodes) into core-seconds: rrr iterations/s,
+# scan nodes/s and AC-4 nodes/s on the same puzzles, one core each, one after the other.
+# Run it with nothing else on the machine. One JSON line per (puzzle, method) on stdout.
+#
+#   scripts/core-rates.sh [SECONDS] > rates.jsonl      (default 20 s per row)
+#
+# Needs target/release/concur (cargo build --release) and the puzzle sets (CONCUR_PUZZLES or
+# ../shared/puzzles).
+set -euo pipefail
+T=${1:-20}
+BIN=${CONCUR:-target/release/concur}
+P=${CONCUR_PUZZLES:-../shared/puzzles}/brendan_owen/pieces_set_1
+[ -x "$BIN" ] || { echo "missing $BIN: run cargo build --release" >&2; exit 2; }
+[ -d "$P" ] || { echo "missing puzzles at $P" >&2; exit 2; }
+host=$(hostname); cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load=$(cut -d' ' -f1 /proc/loadavg)
+for size in 07x07 08x07 08x08; do
+  for m in rrr scan ac4; do
+    case $m in
+      rrr) args=(--method rrr --trials 1);;
+      scan) args=(--method scan);;
+      ac4) args=(--method backtrack --ac ac4);;
+    esac
+    # Seed 11 keeps the first solutions out of the way (a solved run's rate covers less time).
+    out=$("$BIN" solve "$P/pieces_$size.txt" "${args[@]}" --threads 1 --backend cpu --seed 11 --time-limit "$T" --json 2>/dev/null || true)
+    python3 - "$size" "$m" "$host" "$cpu" "$load" "$out" <<'PY'
+import json, sys
+size, m, host, cpu, load, out = sys.argv[1:]
+r = json.loads(out)
+rate = r.get("iters_per_s") or r.get("nodes_per_s")
+unit = "iterations/s" if "iters_per_s" in r else "nodes/s"
+print(json.dumps({"puzzle": "set1-" + size, "method": m, "rate": rate, "unit": unit, "wall_s": r["wall_s"],
+                  "solved": r["solved"], "host": host, "cpu": cpu, "load_before": float(load)}))
+PY
+  done
+done

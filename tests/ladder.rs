@@ -208,7 +208,14 @@ fn the_report_reads_its_own_output() {
 /// backtracker as the second control; a scan run is one thread, verified and reproducible.
 #[test]
 fn the_example_ladders_use_scan_and_ac4_as_controls() {
-    for name in ["ladder-small.toml", "ladder-set1.toml", "ladder-answer.toml"] {
+    // Every example config parses.
+    for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "toml") {
+            ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        }
+    }
+    for name in ["ladder-small.toml", "ladder-set1.toml", "ladder-answer.toml", "campaign-8x8.toml"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
         let cfg = ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let methods: Vec<_> = cfg.methods.iter().map(|m| (ladder::method_name(m.method), m.ac)).collect();

@@ -434,7 +434,8 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
             let t = r.trials[0];
             let mech = t.solved_by.map(|m| m.as_str().to_string());
-            (t.solved_at.is_some(), mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
+            let best = verify::check(p, &r.best).score;
+            (t.solved_at.is_some(), mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, best)
         }
         crate::report::Method::Dc => {
             let cfg = crate::dc::DcConfig {
@@ -454,14 +455,16 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let t = r.trials[0];
             let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
             let mech = t.solved_by.filter(|_| solved).map(|m| m.as_str().to_string());
-            (solved, mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, r.best_score)
+            let best = verify::check(p, &r.best).score;
+            (solved, mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, best)
         }
         crate::report::Method::Hill => {
             let cfg =
                 crate::search::hill::HillConfig { seed, max_moves: spec.max_iters, time_limit, ..Default::default() };
             let r = crate::search::hill::hill_climb(p, &cfg);
             let solved = r.solved && verify::check(p, &r.board).valid;
-            (solved, solved.then(|| "hill".to_string()), r.moves, "moves", r.wall_s, r.best_score)
+            let best = verify::check(p, &r.board).score;
+            (solved, solved.then(|| "hill".to_string()), r.moves, "moves", r.wall_s, best)
         }
         crate::report::Method::Alns => {
             let cfg = crate::search::alns::AlnsConfig {
@@ -472,7 +475,8 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             };
             let r = crate::search::alns::alns(p, &cfg);
             let solved = r.local.solved && verify::check(p, &r.local.board).valid;
-            (solved, solved.then(|| "alns".to_string()), r.iterations, "iterations", r.local.wall_s, r.local.best_score)
+            let best = verify::check(p, &r.local.board).score;
+            (solved, solved.then(|| "alns".to_string()), r.iterations, "iterations", r.local.wall_s, best)
         }
         crate::report::Method::Backtrack => {
             let cfg = BacktrackConfig {

@@ -71,6 +71,33 @@ pub struct Row {
     /// [`stats::MIN_SOLUTIONS_FOR_FIT`] solutions on; where it is rejected the pooled rates
     /// mislead and the Kaplan-Meier columns are the ones to read.
     pub memoryless: Option<stats::ExpFit>,
+    /// The best score each run reached (matched joins of its best complete board; a tree
+    /// search that completes no board scores 0): mean, best and quartiles over the runs, out
+    /// of `max_score`.
+    pub scores: Scores,
+}
+
+/// Best scores over the runs of one (method, size).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Scores {
+    pub max_score: usize,
+    pub mean: f64,
+    pub best: usize,
+    /// `[q1, median, q3]`, linearly interpolated.
+    pub quartiles: [f64; 3],
+}
+
+impl Scores {
+    fn of(rs: &[&Record]) -> Self {
+        let mut v: Vec<f64> = rs.iter().map(|r| r.best_score as f64).collect();
+        let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+        Scores {
+            max_score: rs.iter().map(|r| r.max_score).max().unwrap_or(0),
+            mean,
+            best: rs.iter().map(|r| r.best_score).max().unwrap_or(0),
+            quartiles: quartiles(&mut v).unwrap_or([0.0; 3]),
+        }
+    }
 }
 
 /// Where a run would have stopped unsolved, in its work unit: its own work if it did not
@@ -176,6 +203,7 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
                 work_unit: rs[0].work_unit.clone(),
                 seconds: Censored::of(&secs, seed("seconds")),
                 work: Censored::of(&work, seed("work")),
+                scores: Scores::of(&rs),
                 pooled_work: stats::pooled(&work),
                 pooled_seconds: stats::pooled(&secs),
                 memoryless: stats::exp_fit(
@@ -380,6 +408,7 @@ pub fn markdown(records: &[Record], rows: &[Row], fits: &[Fit]) -> String {
         ));
     }
     pooled_table(&mut s, rows);
+    scores_table(&mut s, rows);
     if !fits.is_empty() {
         s.push_str(
             "\n## Growth with board area\n\n\
@@ -437,6 +466,30 @@ fn fmt_pooled(p: &stats::Pooled, f: fn(f64) -> String) -> String {
         (Some(m), [Some(lo), Some(hi)]) => format!("{} [{}, {}]", f(m), f(lo), f(hi)),
         (None, [Some(lo), _]) => format!("> {} (none solved)", f(lo)),
         _ => "-".into(),
+    }
+}
+
+/// The best-scores section: for the sizes where some method left runs unsolved.
+fn scores_table(s: &mut String, rows: &[Row]) {
+    let open: Vec<&Row> = rows.iter().filter(|r| r.solved < r.runs).collect();
+    if open.is_empty() {
+        return;
+    }
+    s.push_str(
+        "\n## Best scores\n\n\
+         Where runs ended unsolved, how close they came: the score of a run is the matched joins \
+         of the best complete board it produced (hints in place), recomputed by the exact \
+         verifier; a tree search that completes no board scores 0. Per method and size: the \
+         mean over the runs, the best run, and the quartiles.\n\n\
+         | method | size | runs | solved | mean best score | best | q1 – median – q3 | of |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for r in open {
+        let [q1, q2, q3] = r.scores.quartiles;
+        s.push_str(&format!(
+            "| {} | {}x{} | {} | {} | {:.1} | {} | {q1:.1} – {q2:.1} – {q3:.1} | {} |\n",
+            r.label, r.width, r.height, r.runs, r.solved, r.scores.mean, r.scores.best, r.scores.max_score
+        ));
     }
 }
 
@@ -657,6 +710,29 @@ mod tests {
         // own rate (10 s at 100 it/s: 1,000), capped by max_iters.
         assert_eq!(censor_work(&rs[0]), 1000.0);
         assert_eq!(censor_work(&rs[2]), 1000.0);
+    }
+
+    #[test]
+    fn best_scores_give_mean_best_and_quartiles_where_runs_end_unsolved() {
+        let mut rs: Vec<Record> = [3, 7, 5, 9]
+            .iter()
+            .enumerate()
+            .map(|(i, &sc)| {
+                let mut r = rec("map", 16, 16, i as u64, false, 60.0, 1000);
+                (r.best_score, r.max_score) = (sc, 480);
+                r
+            })
+            .collect();
+        rs.push(rec("solver", 16, 16, 0, true, 1.0, 10));
+        let rows = summarize(&rs);
+        let s = &rows[0].scores;
+        assert_eq!((s.best, s.max_score), (9, 480));
+        assert!((s.mean - 6.0).abs() < 1e-12);
+        assert_eq!(s.quartiles, [4.5, 6.0, 7.5]);
+        let md = markdown(&rs, &rows, &[]);
+        assert!(md.contains("| map | 16x16 | 4 | 0 | 6.0 | 9 | 4.5 – 6.0 – 7.5 | 480 |"), "{md}");
+        let section = md.split("## Best scores").nth(1).unwrap().split("\n## ").next().unwrap();
+        assert!(!section.contains("| solver |"), "a method that solved every run has no row: {section}");
     }
 
     #[test]

@@ -227,20 +227,12 @@ pub struct Tracer {
 }
 
 fn fnv(x: &[f32]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for v in x {
-        h = (h ^ v.to_bits() as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    h
+    crate::hash::Fnv1a::new().f32s(x).finish()
 }
 
 /// FNV-1a of a board of candidate ids (for cycle detection in board space).
 pub fn board_hash(board: &[u32]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &v in board {
-        h = (h ^ v as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    h
+    crate::hash::Fnv1a::new().u32s(board).finish()
 }
 
 impl Tracer {

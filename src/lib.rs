@@ -9,6 +9,7 @@ pub mod certify;
 pub mod dc;
 pub mod diagnose;
 pub mod error;
+pub mod hash;
 pub mod interrupt;
 pub mod ladder;
 pub mod map;

@@ -468,11 +468,7 @@ pub struct F1Map<'a> {
 }
 
 fn fnv(x: &[f32]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for v in x {
-        h = (h ^ v.to_bits() as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    h
+    crate::hash::Fnv1a::new().f32s(x).finish()
 }
 
 impl<'a> F1Map<'a> {

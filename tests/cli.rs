@@ -73,7 +73,9 @@ fn generate_is_deterministic_and_its_solution_verifies() {
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let out = concur(&["verify", s(&a), s(&sol)]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "valid: score 49/49");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().next(), Some("valid: score 49/49"));
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("viewer: https://e2.bucas.name/#")), "{text}");
     // A damaged solution: exit 1, and the score is still printed.
     let text = std::fs::read_to_string(&sol).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();

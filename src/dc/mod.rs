@@ -287,7 +287,7 @@ pub struct DcMap<'a> {
 }
 
 fn fnv(x: &[f32], h: u64) -> u64 {
-    x.iter().fold(h, |h, v| (h ^ v.to_bits() as u64).wrapping_mul(0x100_0000_01b3))
+    crate::hash::Fnv1a(h).f32s(x).finish()
 }
 
 impl<'a> DcMap<'a> {
@@ -587,7 +587,7 @@ fn run_trial_round(
         }
     }
     if cfg.cycle_restart && tr.iterations.is_multiple_of(ROUND) {
-        let mut h = fnv(x, 0xcbf2_9ce4_8422_2325);
+        let mut h = fnv(x, crate::hash::OFFSET);
         if cfg.weights == Weights::Adaptive {
             h = fnv(lambda, h);
         }

@@ -412,7 +412,7 @@ pub fn exp_fit(obs: &[(f64, bool)], censor_at: &[f64], resamples: usize, seed: u
 
 /// A stable 64-bit FNV-1a hash, to derive bootstrap seeds from cell names.
 pub fn stable_hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+    crate::hash::Fnv1a::new().bytes(s.as_bytes()).finish()
 }
 
 #[cfg(test)]

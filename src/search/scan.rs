@@ -651,14 +651,11 @@ pub enum ScanError {
 }
 
 fn fnv(h: &mut u64, v: u64) {
-    for b in v.to_le_bytes() {
-        *h ^= u64::from(b);
-        *h = h.wrapping_mul(0x100_0000_01b3);
-    }
+    *h = crate::hash::Fnv1a(*h).bytes(&v.to_le_bytes()).finish();
 }
 
 fn fingerprint(puzzle: &Puzzle, tasks: &[Vec<u32>]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325;
+    let mut h = crate::hash::OFFSET;
     fnv(&mut h, puzzle.width() as u64);
     fnv(&mut h, puzzle.height() as u64);
     for p in puzzle.pieces() {

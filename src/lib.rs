@@ -11,6 +11,7 @@ pub mod diagnose;
 pub mod error;
 pub mod interrupt;
 pub mod ladder;
+pub mod limits;
 pub mod map;
 pub mod project;
 pub mod puzzle;

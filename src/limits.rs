@@ -316,7 +316,7 @@ pub fn f1_gpu(puzzle: &Puzzle, cfg: &MapConfig) -> GpuEstimate {
     };
     let device = Estimate {
         // Tables: partners, per-entry candidate lists, colour offsets, joins, slot weights.
-        fixed: WORD * (4 * n + wlen + 1 + 4 * s.cands + 3 * s.joins + 4 * n) + 16 * WORD * 64,
+        fixed: WORD * (4 * n + wlen + 1 + 5 * s.cands + 3 * s.joins + 4 * n) + 16 * WORD * 64,
         per_trial: (2 + dm) * WORD * dim                // x, P_E, the DM's second reflection
             + 2 * copies * WORD * wlen                  // weights and their argmax candidates
             + 3 * WORD * n                              // chosen entries (two) and the board
@@ -351,7 +351,9 @@ pub fn dc_gpu(puzzle: &Puzzle, cfg: &DcConfig) -> GpuEstimate {
             + std::mem::size_of::<TrialSummary>() as u64,
     };
     let device = Estimate {
-        fixed: WORD * (2 * d.slots + d.vars + d.constraints + 2 * s.cells + 8 * s.cands + 3 * s.joins)
+        // Tables: per slot its variable, the variables' slots and constraints; offsets of
+        // constraints, choices and cells; candidates' pieces and colours; colour groups; joins.
+        fixed: WORD * (3 * d.slots + 8 * d.vars + 2 * d.constraints + 2 * s.cells + 3 * s.joins)
             + 2 * WORD * s.cells * 4 * (s.colors + 1)
             + 16 * WORD * 64,
         per_trial: WORD * (d.slots + d.choices + d.constraints) // x, chosen slots, weights
@@ -359,7 +361,7 @@ pub fn dc_gpu(puzzle: &Puzzle, cfg: &DcConfig) -> GpuEstimate {
             + adaptive * WORD * d.constraints                   // errors
             + 2 * WORD * n                                      // boards, per-cell argmax
             + 5 * WORD                                          // status, live, fingerprint
-            + WORD * d.vars.max(d.slots), // the gather of a read-back
+            + WORD * d.vars.max(d.slots), // the scatter of an upload, the gather of a read-back
     };
     let staging = Estimate { fixed: 0, per_trial: WORD * n + 4 * WORD + WORD * d.vars.max(d.slots) };
     GpuEstimate { host, device, staging }

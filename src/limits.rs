@@ -560,10 +560,18 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// Checks that files can be written into the folder `dir` (creating it and its parents).
+/// Checks that files can be written into the folder `dir` (creating it and its parents; a
+/// folder it made is removed again when files cannot go into it).
 pub fn output_dir(dir: &Path) -> Result<(), LimitError> {
+    let existed = dir.is_dir();
     std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, e))?;
-    probe(dir).map_err(|e| unwritable(dir, e))
+    probe(dir).map_err(|e| {
+        if !existed {
+            // The folder the check made (it is empty) goes again.
+            let _ = std::fs::remove_dir(dir);
+        }
+        unwritable(dir, e)
+    })
 }
 
 /// A time limit in seconds: non-negative and at most [`MAX_SECONDS`] (`flag` names the option).

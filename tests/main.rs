@@ -10,6 +10,7 @@ mod gpu;
 mod gpu_assign;
 mod ladder;
 mod layering;
+mod limits;
 mod local;
 mod maps;
 mod propagate;

@@ -12,6 +12,7 @@ pub mod error;
 pub mod hash;
 pub mod interrupt;
 pub mod ladder;
+pub mod limits;
 pub mod map;
 pub mod project;
 pub mod puzzle;

@@ -29,3 +29,69 @@ pub fn brendan(dir: &std::path::Path, set: u8, w: usize, h: usize) -> Puzzle {
 pub fn generated(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {
     generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap()
 }
+
+/// Runs the `concur` binary with `args` and extra environment variables.
+pub fn concur_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_concur"));
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run concur")
+}
+
+/// A fresh folder for one test under the system's temporary folder.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("concur-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Exit 2 with one line on stderr, `concur: error: ...`, that contains `needle`; no panic.
+pub fn assert_refused(out: &std::process::Output, needle: &str, what: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: stderr {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{what}: want one line, got {err:?}");
+    assert!(err.starts_with("concur: error:") && !err.contains("panicked"), "{what}: {err}");
+    assert!(err.contains(needle), "{what}: {needle:?} not in {err:?}");
+}
+
+/// A small tmpfs mounted at a fresh folder (which needs root), unmounted when dropped.
+pub struct Tmpfs {
+    pub dir: PathBuf,
+}
+
+impl Tmpfs {
+    /// Mounts `size` (e.g. "64k"), read-only with `ro`; `None`, with a SKIPPED line, where
+    /// mounting is not allowed.
+    pub fn mount(test: &str, size: &str, ro: bool) -> Option<Tmpfs> {
+        let dir = scratch(&format!("tmpfs-{test}"));
+        let opts = format!("size={size}{}", if ro { ",ro" } else { "" });
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &opts, "tmpfs"])
+            .arg(&dir)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!("SKIPPED {test} on a tmpfs: cannot mount one here (it needs root)");
+            let _ = std::fs::remove_dir(&dir);
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+
+    /// Writes a file until the file system is full.
+    pub fn fill(&self) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(self.dir.join("filler")).unwrap();
+        while f.write_all(&[0u8; 1024]).and_then(|()| f.flush()).is_ok() {}
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.dir).status();
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}

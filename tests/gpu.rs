@@ -679,3 +679,34 @@ fn gpu_bench_rows_carry_the_copies_and_the_chunk_cap() {
         assert_eq!(r.chunk_trials, Some(2), "{kernel}");
     }
 }
+
+/// The memory check before a GPU run against the buffers the drivers make: the estimate of
+/// the device and staging buffers bounds their sizes, within 2.5x, for one trial (tables
+/// dominate) and for a batch split into chunks, for both maps and both formulations.
+#[test]
+fn memory_estimates_bound_the_device_buffers() {
+    use concur::backend::gpu::dc::DcGpu;
+    use concur::dc::{DcConfig, Weights};
+    let Some(ctx) = gpu("memory_estimates_bound_the_device_buffers") else { return };
+    let (p, _) = generated(6, 6, 4);
+    let check = |what: String, e: concur::limits::GpuEstimate, trials: usize, real: u64| {
+        let est = e.device.bytes(trials as u64) + e.staging.bytes(trials as u64);
+        eprintln!("{what}: {trials} trials: device buffers {real} bytes, estimated {est}");
+        assert!(est >= real, "{what}, {trials} trials: estimate {est} below the {real} bytes made");
+        assert!(est as f64 <= 2.5 * real as f64, "{what}, {trials} trials: estimate {est} over 2.5x the {real} made");
+    };
+    for kind in [MapKind::Rrr, MapKind::Dm] {
+        for trials in [1, 300] {
+            let cfg = MapConfig { kind, trials, ..Default::default() };
+            let g = F1Gpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
+            check(format!("f1 {kind:?}"), concur::limits::f1_gpu(&p, &cfg), trials, g.device_bytes());
+        }
+    }
+    for (kind, weights) in [(MapKind::Rrr, Weights::Uniform), (MapKind::Dm, Weights::Adaptive)] {
+        for trials in [1, 300] {
+            let cfg = DcConfig { kind, weights, trials, hybrid: false, ..Default::default() };
+            let g = DcGpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
+            check(format!("dc {kind:?} {weights:?}"), concur::limits::dc_gpu(&p, &cfg), trials, g.device_bytes());
+        }
+    }
+}

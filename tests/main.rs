@@ -2,6 +2,7 @@
 mod cli;
 mod common;
 mod dc;
+mod faults;
 mod formats;
 mod fuzz;
 mod golden;
@@ -11,6 +12,7 @@ mod gpu;
 mod gpu_assign;
 mod ladder;
 mod layering;
+mod limits;
 mod local;
 mod maps;
 mod propagate;

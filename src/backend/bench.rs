@@ -353,6 +353,10 @@ pub fn run_with_steps(
                 .map_err(|e| GpuError::Unsupported(format!("cannot generate {w}x{h}: {e}")))?;
         for &batch in &opts.batches {
             for form in &opts.formulations {
+                // A stop request ends the bench with the rows measured so far.
+                if crate::interrupt::requested() {
+                    return Ok(rows);
+                }
                 match form.as_str() {
                     "f1" => {
                         let f1 = F1::new(&p)?;

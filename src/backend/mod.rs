@@ -59,6 +59,11 @@ pub trait Backend: Send + Sync {
     fn supports_f1(&self, cfg: &MapConfig) -> Result<(), GpuError>;
     /// Whether this backend runs the divide-and-concur configuration (Err: why not).
     fn supports_dc(&self, cfg: &DcConfig) -> Result<(), GpuError>;
+    /// Whether the batch's buffers live in the host's memory (the CPU, a software or an
+    /// integrated adapter), so that the memory check before a run counts them there.
+    fn unified_memory(&self) -> bool {
+        true
+    }
     /// Runs an F1 batch (RRR or the difference map).
     fn solve_f1(
         &self,

@@ -6,6 +6,7 @@ use concur::backend::{self, BackendChoice, bench};
 use concur::certify;
 use concur::dc::{self, DcConfig, Readout, Weights};
 use concur::ladder::{self, Shard};
+use concur::limits::{self, MemoryBudget, OutputFile};
 use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
 use concur::project::EdgeProjection;
 use concur::puzzle::format;
@@ -403,12 +404,47 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Writes an output checked before the work ([`OutputFile::check`]).
+fn write_output(out: &mut OutputFile, text: &str) -> Result<()> {
+    out.write(text.as_bytes()).with_context(|| format!("cannot write {}", out.path().display()))
+}
+
 fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
-    secs.map(|s| {
-        Duration::try_from_secs_f64(s)
-            .map_err(|_| anyhow::anyhow!("--time-limit must be a non-negative number of seconds, got {s}"))
-    })
-    .transpose()
+    Ok(secs.map(|s| limits::seconds("--time-limit", s)).transpose()?)
+}
+
+/// Lines for the user that wait until every check before the work has passed, so that a
+/// refused run says one line only.
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Notes {
+    fn push(&mut self, line: String) {
+        self.0.push(line);
+    }
+
+    /// Prints the notes (on stderr) as the work starts.
+    fn say(&mut self) {
+        for line in self.0.drain(..) {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// A thread count capped at the cores, with a note when capped.
+fn cap_threads(flag: &str, threads: usize, notes: &mut Notes) -> usize {
+    let (n, note) = limits::cap_threads(flag, threads);
+    if let Some(note) = note {
+        notes.push(note);
+    }
+    n
+}
+
+/// "rrr on a 5x5 board": what a memory check names.
+fn what(method: Method, puzzle: &Puzzle, gpu: bool) -> String {
+    let name = ladder::method_name(method);
+    let on = if gpu { " on the GPU backend" } else { "" };
+    format!("{name} on a {}x{} board{on}", puzzle.width(), puzzle.height())
 }
 
 /// `--join-weights`: three positive finite numbers.
@@ -459,6 +495,22 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
     if a.kick.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
         anyhow::bail!("--kick must be a positive number");
     }
+    // Before any work: every output writable, the threads within the cores, memory enough.
+    let output = a.output.as_deref().map(OutputFile::check).transpose()?;
+    if let Some(dir) = &a.dump_state {
+        limits::output_dir(dir)?;
+    }
+    let mut notes = Notes::default();
+    let threads = a.threads.map(|t| cap_threads("--threads", t, &mut notes));
+    let budget = MemoryBudget::here()?;
+    let network = a.method == Method::Backtrack || a.complete.is_some() || a.propagate.is_some();
+    budget.check_tables(&what(a.method, &puzzle, false), limits::tables(&puzzle, network))?;
+    if !matches!(a.method, Method::Rrr | Method::Dm | Method::Dc) {
+        notes.say();
+    }
+    // A failure after the work (a certificate that could not be written) is reported after
+    // the results are printed.
+    let mut after: Option<anyhow::Error> = None;
     let report = match a.method {
         Method::Backtrack => {
             let cfg = BacktrackConfig {
@@ -479,7 +531,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 seed: a.seed,
                 time_limit,
                 max_nodes: a.max_nodes,
-                threads: a.threads.unwrap_or(0),
+                threads: threads.unwrap_or(0),
                 restarts: !a.no_restarts,
                 restart_base: a.restart_base.unwrap_or(scan::ScanSolveConfig::default().restart_base),
                 choice: a.tree,
@@ -553,10 +605,20 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 propagate: a.propagate,
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
-            let gpu = pick_backend(&a, |b| b.supports_dc(&cfg))?;
+            let gpu = pick_backend(&a, |b| b.supports_dc(&cfg), &mut notes)?;
+            let estimate = match &gpu {
+                Some(b) => limits::dc_gpu(&puzzle, &cfg).in_host_memory(b.unified_memory()),
+                None => limits::dc_cpu(&puzzle, &cfg, threads.unwrap_or_else(rayon::current_num_threads)),
+            };
+            budget.check_trials(&what(a.method, &puzzle, gpu.is_some()), &estimate, cfg.trials as u64)?;
+            notes.say();
             let result = match &gpu {
                 Some(b) => run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_dc(&puzzle, &cfg, pr))?,
-                None => with_threads(a.threads, || run_dc(&puzzle, &cfg, dump))??,
+                None => {
+                    let (r, failed) = with_threads(threads, || run_dc(&puzzle, &cfg, dump))??;
+                    after = failed;
+                    r
+                }
             };
             let params = serde_json::json!({
                 "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
@@ -591,20 +653,30 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
                 adapt: a.adapt,
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
-            let gpu = pick_backend(&a, |b| b.supports_f1(&cfg))?;
+            let gpu = pick_backend(&a, |b| b.supports_f1(&cfg), &mut notes)?;
             if gpu.is_none() && a.assign == concur::map::AssignOn::Gpu {
                 anyhow::bail!("--assign gpu needs the GPU backend (--backend gpu), which is not running this solve");
             }
+            let estimate = match &gpu {
+                Some(b) => limits::f1_gpu(&puzzle, &cfg).in_host_memory(b.unified_memory()),
+                None => limits::f1_cpu(&puzzle, &cfg, threads.unwrap_or_else(rayon::current_num_threads)),
+            };
+            budget.check_trials(&what(a.method, &puzzle, gpu.is_some()), &estimate, cfg.trials as u64)?;
+            notes.say();
             let result = match &gpu {
-                Some(b) => with_threads(a.threads, || {
+                Some(b) => with_threads(threads, || {
                     run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_f1(&puzzle, &cfg, pr))
                 })??,
-                None => with_threads(a.threads, || run_map(&puzzle, &cfg, dump))??,
+                None => {
+                    let (r, failed) = with_threads(threads, || run_map(&puzzle, &cfg, dump))??;
+                    after = failed;
+                    r
+                }
             };
             with_backend(SolveReport::from_f1(&puzzle, a.method, &result, &cfg), gpu.as_deref())
         }
     };
-    finish(&puzzle, report, a.output.as_deref(), a.json)
+    finish(&puzzle, report, output, a.json, after)
 }
 
 /// Resolves `--backend` for a map run: `Some` for the GPU, `None` for the CPU path. `gpu`
@@ -613,6 +685,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
 fn pick_backend(
     a: &SolveArgs,
     supports: impl Fn(&dyn backend::Backend) -> Result<(), backend::GpuError>,
+    notes: &mut Notes,
 ) -> Result<Option<Box<dyn backend::Backend>>> {
     if a.backend == BackendChoice::Cpu {
         return Ok(None);
@@ -620,20 +693,20 @@ fn pick_backend(
     let sel = backend::select(a.backend, a.adapter.as_deref())?;
     if !sel.gpu {
         if let Some(note) = sel.note {
-            eprintln!("{note}");
+            notes.push(note);
         }
         return Ok(None);
     }
     match supports(sel.backend.as_ref()) {
         Ok(()) => {
             if let Some(note) = sel.note {
-                eprintln!("{note}");
+                notes.push(note);
             }
             Ok(Some(sel.backend))
         }
         Err(e) if a.backend == BackendChoice::Gpu => Err(e.into()),
         Err(e) => {
-            eprintln!("backend auto: cpu ({e})");
+            notes.push(format!("backend auto: cpu ({e})"));
             Ok(None)
         }
     }
@@ -712,8 +785,9 @@ fn show(bar: &ProgressBar, p: &map::Progress, max: usize, trials: usize) {
     ));
 }
 
-/// Runs divide and concur with a progress bar on a terminal.
-fn run_dc(puzzle: &Puzzle, cfg: &DcConfig, dump: Option<Dump<'_>>) -> Result<MapResult> {
+/// Runs divide and concur with a progress bar on a terminal. A certificate that cannot be
+/// written does not lose the run: its error comes back beside the result.
+fn run_dc(puzzle: &Puzzle, cfg: &DcConfig, dump: Option<Dump<'_>>) -> Result<(MapResult, Option<anyhow::Error>)> {
     let bar = progress_bar(cfg.max_iters);
     let mut m = dc::DcMap::new(puzzle, cfg.clone()).context("the puzzle has no board that fits its rim")?;
     let result = m.run(|p| show(&bar, p, puzzle.max_score(), cfg.trials));
@@ -721,16 +795,17 @@ fn run_dc(puzzle: &Puzzle, cfg: &DcConfig, dump: Option<Dump<'_>>) -> Result<Map
     if let Some((_, _, board)) = &result.solution {
         anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
     }
-    if let Some(d) = dump {
+    let failed = dump.and_then(|d| {
         write_certificates(&d, &result, |t, tr| {
             let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
             let (x, lambda, pruned) = m.certified_state(t);
             let it = tr.solved_at.unwrap_or(tr.iterations);
             let state = certify::DcState { x, lambda: Some(lambda), pruned };
             Ok(certify::make_dc(puzzle, cfg, t, it, tr.solved_by, state, completed.as_ref())?)
-        })?;
-    }
-    Ok(result)
+        })
+        .err()
+    });
+    Ok((result, failed))
 }
 
 /// Writes `trial-T.json` for the solving trial (or every trial with `--dump-all`).
@@ -764,8 +839,10 @@ struct Dump<'a> {
     all: bool,
 }
 
-/// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one).
-fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<MapResult> {
+/// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one). A
+/// certificate that cannot be written does not lose the run: its error comes back beside the
+/// result.
+fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<(MapResult, Option<anyhow::Error>)> {
     let bar = progress_bar(cfg.max_iters);
     let max = puzzle.max_score();
     let mut cfg = cfg.clone();
@@ -777,7 +854,7 @@ fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<M
         // Never report a claim the exact verifier has not seen.
         anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
     }
-    if let Some(d) = dump {
+    let failed = dump.and_then(|d| {
         write_certificates(&d, &result, |t, tr| {
             let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
             let it = tr.solved_at.unwrap_or(tr.iterations);
@@ -794,9 +871,10 @@ fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<M
                 x,
                 completed.as_ref(),
             )?)
-        })?;
-    }
-    Ok(result)
+        })
+        .err()
+    });
+    Ok((result, failed))
 }
 
 /// Exit status of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
@@ -823,7 +901,17 @@ fn unfinished() -> ExitCode {
     ExitCode::from(if concur::interrupt::requested() { INTERRUPTED } else { 1 })
 }
 
-fn finish(puzzle: &Puzzle, mut report: SolveReport, output: Option<&Path>, json: bool) -> Result<ExitCode> {
+/// Writes the board with `-o` and prints the report. Nothing found is lost to a failed write:
+/// when the board cannot be written (a full disk), it is printed instead (in the JSON as
+/// `"board"`, Brendan Owen's solution text, beside `"output_error"`), and the run then exits 2
+/// with the reason, as it does after a certificate (`failed`) could not be written.
+fn finish(
+    puzzle: &Puzzle,
+    mut report: SolveReport,
+    output: Option<OutputFile>,
+    json: bool,
+    mut failed: Option<anyhow::Error>,
+) -> Result<ExitCode> {
     if concur::interrupt::requested() {
         report.details.insert("interrupted".into(), serde_json::Value::Bool(true));
     }
@@ -831,10 +919,21 @@ fn finish(puzzle: &Puzzle, mut report: SolveReport, output: Option<&Path>, json:
     if let Some(l) = &link {
         report.details.insert("viewer_link".into(), serde_json::Value::String(l.clone()));
     }
-    if let (Some(path), Some(board)) = (output, report.board.as_ref()) {
-        write(path, &format::write_solution(board)?)?;
+    let mut unsaved = None;
+    if let (Some(mut out), Some(board)) = (output, report.board.as_ref()) {
+        let text = format::write_solution(board)?;
+        if let Err(e) = write_output(&mut out, &text) {
+            failed = Some(anyhow::anyhow!("{e:#}; the board is printed instead"));
+            unsaved = Some(text);
+        }
     }
     if json {
+        if let Some(text) = &unsaved {
+            report.details.insert("board".into(), serde_json::Value::String(text.clone()));
+        }
+        if let Some(e) = &failed {
+            report.details.insert("output_error".into(), format!("{e:#}").into());
+        }
         println!("{}", serde_json::to_string(&report)?);
     } else {
         if let Some(board) = &report.board {
@@ -844,6 +943,13 @@ fn finish(puzzle: &Puzzle, mut report: SolveReport, output: Option<&Path>, json:
         if let Some(l) = &link {
             println!("viewer: {l}");
         }
+        if let Some(text) = &unsaved {
+            println!("the board in Brendan Owen's solution format (not written):");
+            print!("{text}");
+        }
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     Ok(if report.solved { ExitCode::SUCCESS } else { unfinished() })
 }
@@ -907,22 +1013,52 @@ fn demo(size: usize, seed: u64) -> Result<ExitCode> {
         cfg.beta,
         cfg.trials
     );
-    let result = run_map(&puzzle, &cfg, None)?;
+    let (result, _) = run_map(&puzzle, &cfg, None)?;
     let report = SolveReport::from_f1(&puzzle, Method::Rrr, &result, &cfg);
-    finish(&puzzle, report, None, false)
+    finish(&puzzle, report, None, false, None)
 }
 
 fn generate_cmd(opts: GenerateOptions, output: &Path, solution: Option<&Path>) -> Result<ExitCode> {
+    let mut out = OutputFile::check(output)?;
+    let mut sol = solution.map(OutputFile::check).transpose()?;
     let (puzzle, board): (Puzzle, Board) = generate(&opts)?;
-    write(output, &format::write_puzzle(&puzzle))?;
-    if let Some(path) = solution {
-        write(path, &format::write_solution(&board)?)?;
+    write_output(&mut out, &format::write_puzzle(&puzzle))?;
+    if let Some(sol) = &mut sol {
+        write_output(sol, &format::write_solution(&board)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Parses the command line. A usage error is one line, as every other error is (the bare
+/// command still shows the help); `--help` and `--version` print as usual.
+fn parse() -> Result<std::result::Result<Cli, ExitCode>> {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(cli) => Ok(Ok(cli)),
+        Err(e) if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            Ok(Err(ExitCode::from(if e.use_stderr() { 2 } else { 0 })))
+        }
+        Err(e) => {
+            // clap's message without its usage lines, on one line.
+            let text = e.render().to_string();
+            let parts: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(|l| if l.starts_with("tip:") { format!("({l})") } else { l.to_string() })
+                .collect();
+            let line = parts.join(" ");
+            anyhow::bail!("{}; see --help", line.trim_start_matches("error:").trim())
+        }
+    }
+}
+
 fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match parse()? {
+        Ok(cli) => cli,
+        Err(code) => return Ok(code),
+    };
     match cli.cmd {
         Cmd::Solve(a) => solve(a),
         Cmd::Verify { puzzle, solution: Some(solution), state: None, json } => verify_cmd(&puzzle, &solution, json),
@@ -942,16 +1078,26 @@ fn run() -> Result<ExitCode> {
         } => {
             let opts = GenerateOptions { width, height, frame_colors, inner_colors, seed };
             if unique {
+                let mut out = OutputFile::check(&output)?;
+                let mut sol = solution.as_deref().map(OutputFile::check).transpose()?;
+                // The counting search's tables, from a first draw (the draws are all alike).
+                let (first, _) = generate(&opts)?;
+                let board = format!("generate --unique of a {width}x{height} board");
+                MemoryBudget::here()?.check_tables(&board, limits::tables(&first, true))?;
                 let Some(u) = backtrack::generate_unique(&opts, unique_attempts, unique_nodes)? else {
+                    if concur::interrupt::requested() {
+                        eprintln!("concur: interrupted before a draw was proven unique");
+                        return Ok(ExitCode::from(INTERRUPTED));
+                    }
                     eprintln!(
                         "concur: gave up: none of {unique_attempts} draws was proven unique within {unique_nodes} nodes each; try more colours, --unique-attempts or --unique-nodes"
                     );
                     return Ok(ExitCode::from(1));
                 };
                 eprintln!("unique puzzle found after {} draw(s)", u.attempts);
-                write(&output, &format::write_puzzle(&u.puzzle))?;
-                if let Some(path) = solution {
-                    write(&path, &format::write_solution(&u.solution)?)?;
+                write_output(&mut out, &format::write_puzzle(&u.puzzle))?;
+                if let Some(sol) = &mut sol {
+                    write_output(sol, &format::write_solution(&u.solution)?)?;
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -972,6 +1118,11 @@ fn run() -> Result<ExitCode> {
             let dir = puzzles
                 .or_else(|| std::env::var_os("CONCUR_PUZZLES").map(PathBuf::from))
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
+            // Before any run: the results folder takes files, the threads are within the cores.
+            limits::output_dir(&out)?;
+            let mut notes = Notes::default();
+            let threads = threads.map(|t| cap_threads("--threads", t, &mut notes));
+            notes.say();
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
                 let part = ladder::Part { max_cells, methods, runs, deadline };
@@ -997,6 +1148,7 @@ fn run() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Report { inputs, output, json } => {
+            limits::output_dir(&output)?;
             let w = ladder::report::write(&inputs, &output)?;
             if json {
                 println!("{}", serde_json::to_string(&w)?);
@@ -1011,9 +1163,10 @@ fn run() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Render { puzzle, solution, output } => {
+            let mut out = OutputFile::check(&output)?;
             let p = load_puzzle(&puzzle)?;
             let b = format::read_solution(&read(&solution)?, &p).with_context(|| format!("{}", solution.display()))?;
-            write(&output, &ladder::svg::board(&p, &b))?;
+            write_output(&mut out, &ladder::svg::board(&p, &b))?;
             if let Some(l) = format::viewer_link(&p, &b) {
                 println!("viewer: {l}");
             }
@@ -1061,15 +1214,23 @@ fn run() -> Result<ExitCode> {
                 })
                 .collect::<Result<Vec<(usize, usize)>>>()
                 .context("--sizes")?;
-            anyhow::ensure!(budget > 0.0 && budget.is_finite(), "--budget must be a positive number of seconds");
+            let budget = limits::seconds("--budget", budget)?;
+            anyhow::ensure!(!budget.is_zero(), "--budget must be a positive number of seconds");
+            anyhow::ensure!(max_gib > 0.0 && max_gib.is_finite(), "--max-gib must be a positive number, got {max_gib}");
+            // A step whose state would not fit the memory here is skipped, as one over --max-gib.
+            let mut max_bytes = (max_gib * (1u64 << 30) as f64) as u64;
+            if let Some(have) = MemoryBudget::here()?.bytes.filter(|&have| have < max_bytes) {
+                eprintln!("concur bench: skipping states over the {} of memory available", limits::human(have));
+                max_bytes = have;
+            }
             let opts = bench::BenchOptions {
                 sizes,
                 batches,
                 formulations,
                 cpu: backends.contains(&BackendChoice::Cpu),
                 gpu: backends.contains(&BackendChoice::Gpu),
-                budget: Duration::from_secs_f64(budget),
-                max_bytes: (max_gib * (1u64 << 30) as f64) as u64,
+                budget,
+                max_bytes,
                 seed,
                 adapter,
                 dc_chunk_trials: dc_chunk_trials.map(|c| c as usize),
@@ -1125,10 +1286,13 @@ fn run() -> Result<ExitCode> {
                 },
             )?;
             bar.finish_and_clear();
-            Ok(ExitCode::SUCCESS)
+            Ok(if concur::interrupt::requested() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
         }
-        Cmd::Count { puzzle, ac, order, estimate: Some(probes), seed, json, .. } => {
+        Cmd::Count { puzzle, ac, order, estimate: Some(probes), seed, json, engine, journal, .. } => {
+            anyhow::ensure!(engine == CountEngine::Ac, "--estimate sizes the tree of --engine ac");
+            anyhow::ensure!(journal.is_none(), "--estimate keeps no journal");
             let p = load_puzzle(&puzzle)?;
+            MemoryBudget::here()?.check_tables("count --estimate", limits::tables(&p, true))?;
             let e = backtrack::estimate(&p, ac, order, probes, seed);
             if json {
                 println!("{}", serde_json::to_string(&e)?);
@@ -1138,7 +1302,7 @@ fn run() -> Result<ExitCode> {
                     e.nodes, e.nodes_stderr, e.solutions, e.probes, e.wall_s
                 );
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(if concur::interrupt::requested() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
         }
         Cmd::Count {
             puzzle,
@@ -1155,8 +1319,15 @@ fn run() -> Result<ExitCode> {
             ..
         } => {
             let p = load_puzzle(&puzzle)?;
+            let time_limit = time_limit(t)?;
+            // Before any counting: the journal writable, the threads within the cores, the
+            // tables within memory.
+            let journal_file = journal.as_deref().map(OutputFile::check).transpose()?;
+            let mut notes = Notes::default();
+            let threads = cap_threads("--threads", threads, &mut notes);
+            MemoryBudget::here()?.check_tables("count --engine scan", limits::tables(&p, false))?;
             let opts = ScanOptions {
-                time_limit: time_limit(t)?,
+                time_limit,
                 limit,
                 threads,
                 symmetry: !no_symmetry,
@@ -1176,9 +1347,14 @@ fn run() -> Result<ExitCode> {
                 shown.set_position(done);
                 shown.set_message(format!("{nodes:.3e} nodes, {found} solutions", nodes = nodes as f64));
             };
+            let mut journal_failed = None;
             let c = match &journal {
                 Some(path) => {
                     let (j, rec) = JsonlJournal::open(path)?;
+                    if let Some(f) = journal_file {
+                        f.keep();
+                    }
+                    notes.say();
                     let finished = rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len();
                     let (resuming, shown_path) = (rec.plan.is_some(), path.display().to_string());
                     let j = j.with_progress(show).with_on_plan(move |plan| {
@@ -1190,10 +1366,15 @@ fn run() -> Result<ExitCode> {
                         }
                     });
                     let c = scan::count_journaled(&p, &opts, rec.plan.as_ref().map(|pl| (pl, &rec.done[..])), &j)?;
-                    j.finish()?;
+                    // A journal that could not be written stopped the count; the count so far is
+                    // still printed, then the reason.
+                    journal_failed = j.finish().err();
                     c
                 }
-                None => scan::count_journaled(&p, &opts, None, &ProgressOnly(Box::new(show)))?,
+                None => {
+                    notes.say();
+                    scan::count_journaled(&p, &opts, None, &ProgressOnly(Box::new(show)))?
+                }
             };
             bar.finish_and_clear();
             if json {
@@ -1228,11 +1409,21 @@ fn run() -> Result<ExitCode> {
                     c.threads
                 );
             }
+            if let Some(e) = journal_failed {
+                let done = if c.complete { "the count is complete" } else { "the count stopped" };
+                anyhow::bail!("{e}; {done}, and every line the journal holds is whole: run again to go on");
+            }
             Ok(count_exit(c.complete))
         }
-        Cmd::Count { puzzle, limit, ac, order, time_limit: t, estimate: None, json, .. } => {
+        Cmd::Count { puzzle, limit, ac, order, time_limit: t, estimate: None, json, journal, .. } => {
+            anyhow::ensure!(
+                journal.is_none(),
+                "--journal is an option of --engine scan; the arc-consistent count keeps no journal"
+            );
             let p = load_puzzle(&puzzle)?;
-            let c = backtrack::count(&p, ac, order, limit, time_limit(t)?);
+            let time_limit = time_limit(t)?;
+            MemoryBudget::here()?.check_tables("count", limits::tables(&p, true))?;
+            let c = backtrack::count(&p, ac, order, limit, time_limit);
             if json {
                 let mut v = serde_json::to_value(&c)?;
                 if let serde_json::Value::Object(m) = &mut v {
@@ -1287,14 +1478,29 @@ fn quiet_headless_probe() {
     }
 }
 
+/// A write past a file-size limit (`ulimit -f`) fails with an error like a full disk does,
+/// instead of ending the process by SIGXFSZ: every writer then keeps what it has written
+/// whole and says why it stopped.
+#[cfg(unix)]
+fn ignore_file_size_signal() {
+    // SAFETY: sets the disposition of SIGXFSZ to "ignore" (no handler code runs), before any
+    // other thread exists; an ignored SIGXFSZ only turns such writes into EFBIG errors.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn main() -> ExitCode {
     quiet_headless_probe();
+    #[cfg(unix)]
+    ignore_file_size_signal();
     install_interrupt_handler();
     match run() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("concur: error: {}", format!("{e:#}").replace('\n', " "));
-            ExitCode::from(2)
+            // An error that a stop request caused (a search cut short) is the signal's exit.
+            ExitCode::from(if concur::interrupt::requested() { INTERRUPTED } else { 2 })
         }
     }
 }

@@ -298,8 +298,15 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
         return Err(Error::invalid("a ladder needs at least one instance, one method and one run"));
     }
-    if cfg.budgets.iter().any(|b| !(b.time_limit.is_finite() && b.time_limit > 0.0)) {
-        return Err(Error::invalid("every budget needs a positive time_limit"));
+    let seconds = |t: f64| t > 0.0 && t <= crate::limits::MAX_SECONDS;
+    if cfg.budgets.iter().any(|b| !seconds(b.time_limit)) {
+        return Err(Error::invalid("every budget needs a positive time_limit of at most 1e9 seconds"));
+    }
+    if let Some(m) = cfg.methods.iter().find(|m| m.time_limit.is_some_and(|t| !seconds(t))) {
+        return Err(Error::invalid(format!(
+            "method {:?}: time_limit must be a positive number of seconds, at most 1e9",
+            m.label()
+        )));
     }
     if cfg
         .stops
@@ -645,6 +652,9 @@ pub fn run(
         .open(&path)
         .map_err(|e| Error::invalid(format!("cannot open {}: {e}", path.display())))?;
     let file = Mutex::new(file);
+    // Set when a line could not be written: no run starts after it, and nothing more is
+    // written, so the file keeps only whole lines and `--resume` goes on from it.
+    let write_failed = std::sync::atomic::AtomicBool::new(false);
     let cells: Vec<usize> = instances.iter().map(|i| i.puzzle.cells()).collect();
     let mut jobs: Vec<Job> = plan(cfg, &cells, shard)
         .into_iter()
@@ -670,7 +680,7 @@ pub fn run(
         Ok(rule.reached(sols, hours))
     };
     let run_one = |j: &Job| -> Result<Option<Record>> {
-        if crate::interrupt::requested() {
+        if crate::interrupt::requested() || write_failed.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(None);
         }
         let inst = &instances[j.instance];
@@ -698,9 +708,22 @@ pub fn run(
         let line = serde_json::to_string(&rec).expect("plain record") + "\n";
         {
             let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
-            f.write_all(line.as_bytes())
-                .and_then(|_| f.flush())
-                .map_err(|e| Error::invalid(format!("cannot append to {}: {e}", path.display())))?;
+            if write_failed.load(std::sync::atomic::Ordering::Relaxed) {
+                return Ok(None);
+            }
+            // One line, whole or not at all: a write that fails part-way (a full disk) is cut
+            // back off the file.
+            let before = f.metadata().map(|m| m.len());
+            if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
+                if let Ok(len) = before {
+                    let _ = f.set_len(len);
+                }
+                write_failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Err(Error::invalid(format!(
+                    "cannot append to {}: {e}; every run on file is whole: --resume goes on from it",
+                    path.display()
+                )));
+            }
         }
         progress(&rec);
         Ok(Some(rec))

@@ -462,7 +462,13 @@ impl<'a> Backtracker<'a> {
         let (mut sum, mut sum2, mut sols) = (0f64, 0f64, 0f64);
         let mut order = Vec::new();
         let mut ok = Vec::new();
+        let mut made = 0u64;
         for _ in 0..probes {
+            // A stop request ends the estimate with the probes made so far.
+            if crate::interrupt::requested() {
+                break;
+            }
+            made += 1;
             self.placed.iter_mut().for_each(|p| *p = false);
             let mut nodes = 0f64;
             if self.engine.reset(&self.net, self.cfg.consistency) && self.apply_fixed() {
@@ -494,11 +500,11 @@ impl<'a> Backtracker<'a> {
             sum += nodes;
             sum2 += nodes * nodes;
         }
-        let k = probes.max(1) as f64;
+        let k = made.max(1) as f64;
         let mean = sum / k;
         let var = (sum2 / k - mean * mean).max(0.0);
         TreeEstimate {
-            probes,
+            probes: made,
             nodes: mean,
             nodes_stderr: (var / k).sqrt(),
             solutions: sols / k,
@@ -741,9 +747,13 @@ pub struct Unique {
 /// Draws puzzles (seeds derived from `opts.seed` and the attempt) until one has exactly one
 /// solution up to turning the whole board (square boards: four turned copies; otherwise two,
 /// the half turn), proven by a complete count within `max_nodes` per draw. `None` if no draw
-/// within `max_attempts` could be proven unique.
+/// within `max_attempts` could be proven unique, or a stop request ended the draws.
 pub fn generate_unique(opts: &GenerateOptions, max_attempts: u64, max_nodes: u64) -> crate::Result<Option<Unique>> {
     for attempt in 0..max_attempts {
+        // A stop request ends the draws (a count it cut short proves nothing).
+        if crate::interrupt::requested() {
+            break;
+        }
         let o = GenerateOptions { seed: crate::rng::trial_seed(opts.seed, attempt), ..opts.clone() };
         let (puzzle, solution) = generate(&o)?;
         // Every whole-board turn that maps the board onto itself gives another solution.

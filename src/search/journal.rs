@@ -131,10 +131,23 @@ impl JsonlJournal {
         self
     }
 
+    /// Appends one line whole or not at all: a write that fails part-way (a full disk, a
+    /// file-size limit) is cut back off the file, and after a failure nothing more is written,
+    /// so every line on file stays whole and the count can resume from it.
     fn append(&self, line: String) {
         let mut f = self.file.lock().expect("no panics while held");
-        if let Err(e) = writeln!(f, "{line}").and_then(|()| f.flush()) {
-            self.failure.lock().expect("no panics while held").get_or_insert(e.to_string());
+        let mut failure = self.failure.lock().expect("no panics while held");
+        if failure.is_some() {
+            return;
+        }
+        let before = f.metadata().map(|m| m.len());
+        let mut bytes = line.into_bytes();
+        bytes.push(b'\n');
+        if let Err(e) = f.write_all(&bytes).and_then(|()| f.flush()) {
+            if let Ok(len) = before {
+                let _ = f.set_len(len);
+            }
+            *failure = Some(format!("cannot append: {e}"));
         }
     }
 
@@ -165,5 +178,9 @@ impl Journal for JsonlJournal {
         if let Some(f) = &self.progress {
             f(tasks_done, tasks, nodes, solutions);
         }
+    }
+
+    fn failed(&self) -> bool {
+        self.failure.lock().expect("no panics while held").is_some()
     }
 }

@@ -633,6 +633,11 @@ pub trait Journal: Sync {
     fn plan(&self, _plan: &ScanPlan) {}
     fn task(&self, _done: &TaskDone) {}
     fn progress(&self, _tasks_done: u64, _tasks: u64, _nodes: u64, _solutions: u64) {}
+    /// True once the journal can record nothing more (a write failed): the count stops as at
+    /// its time limit, since what it walked next could not be kept.
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 /// A journal that keeps nothing.
@@ -713,11 +718,27 @@ fn unmirror(b: &Board) -> Board {
     Board { width: h, height: w, cells }
 }
 
-/// Knuth's estimate of the tree of a scan over `t` from `probes` random probes.
-fn estimate_tree(t: &Tables, probes: u64, seed: u64) -> f64 {
+/// Knuth's estimate of the tree of a scan over `t` from `probes` random probes. Past the
+/// deadline or after a stop request it stops probing and estimates from the probes made (at
+/// least one), so a large `probes` cannot outlast the run's time limit.
+fn estimate_tree(t: &Tables, probes: u64, seed: u64, deadline: Option<Instant>) -> f64 {
+    if probes == 0 {
+        return 0.0;
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut wk = Walker::new(t);
-    (0..probes).map(|_| wk.probe(&mut rng)).sum::<f64>() / probes.max(1) as f64
+    let (mut sum, mut made) = (0.0, 0u64);
+    while made < probes {
+        if made > 0
+            && made.is_multiple_of(64)
+            && (deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested())
+        {
+            break;
+        }
+        sum += wk.probe(&mut rng);
+        made += 1;
+    }
+    sum / made as f64
 }
 
 /// Counts every solution of `puzzle` by a complete row-scan search (see the module notes).
@@ -744,6 +765,7 @@ pub fn count_journaled(
     journal: &dyn Journal,
 ) -> Result<ScanCount, ScanError> {
     let start = Instant::now();
+    let deadline = opts.time_limit.map(|d| start + d);
     let mut first = if opts.symmetry { symmetry_piece(puzzle) } else { None };
     let mut mirror = false;
     let mut estimated_nodes = None;
@@ -767,7 +789,7 @@ pub fn count_journaled(
             let corner: std::collections::BTreeSet<u16> = pz.candidates().of(0).iter().map(|pl| pl.piece).collect();
             for p in corner {
                 if symmetry_piece_ok(pz, p) {
-                    let est = estimate_tree(&Tables::new(pz, Some(p)), opts.probes, u64::from(p));
+                    let est = estimate_tree(&Tables::new(pz, Some(p)), opts.probes, u64::from(p), deadline);
                     if best.is_none_or(|(b, _, _)| est < b) {
                         best = Some((est, m, p));
                     }
@@ -829,7 +851,6 @@ pub fn count_journaled(
     let done = AtomicU64::new(0);
     let nodes = AtomicU64::new(top_nodes);
     let deepest = AtomicU64::new(split as u64);
-    let deadline = opts.time_limit.map(|d| start + d);
     let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
     let canonical = std::sync::Mutex::new(std::collections::HashSet::new());
     // Turned copies of a solution, for the count up to turning without the symmetry.
@@ -897,6 +918,7 @@ pub fn count_journaled(
         if stop.load(Ordering::Relaxed)
             || deadline.is_some_and(|d| Instant::now() >= d)
             || crate::interrupt::requested()
+            || journal.failed()
         {
             stop.store(true, Ordering::Relaxed);
             return;
@@ -956,7 +978,7 @@ pub fn count_journaled(
         let watcher = s.spawn(|| {
             let mut shown = Instant::now();
             while !stop.load(Ordering::Relaxed) && done.load(Ordering::Relaxed) < total_tasks {
-                if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() {
+                if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() || journal.failed() {
                     stop.store(true, Ordering::Relaxed);
                 }
                 if shown.elapsed() >= Duration::from_secs(1) {
@@ -1226,11 +1248,13 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
     let mut puzzles: Vec<Puzzle> = Vec::new();
     let mut tables: Vec<Tables> = Vec::new();
     let mut trees: Vec<ScanTree> = Vec::new();
+    let deadline = cfg.time_limit.map(|d| start + d);
     for (i, &(o, p)) in candidates.iter().enumerate() {
         let pz = o.puzzle(puzzle);
         let mut t = Tables::new(&pz, p);
         t.reach = cfg.row_chain;
-        let est = estimate_tree(&t, cfg.probes.max(1), crate::rng::trial_seed(cfg.seed, 1_000 + i as u64));
+        let seed = crate::rng::trial_seed(cfg.seed, 1_000 + i as u64);
+        let est = estimate_tree(&t, cfg.probes.max(1), seed, deadline);
         trees.push(ScanTree { orientation: o, corner_piece: p, estimated_nodes: est });
         puzzles.push(pz);
         tables.push(t);
@@ -1240,7 +1264,6 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
         .expect("at least one tree");
     let threads = if cfg.threads == 0 { rayon::current_num_threads() } else { cfg.threads }.max(1);
     let per_thread = cfg.max_nodes.map(|m| m.div_ceil(threads as u64));
-    let deadline = cfg.time_limit.map(|d| start + d);
     let setup_s = start.elapsed().as_secs_f64();
     let stop = AtomicBool::new(false);
     let exhausted = AtomicBool::new(false);
@@ -1436,7 +1459,7 @@ mod tests {
         let t = Tables::new(&p, None);
         let exact = count(&p, &ScanOptions { symmetry: false, threads: 1, ..Default::default() });
         assert!(exact.complete);
-        let est = estimate_tree(&t, 20_000, 1);
+        let est = estimate_tree(&t, 20_000, 1, None);
         let ratio = est / exact.nodes as f64;
         assert!((0.8..1.25).contains(&ratio), "estimate {est} against {} nodes", exact.nodes);
     }

@@ -190,6 +190,9 @@ impl<'a> DcGpu<'a> {
         let (s, v, c, nc, n) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices(), layout.cells());
         let per_trial = 4 * s.max(v).max(c).max(nc) as u64;
         let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
+        // A device that runs out of memory while the buffers are made says so as an error,
+        // not through wgpu's uncaptured-error handler (which panics).
+        let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let module = ctx.module("dc", DC_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
         let layout_module = ctx.module("layout", LAYOUT_WGSL);
@@ -330,7 +333,34 @@ impl<'a> DcGpu<'a> {
             first += tc;
         }
         let scratch = ctx.zeroed("scatter", 4 * SCATTER_WORDS.min(trials * s.max(v).max(c).max(nc)) as u64);
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(GpuError::Device(format!("out of device memory for {trials} trials: {e}")).into());
+        }
         Ok(DcGpu { ctx, puzzle, layout, cfg, pipes, chunks, trials, scratch, _tables: tables })
+    }
+
+    /// Bytes of the buffers this batch holds on the device (tables, per-chunk state, staging
+    /// and the upload scratch), to check [`crate::limits::dc_gpu`] against.
+    pub fn device_bytes(&self) -> u64 {
+        let chunks = self.chunks.iter().flat_map(|c| {
+            [
+                &c.x,
+                &c.chosen,
+                &c.lambda,
+                &c.m,
+                &c.ca,
+                &c.err,
+                &c.board,
+                &c.status,
+                &c.live,
+                &c.sums,
+                &c.st_status,
+                &c.st_board,
+                &c.st_sums,
+                &c._cell_best,
+            ]
+        });
+        self._tables.iter().chain([&self.scratch]).chain(chunks).map(|b| b.size()).sum()
     }
 
     pub fn layout(&self) -> &Layout {

@@ -196,6 +196,9 @@ impl<'a> F1Gpu<'a> {
         let joins = tab.joins.len() / 3;
         let per_trial = 4 * dim.max(wtot).max(n) as u64;
         let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
+        // A device that runs out of memory while the buffers are made says so as an error,
+        // not through wgpu's uncaptured-error handler (which panics).
+        let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let module = ctx.module("f1", F1_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
         let pipes = Pipelines {
@@ -366,7 +369,41 @@ impl<'a> F1Gpu<'a> {
             });
             first += tc;
         }
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(GpuError::Device(format!("out of device memory for {trials} trials: {e}")).into());
+        }
         Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables })
+    }
+
+    /// Bytes of the buffers this batch holds on the device (tables, per-chunk state and
+    /// staging; without the device auction's of `--assign gpu`), to check
+    /// [`crate::limits::f1_gpu`] against.
+    pub fn device_bytes(&self) -> u64 {
+        let t = &self._tables;
+        let tables = [&t.partner, &t.pc_off, &t.pc_cand, &t.cand_idx, &t.joins, &t.slotw];
+        let chunks = self.chunks.iter().flat_map(|c| {
+            [
+                &c.x,
+                &c.pe,
+                &c.tmp,
+                &c.w,
+                &c.w2,
+                &c.bestc,
+                &c.bestc2,
+                &c.sel,
+                &c.sel2,
+                &c.board,
+                &c.viol,
+                &c.active,
+                &c.sums,
+                &c.st_w,
+                &c.st_w2,
+                &c.st_viol,
+                &c.st_board,
+                &c.st_sums,
+            ]
+        });
+        tables.into_iter().chain(chunks).map(|b| b.size()).sum()
     }
 
     pub fn f1(&self) -> &F1 {

@@ -54,6 +54,9 @@ impl Backend for GpuBackend {
     fn supports_dc(&self, cfg: &DcConfig) -> Result<(), GpuError> {
         dc::supports(cfg)
     }
+    fn unified_memory(&self) -> bool {
+        matches!(self.ctx.adapter.device_type.as_str(), "Cpu" | "IntegratedGpu")
+    }
     fn solve_f1(
         &self,
         puzzle: &Puzzle,

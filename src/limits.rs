@@ -1,0 +1,834 @@
+//! Resource limits, checked before a run starts (ARCHITECTURE.md §8): the memory a batch of
+//! map trials takes on either backend, the memory and cores this machine has, and whether an
+//! output path can be written. The binary checks them before any solving or counting, so a
+//! run that could not finish, or whose result would have nowhere to go, is refused at once
+//! (exit 2, one line) instead of dying part-way or losing what it found.
+//!
+//! The estimates are upper bounds computed from the puzzle's shape (cells, colours, the
+//! pieces of each border class, hints) and the config, without building the engine: building
+//! it is the allocation being checked. Each is a fixed part (tables, the scratch of every
+//! worker) and a part per trial; the tests compare them with what the engines really take.
+
+use crate::assign::Assigner;
+use crate::dc::DcConfig;
+use crate::map::{MapConfig, MapKind, TrialSummary};
+use crate::puzzle::{Class, Puzzle, cell_class, piece_class};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Bytes of `f32` / `u32`.
+const WORD: u64 = 4;
+/// What one heap allocation may cost beyond its bytes (the allocator's header and rounding).
+const ALLOC: u64 = 32;
+/// An upper bound on the bookkeeping of one trial besides its solvers (iterations, best
+/// score, the cycle memory of 16 hashes, its random stream, options), on either backend.
+const TRIAL_BOOKKEEPING: u64 = 768;
+/// Slack on every per-trial figure, for what the allocator rounds up (an eighth).
+fn slack(bytes: u64) -> u64 {
+    bytes + bytes / 8
+}
+/// The boxed side table of every F1 worker (256 entries of four floats).
+const SIDE_TABLE: u64 = 256 * 16;
+/// The largest number of seconds a time limit may be: far past any run, and small enough
+/// that adding it to the clock cannot overflow.
+pub const MAX_SECONDS: f64 = 1e9;
+/// Name of the environment variable that caps the memory concur lets a run take.
+pub const MEMORY_VAR: &str = "CONCUR_MAX_MEMORY";
+
+/// Why a run cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitError {
+    /// The batch does not fit the memory there is.
+    #[error(
+        "{trials} trials of {what} need about {} of memory, more than the {} available{}; {}",
+        human(*need),
+        human(*have),
+        if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() },
+        if *fit == 0 { "not even one trial fits".to_string() } else { format!("at most {fit} trials fit") }
+    )]
+    Memory { what: String, trials: u64, need: u64, have: u64, fit: u64, capped: bool },
+    /// The tables of a run do not fit, whatever the trials.
+    #[error("{what} needs about {} of memory for its tables, more than the {} available{}", human(*need), human(*have), if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() })]
+    Tables { what: String, need: u64, have: u64, capped: bool },
+    /// An output that cannot be written.
+    #[error("cannot write {path}: {reason}")]
+    Unwritable { path: String, reason: String },
+    /// A setting that cannot be read.
+    #[error("{0}")]
+    Setting(String),
+}
+
+/// A byte count for people: `512 B`, `3.2 MiB`, `29.8 GiB`.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+/// Bytes a run takes: a fixed part plus a part per trial.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Estimate {
+    pub fixed: u64,
+    pub per_trial: u64,
+}
+
+impl Estimate {
+    /// Bytes for `trials` trials (saturating: an impossible batch is `u64::MAX`).
+    pub fn bytes(&self, trials: u64) -> u64 {
+        self.fixed.saturating_add(self.per_trial.saturating_mul(trials))
+    }
+
+    /// The most trials within `budget` bytes (0 when not even the fixed part fits).
+    pub fn max_trials(&self, budget: u64) -> u64 {
+        budget.checked_sub(self.fixed).map_or(0, |b| b / self.per_trial.max(1))
+    }
+
+    fn plus(self, o: Estimate) -> Estimate {
+        Estimate { fixed: self.fixed.saturating_add(o.fixed), per_trial: self.per_trial.saturating_add(o.per_trial) }
+    }
+}
+
+/// What a batch takes on the GPU backend: host memory (the per-trial bookkeeping, solvers and
+/// mirrors), device buffers, and the staging buffers the host reads through (host-visible
+/// memory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct GpuEstimate {
+    pub host: Estimate,
+    pub device: Estimate,
+    pub staging: Estimate,
+}
+
+impl GpuEstimate {
+    /// What the machine's memory must hold: the host part and staging, plus the device buffers
+    /// when the device's memory is the host's (a software or integrated adapter).
+    pub fn in_host_memory(&self, unified: bool) -> Estimate {
+        let e = self.host.plus(self.staging);
+        if unified { e.plus(self.device) } else { e }
+    }
+}
+
+/// The sizes the engines' tables follow from, as upper bounds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape {
+    cells: u64,
+    colors: u64,
+    /// Cells of each border class (corner, edge, inner).
+    class_cells: [u64; 3],
+    /// Candidates of all cells: every unhinted piece of the cell's class in each rotation
+    /// that fits its rim (one for corners and edges, at most four inside); a hinted cell
+    /// has one. An upper bound on `Puzzle::candidates`.
+    cands: u64,
+    /// The sum over interior joins of both cells' candidates.
+    join_cands: u64,
+    /// Interior joins.
+    joins: u64,
+}
+
+impl Shape {
+    fn of(p: &Puzzle) -> Shape {
+        let (w, h) = (p.width(), p.height());
+        let class = |c: Class| match c {
+            Class::Corner => 0,
+            Class::Edge => 1,
+            Class::Inner => 2,
+        };
+        let hinted_piece: std::collections::HashSet<usize> = p.hints().iter().map(|h| h.piece).collect();
+        let hinted_cell: std::collections::HashSet<usize> = p.hints().iter().map(|h| h.cell).collect();
+        let mut free = [0u64; 3];
+        for (i, &q) in p.pieces().iter().enumerate() {
+            if let (false, Some(cl)) = (hinted_piece.contains(&i), piece_class(q)) {
+                free[class(cl)] += 1;
+            }
+        }
+        let mut s = Shape { cells: p.cells() as u64, colors: p.num_colors() as u64, ..Default::default() };
+        let mut degrees = 0;
+        for c in 0..p.cells() {
+            let k = class(cell_class(w, h, c));
+            s.class_cells[k] += 1;
+            let d = if hinted_cell.contains(&c) { 1 } else { free[k] * if k == 2 { 4 } else { 1 } };
+            let deg = (0..4).filter(|&side| p.neighbour(c, side).is_some()).count() as u64;
+            s.cands += d;
+            s.join_cands += d * deg;
+            degrees += deg;
+        }
+        s.joins = degrees / 2;
+        s
+    }
+
+    /// Floats of one F1 trial: cells x 4 sides x colours.
+    fn dim(&self) -> u64 {
+        self.cells * 4 * self.colors
+    }
+
+    /// Entries of the P_P weights: one n x n block per border class.
+    fn weight_len(&self) -> u64 {
+        self.class_cells.iter().map(|n| n * n).sum()
+    }
+
+    /// One warm-startable solver per non-empty class, on the heap.
+    fn assigners(&self) -> u64 {
+        let per = std::mem::size_of::<Assigner>() as u64;
+        // Each solver holds five f64 and five u32 vectors of its class's size.
+        let classes = self.class_cells.iter().filter(|&&n| n > 0);
+        ALLOC + classes.map(|n| per + 60 * n + 10 * ALLOC).sum::<u64>()
+    }
+
+    /// The candidate table (`Puzzle::candidates`: a placement and its colours per candidate).
+    fn candidates(&self) -> u64 {
+        8 * self.cands + WORD * (self.cells + 1) + 3 * ALLOC
+    }
+
+    /// The bitset network of the arc-consistent backtracker (`verify::Network`), and one
+    /// backtracker's domains and trail over it, counted again.
+    fn network(&self) -> u64 {
+        // Words of each cell's domain, summed: at most cands / 64 plus one per cell.
+        let words = self.cands / 64 + self.cells;
+        let masks = 8 * 4 * self.colors * words;
+        let per_cell = 16 + WORD + 4 * WORD * self.colors;
+        self.candidates() + masks + self.cells * per_cell + 12 * self.cands + 16 * ALLOC
+    }
+}
+
+/// Workers of a batch of `trials` on `threads` threads: a few chunks per thread
+/// (`map::chunk_size`), at most one per trial, plus the one the engines build while setting
+/// up.
+fn workers(trials: usize, threads: usize) -> u64 {
+    (4 * threads.max(1)).min(trials.max(1)) as u64 + 1
+}
+
+/// The tables every method builds from a puzzle (its candidates, and the arc-consistent
+/// network when `network`): a lower bound on any run's memory, to check before building them.
+pub fn tables(puzzle: &Puzzle, network: bool) -> u64 {
+    let s = Shape::of(puzzle);
+    if network { s.network() } else { s.candidates() }
+}
+
+/// F1 (`rrr`, `dm`) on the CPU backend with `threads` threads (`map::F1Map`).
+pub fn f1_cpu(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
+    let s = Shape::of(puzzle);
+    let (dim, wlen, cells) = (s.dim(), s.weight_len(), s.cells);
+    let keep = u64::from(cfg.keep_fixed_points);
+    let per_trial = WORD * dim                                        // x
+        + TRIAL_BOOKKEEPING
+        + s.assigners()
+        + WORD * cells                                                // best board
+        + if cfg.adapt.is_some() { WORD * cells * 4 } else { WORD }  // adaptive weights
+        + keep * (WORD * dim + ALLOC)                                 // the solving iterate
+        + std::mem::size_of::<TrialSummary>() as u64;
+    let per_trial = slack(per_trial);
+    let network = if cfg.complete.is_some() { s.network() } else { 0 };
+    let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
+    // The tables: per candidate its column, colour offsets, colours and placement, the weights'
+    // group tables; per weight entry its group; the candidates they are built from.
+    let tables = 48 * s.cands + WORD * wlen + 64 * cells + s.candidates() + 64 * ALLOC;
+    // The feasibility check of `F1::new`: a zero state, weights and solvers.
+    let setup = WORD * dim + 8 * wlen + s.assigners();
+    Estimate { fixed: tables + setup + network + workers(cfg.trials, threads) * worker, per_trial }
+}
+
+/// The replica layout's sizes (`dc::Layout`), from the shape.
+struct DcSizes {
+    vars: u64,
+    slots: u64,
+    choices: u64,
+    constraints: u64,
+}
+
+fn dc_sizes(s: &Shape, hybrid: bool) -> DcSizes {
+    let v = s.cands;
+    if hybrid {
+        DcSizes { vars: v, slots: v + s.join_cands, choices: s.cells + 2 * s.joins, constraints: 1 + s.joins }
+    } else {
+        DcSizes {
+            vars: v,
+            slots: 2 * v + s.join_cands,
+            choices: 2 * s.cells + 2 * s.joins,
+            constraints: 2 * s.cells + s.joins,
+        }
+    }
+}
+
+/// The layout's tables (`dc::Layout::new`): per variable its piece, colours, placement,
+/// column and slot range; per slot its variable, constraint and run; colour groups per side.
+fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
+    s.candidates()
+        + 40 * d.vars
+        + 24 * d.slots
+        + 16 * d.constraints
+        + WORD * s.cells * 4 * (s.colors + 1)
+        + 16 * d.vars
+        + 12 * s.joins
+        + 64 * ALLOC
+}
+
+/// Divide and concur (`dc`) on the CPU backend with `threads` threads (`dc::DcMap`).
+pub fn dc_cpu(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
+    let s = Shape::of(puzzle);
+    let d = dc_sizes(&s, cfg.hybrid);
+    let keep = u64::from(cfg.keep_fixed_points);
+    let pruned = u64::from(cfg.propagate.is_some());
+    let per_trial = WORD * (d.slots + d.choices + d.constraints)       // x, chosen slots, weights
+        + TRIAL_BOOKKEEPING
+        + 2 * s.assigners()                                           // the divide's and the readout's
+        + WORD * s.cells                                              // best board
+        + keep * (WORD * (d.slots + d.constraints + d.vars) + 3 * ALLOC)
+        + pruned * (WORD * d.vars + ALLOC)
+        + std::mem::size_of::<TrialSummary>() as u64;
+    let per_trial = slack(per_trial);
+    let network = if cfg.complete.is_some() || cfg.propagate.is_some() { s.network() } else { 0 };
+    // Concur sums and points per variable, a constraint's slots and choices, the per-constraint
+    // errors, the assignment scratch, boards.
+    let worker = WORD * (5 * d.vars + d.vars + s.cells + d.constraints)
+        + 8 * s.weight_len()
+        + 2 * WORD * s.cells
+        + keep * WORD * (d.slots + d.constraints)
+        + 24 * ALLOC
+        + network;
+    Estimate { fixed: dc_tables(&s, &d) + network + workers(cfg.trials, threads) * worker, per_trial }
+}
+
+/// F1 on the GPU backend (`backend::gpu::f1`): the state, projections, weights and boards on
+/// the device; the weights, boards and solvers of every trial on the host (with `--assign
+/// gpu`, the auction's rows, owners and prices on the device instead of reading weights).
+pub fn f1_gpu(puzzle: &Puzzle, cfg: &MapConfig) -> GpuEstimate {
+    let s = Shape::of(puzzle);
+    let (dim, wlen, n) = (s.dim(), s.weight_len(), s.cells);
+    let dm = u64::from(cfg.kind == MapKind::Dm);
+    let auction = u64::from(cfg.assign == crate::map::AssignOn::Gpu);
+    let copies = 1 + dm;
+    let host = Estimate {
+        fixed: s.candidates() + 64 * s.cands + WORD * wlen * 3 + s.assigners() + 64 * ALLOC,
+        per_trial: TRIAL_BOOKKEEPING
+            + s.assigners()
+            + copies * WORD * wlen                       // weights read back
+            + 4 * WORD * n                              // chosen entries (two), boards, best boards
+            + 4 * WORD                                  // mismatches, live flags, freshness
+            + auction * copies * 48                     // the auction's per-problem status
+            + std::mem::size_of::<TrialSummary>() as u64,
+    };
+    let device = Estimate {
+        // Tables: partners, per-entry candidate lists, colour offsets, joins, slot weights.
+        fixed: WORD * (4 * n + wlen + 1 + 5 * s.cands + 3 * s.joins + 4 * n) + 16 * WORD * 64,
+        per_trial: (2 + dm) * WORD * dim                // x, P_E, the DM's second reflection
+            + 2 * copies * WORD * wlen                  // weights and their argmax candidates
+            + 3 * WORD * n                              // chosen entries (two) and the board
+            + 4 * WORD                                  // mismatches, live flag, fingerprint
+            + auction * copies * (3 * WORD * n + 48), // rows, owners, prices, status
+    };
+    let staging = Estimate { fixed: 0, per_trial: copies * WORD * wlen + WORD * n + 3 * WORD + auction * copies * 48 };
+    GpuEstimate { host, device, staging }
+}
+
+/// Divide and concur on the GPU backend (`backend::gpu::dc`; the plain layout): the whole
+/// iteration on the device, the bookkeeping, boards and the round's concur values for the
+/// assignment readout on the host.
+pub fn dc_gpu(puzzle: &Puzzle, cfg: &DcConfig) -> GpuEstimate {
+    let s = Shape::of(puzzle);
+    let d = dc_sizes(&s, false);
+    let dm = u64::from(cfg.kind == MapKind::Dm);
+    let adaptive = u64::from(cfg.weights == crate::dc::Weights::Adaptive);
+    let n = s.cells;
+    // The starts are built a block of 256 trials at a time.
+    let block = 256 * WORD * (d.slots + d.choices);
+    let host = Estimate {
+        fixed: dc_tables(&s, &d) + block + 8 * 8 * s.weight_len() + 64 * ALLOC,
+        per_trial: TRIAL_BOOKKEEPING
+            + s.assigners()
+            + 2 * WORD * n                              // best boards, boards read back
+            + 4 * WORD                                  // statuses, live flags
+            + WORD * d.vars                             // the round's concur values
+            + WORD * n + 3 * ALLOC                      // an assignment readout
+            + 2 * WORD * d.constraints                  // the weights' first upload
+            + 8                                         // fingerprint
+            + std::mem::size_of::<TrialSummary>() as u64,
+    };
+    let device = Estimate {
+        // Tables: per slot its variable, the variables' slots and constraints; offsets of
+        // constraints, choices and cells; candidates' pieces and colours; colour groups; joins.
+        fixed: WORD * (3 * d.slots + 8 * d.vars + 2 * d.constraints + 2 * s.cells + 3 * s.joins)
+            + 2 * WORD * s.cells * 4 * (s.colors + 1)
+            + 16 * WORD * 64,
+        per_trial: WORD * (d.slots + d.choices + d.constraints) // x, chosen slots, weights
+            + (1 + dm) * WORD * d.vars                          // concur points
+            + adaptive * WORD * d.constraints                   // errors
+            + 2 * WORD * n                                      // boards, per-cell argmax
+            + 5 * WORD                                          // status, live, fingerprint
+            + WORD * d.vars.max(d.slots), // the scatter of an upload, the gather of a read-back
+    };
+    let staging = Estimate { fixed: 0, per_trial: WORD * n + 4 * WORD + WORD * d.vars.max(d.slots) };
+    GpuEstimate { host, device, staging }
+}
+
+/// Reads a size such as `512M`, `8G`, `1.5T` or a plain number of bytes (binary units).
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (num, mul) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&t[..i], 1 << 20),
+        (i, 'g' | 'G') => (&t[..i], 1 << 30),
+        (i, 't' | 'T') => (&t[..i], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().ok()?;
+    (v.is_finite() && v >= 0.0 && v * (mul as f64) < u64::MAX as f64).then(|| (v * mul as f64) as u64)
+}
+
+/// A value of a `Key: N kB` line of `/proc/meminfo`.
+fn meminfo(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key) && l[key.len()..].starts_with(':'))?;
+    let kb: u64 = line[key.len() + 1..].split_whitespace().next()?.parse().ok()?;
+    Some(kb.saturating_mul(1024))
+}
+
+/// Memory this process may still take under its control group (v2, or v1), if it has a limit.
+fn cgroup_room() -> Option<u64> {
+    let read = |p: &str| std::fs::read_to_string(p).ok().and_then(|t| t.trim().parse::<u64>().ok());
+    if let (Some(max), Some(cur)) = (read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")) {
+        return Some(max.saturating_sub(cur));
+    }
+    let (max, cur) =
+        (read("/sys/fs/cgroup/memory/memory.limit_in_bytes")?, read("/sys/fs/cgroup/memory/memory.usage_in_bytes")?);
+    // v1 reports "no limit" as a number near 2^63.
+    (max < 1 << 60).then(|| max.saturating_sub(cur))
+}
+
+/// The memory a run may take: what the machine has available (`MemAvailable` of
+/// `/proc/meminfo`), within its control group's limit, and within `CONCUR_MAX_MEMORY` when
+/// that is set. `None` when nothing is known (then only impossible sizes are refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryBudget {
+    pub bytes: Option<u64>,
+    /// Whether `CONCUR_MAX_MEMORY` set the budget.
+    pub capped: bool,
+}
+
+impl MemoryBudget {
+    /// This machine's budget now.
+    pub fn here() -> Result<Self, LimitError> {
+        let mut bytes = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| meminfo(&t, "MemAvailable"));
+        if let Some(room) = cgroup_room() {
+            bytes = Some(bytes.map_or(room, |b| b.min(room)));
+        }
+        let mut capped = false;
+        if let Some(v) = std::env::var_os(MEMORY_VAR) {
+            let cap = v.to_str().and_then(parse_size).ok_or_else(|| {
+                LimitError::Setting(format!("{MEMORY_VAR}={v:?} is not a size (bytes, or a number with K, M, G or T)"))
+            })?;
+            if bytes.is_none_or(|b| cap < b) {
+                (bytes, capped) = (Some(cap), true);
+            }
+        }
+        Ok(MemoryBudget { bytes, capped })
+    }
+
+    /// The most bytes one process can ask for at all (Rust's limit on one allocation).
+    fn limit(&self) -> u64 {
+        self.bytes.unwrap_or(isize::MAX as u64)
+    }
+
+    /// Whether `trials` trials of `what` fit, by the estimate `e`.
+    pub fn check_trials(&self, what: &str, e: &Estimate, trials: u64) -> Result<(), LimitError> {
+        let (need, have) = (e.bytes(trials), self.limit());
+        if need <= have {
+            return Ok(());
+        }
+        Err(LimitError::Memory {
+            what: what.to_string(),
+            trials,
+            need,
+            have,
+            fit: e.max_trials(have),
+            capped: self.capped,
+        })
+    }
+
+    /// Whether tables of `need` bytes fit.
+    pub fn check_tables(&self, what: &str, need: u64) -> Result<(), LimitError> {
+        let have = self.limit();
+        if need <= have {
+            return Ok(());
+        }
+        Err(LimitError::Tables { what: what.to_string(), need, have, capped: self.capped })
+    }
+}
+
+/// The cores this process may use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A thread count capped at the cores: the count to use and, when it was capped, a note that
+/// says so (`flag` names the option).
+pub fn cap_threads(flag: &str, threads: usize) -> (usize, Option<String>) {
+    let cores = cores();
+    if threads <= cores {
+        (threads, None)
+    } else {
+        (cores, Some(format!("concur: {flag} {threads} is more than the {cores} cores here; using {cores}")))
+    }
+}
+
+fn unwritable(path: &Path, e: impl std::fmt::Display) -> LimitError {
+    LimitError::Unwritable { path: path.display().to_string(), reason: e.to_string() }
+}
+
+/// Writes and removes one small file in `dir`: fails when the folder is missing, read-only or
+/// its file system is full.
+fn probe(dir: &Path) -> std::io::Result<()> {
+    let path = dir.join(format!(".concur-write-check-{}", std::process::id()));
+    let r = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(b"\n").and_then(|()| f.flush()));
+    let _ = std::fs::remove_file(&path);
+    r
+}
+
+/// An output file checked before the work: it exists when the check passes (created empty if
+/// it did not), and a file the check created is removed again if nothing was written to it.
+#[derive(Debug)]
+pub struct OutputFile {
+    path: PathBuf,
+    created: bool,
+    written: bool,
+}
+
+impl OutputFile {
+    /// Checks that `path` can be written: its folder takes a new file (so it exists, is
+    /// writable and not full), and the file opens for appending (it is created if missing;
+    /// what it holds is left as it is).
+    pub fn check(path: &Path) -> Result<OutputFile, LimitError> {
+        if path.is_dir() {
+            return Err(unwritable(path, "it is a folder"));
+        }
+        probe(folder_of(path)).map_err(|e| unwritable(path, e))?;
+        let existed = path.symlink_metadata().is_ok();
+        std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| unwritable(path, e))?;
+        Ok(OutputFile { path: path.to_path_buf(), created: !existed, written: false })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Leaves the file to the caller (an append-only writer such as a journal): it is not
+    /// removed when dropped.
+    pub fn keep(mut self) {
+        self.written = true;
+    }
+
+    /// Replaces the file's content with `bytes`, through a new file in the same folder renamed
+    /// over it: a write that fails (a full disk) leaves the file as it was.
+    pub fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = folder_of(&self.path).join(format!(".{name}.concur-{}", std::process::id()));
+        let r = std::fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+            .and_then(|()| std::fs::rename(&tmp, &self.path));
+        if r.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        } else {
+            self.written = true;
+        }
+        r
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if self.created && !self.written {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The folder a file goes into (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Checks that files can be written into the folder `dir` (creating it and its parents; a
+/// folder it made is removed again when files cannot go into it).
+pub fn output_dir(dir: &Path) -> Result<(), LimitError> {
+    let existed = dir.is_dir();
+    std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, e))?;
+    probe(dir).map_err(|e| {
+        if !existed {
+            // The folder the check made (it is empty) goes again.
+            let _ = std::fs::remove_dir(dir);
+        }
+        unwritable(dir, e)
+    })
+}
+
+/// A time limit in seconds: non-negative and at most [`MAX_SECONDS`] (`flag` names the option).
+pub fn seconds(flag: &str, s: f64) -> Result<std::time::Duration, LimitError> {
+    if !(0.0..=MAX_SECONDS).contains(&s) {
+        return Err(LimitError::Setting(format!(
+            "{flag} must be a number of seconds from 0 to {MAX_SECONDS:e}, got {s}"
+        )));
+    }
+    Ok(std::time::Duration::from_secs_f64(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{GenerateOptions, generate};
+
+    fn puzzle(w: usize, h: usize) -> Puzzle {
+        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: 3 }).unwrap().0
+    }
+
+    #[test]
+    fn the_shape_matches_the_engines_tables() {
+        for (w, h) in [(2, 2), (2, 5), (3, 3), (5, 4), (6, 6)] {
+            let p = puzzle(w, h);
+            let s = Shape::of(&p);
+            let cands = p.candidates();
+            let total: usize = (0..p.cells()).map(|c| cands.of(c).len()).sum();
+            // Generated pieces are never symmetric, so the bound is exact.
+            assert_eq!(s.cands, total as u64, "{w}x{h}");
+            let f1 = crate::project::F1::new(&p).unwrap();
+            assert_eq!(s.dim(), f1.dim() as u64);
+            assert_eq!(s.weight_len(), f1.weight_len() as u64);
+            for hybrid in [false, true] {
+                let l = crate::dc::Layout::new(&p, hybrid);
+                let d = dc_sizes(&s, hybrid);
+                assert_eq!(d.vars, l.vars() as u64, "{w}x{h} hybrid {hybrid}");
+                assert_eq!(d.slots, l.slots() as u64, "{w}x{h} hybrid {hybrid}");
+                assert_eq!(d.choices, l.choices() as u64, "{w}x{h} hybrid {hybrid}");
+                assert_eq!(d.constraints, l.constraints() as u64, "{w}x{h} hybrid {hybrid}");
+                assert_eq!(d.slots * WORD, crate::dc::replica_bytes(&p, hybrid) as u64);
+            }
+        }
+        // A hint leaves its cell one candidate and its piece none elsewhere.
+        let p = puzzle(5, 5).with_fixed_corner().unwrap();
+        let cands = p.candidates();
+        let total: usize = (0..p.cells()).map(|c| cands.of(c).len()).sum();
+        assert!(Shape::of(&p).cands >= total as u64);
+    }
+
+    #[test]
+    fn estimates_grow_by_the_trial_and_say_what_fits() {
+        let e = Estimate { fixed: 1000, per_trial: 100 };
+        assert_eq!(e.bytes(10), 2000);
+        assert_eq!(e.bytes(u64::MAX), u64::MAX);
+        assert_eq!(e.max_trials(2050), 10);
+        assert_eq!(e.max_trials(999), 0);
+        let budget = MemoryBudget { bytes: Some(2050), capped: false };
+        assert!(budget.check_trials("rrr", &e, 10).is_ok());
+        let err = budget.check_trials("rrr on 5x5", &e, 11).unwrap_err().to_string();
+        assert!(err.contains("at most 10 trials fit") && err.contains("11 trials of rrr on 5x5"), "{err}");
+        assert!(!err.contains('\n'));
+        let none = MemoryBudget { bytes: Some(10), capped: true }.check_trials("x", &e, 1).unwrap_err().to_string();
+        assert!(none.contains("not even one trial fits") && none.contains(MEMORY_VAR), "{none}");
+        // Unknown memory refuses only what no process could allocate.
+        assert!(MemoryBudget { bytes: None, capped: false }.check_trials("x", &e, u64::MAX).is_err());
+        assert!(MemoryBudget { bytes: None, capped: false }.check_trials("x", &e, 1 << 20).is_ok());
+    }
+
+    #[test]
+    fn sizes_and_meminfo_parse() {
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("4k"), Some(4096));
+        assert_eq!(parse_size("1.5G"), Some(3 << 29));
+        assert_eq!(parse_size(" 2 T "), Some(2 << 40));
+        for bad in ["", "G", "-1G", "NaN", "inf", "1e300", "x"] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
+        let text = "MemTotal:       24683568 kB\nMemFree:        22141192 kB\nMemAvailable:   24140528 kB\n";
+        assert_eq!(meminfo(text, "MemAvailable"), Some(24140528 * 1024));
+        assert_eq!(meminfo(text, "Mem"), None);
+        assert_eq!(human(512), "512 B");
+        assert_eq!(human(3 << 29), "1.5 GiB");
+    }
+
+    #[test]
+    fn threads_above_the_cores_are_capped_with_a_note() {
+        let cores = cores();
+        assert_eq!(cap_threads("--threads", cores), (cores, None));
+        let (n, note) = cap_threads("--threads", 100_000);
+        assert_eq!(n, cores);
+        assert!(note.unwrap().contains("100000"));
+    }
+
+    #[test]
+    fn outputs_are_checked_and_an_unused_one_is_removed() {
+        let dir = std::env::temp_dir().join(format!("concur-limits-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        output_dir(&dir.join("a/b")).unwrap();
+        let f = dir.join("a/out.txt");
+        let out = OutputFile::check(&f).unwrap();
+        assert!(f.exists());
+        drop(out);
+        assert!(!f.exists(), "a file the check created and nothing wrote is removed");
+        std::fs::write(&f, "kept").unwrap();
+        drop(OutputFile::check(&f).unwrap());
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "kept", "an existing file is left as it was");
+        let mut out = OutputFile::check(&f).unwrap();
+        out.write(b"new").unwrap();
+        drop(out);
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new");
+        let mut out = OutputFile::check(&dir.join("a/fresh.txt")).unwrap();
+        out.write(b"x").unwrap();
+        drop(out);
+        assert!(dir.join("a/fresh.txt").exists(), "a written file stays");
+        for bad in [dir.join("missing/x.txt"), f.join("under-a-file.txt"), dir.join("a")] {
+            let e = OutputFile::check(&bad).unwrap_err().to_string();
+            assert!(e.starts_with("cannot write"), "{e}");
+        }
+        assert!(output_dir(&f.join("sub")).is_err());
+        assert!(
+            std::fs::read_dir(dir.join("a")).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".concur"))
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Peak resident memory of this process (`VmHWM`), in bytes.
+    fn peak_rss() -> Option<u64> {
+        meminfo(&std::fs::read_to_string("/proc/self/status").ok()?, "VmHWM")
+    }
+
+    const PROBE_VAR: &str = "CONCUR_LIMITS_PROBE";
+    const PROBE_THREADS: usize = 2;
+
+    /// The probe's puzzle and trials: a 7x7 and a first iteration, or, where the engine keeps
+    /// the solving iterate of every solved trial, a 4x4 that (nearly) every trial solves, or a
+    /// few trials of a large board, where the fixed part (tables, workers) dominates.
+    fn probe_setup(engine: &str) -> (Puzzle, usize, u64, bool) {
+        match engine {
+            "rrr-keep" | "dc-keep" => (puzzle(4, 4), 1000, 20_000, false),
+            "rrr-12x12" | "dc-12x12" => (puzzle(12, 12), 4, 1, true),
+            "rrr-16x16" | "dc-16x16" => (puzzle(16, 16), 16, 1, true),
+            e if e.starts_with("dc") => (puzzle(7, 7), 800, 1, true),
+            _ => (puzzle(7, 7), 2000, 1, true),
+        }
+    }
+
+    /// Builds one engine with [`PROBE_TRIALS`] trials, runs one iteration, and prints the rise
+    /// of the peak resident memory beside the estimate. Run alone in a child process by
+    /// `estimates_bound_what_the_engines_take` (it does nothing without `CONCUR_LIMITS_PROBE`).
+    #[test]
+    fn probe_engine_memory() {
+        let Ok(engine) = std::env::var(PROBE_VAR) else { return };
+        let (p, trials, max_iters, stop_at_first) = probe_setup(&engine);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(PROBE_THREADS).build().unwrap();
+        let (measured, estimate) = pool.install(|| {
+            let before = peak_rss().unwrap();
+            let (estimate, result) = match engine.as_str() {
+                "rrr" | "dm" | "rrr-keep" | "rrr-adapt" | "rrr-complete" | "rrr-12x12" | "rrr-16x16" => {
+                    let cfg = MapConfig {
+                        kind: if engine == "dm" { MapKind::Dm } else { MapKind::Rrr },
+                        trials,
+                        max_iters,
+                        stop_at_first,
+                        keep_fixed_points: engine == "rrr-keep",
+                        adapt: (engine == "rrr-adapt").then(|| "0.1,0.01,4".parse().unwrap()),
+                        complete: (engine == "rrr-complete").then(crate::map::Completion::default),
+                        ..Default::default()
+                    };
+                    let e = f1_cpu(&p, &cfg, PROBE_THREADS);
+                    let mut m = crate::map::F1Map::new(&p, cfg).unwrap();
+                    (e, m.run(|_| {}))
+                }
+                "dc" | "dc-plain" | "dc-keep" | "dc-12x12" | "dc-16x16" => {
+                    let cfg = DcConfig {
+                        trials,
+                        max_iters,
+                        stop_at_first,
+                        hybrid: engine != "dc-plain",
+                        keep_fixed_points: engine == "dc-keep",
+                        ..Default::default()
+                    };
+                    let e = dc_cpu(&p, &cfg, PROBE_THREADS);
+                    let mut m = crate::dc::DcMap::new(&p, cfg).unwrap();
+                    (e, m.run(|_| {}))
+                }
+                other => panic!("no engine {other}"),
+            };
+            let after = peak_rss().unwrap();
+            if !stop_at_first {
+                let solved = result.trials.iter().filter(|t| t.solved_at.is_some()).count();
+                assert!(solved >= trials * 9 / 10, "{engine}: {solved} of {trials} trials solved and hold an iterate");
+            }
+            drop(result);
+            (after - before, estimate.bytes(trials as u64))
+        });
+        println!("probe {engine}: measured {measured} estimate {estimate}");
+    }
+
+    /// The estimates against what the engines take: each engine is built in a child process
+    /// (this test binary, running only `probe_engine_memory`), so no other test's memory is
+    /// counted. An estimate must bound the rise of the peak resident memory (which counts the
+    /// pages written: the first iteration writes every buffer of every trial), within 1.5x
+    /// where the trials dominate and 2.5x where the tables do.
+    #[test]
+    fn estimates_bound_what_the_engines_take() {
+        if peak_rss().is_none() {
+            eprintln!("SKIPPED estimates_bound_what_the_engines_take: no /proc/self/status here");
+            return;
+        }
+        let exe = std::env::current_exe().unwrap();
+        for engine in [
+            "rrr",
+            "dm",
+            "rrr-keep",
+            "rrr-adapt",
+            "rrr-complete",
+            "rrr-12x12",
+            "rrr-16x16",
+            "dc",
+            "dc-plain",
+            "dc-keep",
+            "dc-12x12",
+            "dc-16x16",
+        ] {
+            let out = std::process::Command::new(&exe)
+                .args(["--exact", "limits::tests::probe_engine_memory", "--nocapture", "--test-threads=1"])
+                .env(PROBE_VAR, engine)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            let line =
+                text.split("probe ").nth(1).and_then(|t| t.lines().next()).unwrap_or_else(|| {
+                    panic!("{engine}: no probe line: {text} {}", String::from_utf8_lossy(&out.stderr))
+                });
+            let nums: Vec<u64> = line.split_whitespace().filter_map(|t| t.parse().ok()).collect();
+            let (measured, estimate) = (nums[0], nums[1]);
+            eprintln!("{engine}: measured {}, estimated {}", human(measured), human(estimate));
+            assert!(estimate >= measured, "{engine}: the estimate {estimate} is below the {measured} bytes measured");
+            let factor = if engine.ends_with("x12") || engine.ends_with("x16") { 2.5 } else { 1.5 };
+            assert!(
+                estimate as f64 <= factor * measured as f64,
+                "{engine}: the estimate {estimate} is over {factor}x the {measured} bytes measured"
+            );
+        }
+    }
+
+    #[test]
+    fn time_limits_are_bounded() {
+        assert!(seconds("--time-limit", 0.0).is_ok());
+        assert!(seconds("--time-limit", 1e9).is_ok());
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e300, 1e10] {
+            assert!(seconds("--time-limit", bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -35,6 +35,9 @@ for path in sys.argv[1:]:
         name += f' beta {head["beta"]:.1f}'
     if head.get("restart_stall"):
         name += f' stall {head["restart_stall"]}'
+    if head.get("adapt"):
+        a = head["adapt"]
+        name += f' adapt {a["rate"]:g},{a["decay"]:g},{a["max"]:g}'
     w = head.get("join_weights") or [1.0, 1.0, 1.0]
     mean = total / d if d else math.inf
     lo = 2 * total / chi2_quantile(0.975, 2 * d) if d else math.nan
@@ -43,7 +46,7 @@ for path in sys.argv[1:]:
     rows.append((name, fixed, w, len(trials), d, head["max_iters"], med, mean, lo, hi, total))
 base = {r[0]: r[7] for r in rows if r[2] == [1.0, 1.0, 1.0] and not r[1]}
 # A setting's ratio is to the uniform metric of the same puzzle and map (beta 0.7, no stall).
-key = lambda name: name.split(" beta ")[0].split(" stall ")[0]
+key = lambda name: name.split(" beta ")[0].split(" stall ")[0].split(" adapt ")[0]
 print("| puzzle, map | join weights (FF, FI, II) | fixed corner | solved | budget per trial | median of solved | mean iterations per solution (95% interval) | uniform / this |")
 print("|---|---|---|---|---|---|---|---|")
 fmt = lambda v: f"{v:,.0f}"

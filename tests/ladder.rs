@@ -33,6 +33,7 @@ fn tmp(name: &str) -> PathBuf {
 fn canon(mut v: Vec<Record>) -> Vec<Record> {
     for r in &mut v {
         r.wall_s = 0.0;
+        r.trace.iter_mut().for_each(|t| t.0 = 0.0);
     }
     v.sort_by_key(|r| r.key());
     v
@@ -360,4 +361,48 @@ fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
     let long = campaign("[[budgets]]\nmax_cells = 9\ntime_limit = 100000");
     let recs = ladder::run(&long, Path::new("."), &tmp("deadline-cut"), None, false, &soon, |_| {}).unwrap();
     assert!(recs.iter().all(|r| r.params["time_limit"].as_f64().unwrap() <= 90.0), "{recs:?}");
+}
+
+#[test]
+fn runs_trace_their_best_score_against_time() {
+    let cfg = ladder::parse_config(
+        r#"
+runs = 1
+seed = 4
+[[instances]]
+generate = { width = 6, height = 6, seed = 5 }
+[[methods]]
+method = "rrr"
+max_iters = 3000
+[[methods]]
+method = "alns"
+max_iters = 300
+[[methods]]
+method = "hill"
+max_iters = 100000
+[[methods]]
+method = "dc"
+max_iters = 500
+[[methods]]
+method = "scan"
+max_nodes = 1000
+"#,
+    )
+    .unwrap();
+    let dir = tmp("trace");
+    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    assert_eq!(recs.len(), 5);
+    for r in &recs {
+        if r.method == "scan" {
+            assert!(r.trace.is_empty(), "{r:?}");
+            continue;
+        }
+        assert!(!r.trace.is_empty(), "{}: no trace", r.label);
+        assert!(r.trace.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1), "{}: {:?}", r.label, r.trace);
+        assert_eq!(r.trace.last().unwrap().1, r.best_score, "{}: the trace ends at the best score", r.label);
+        assert!(r.trace.last().unwrap().0 <= r.wall_s + 1e-3);
+    }
+    // It survives the file: read back, the same traces.
+    let back = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
+    assert_eq!(back.iter().map(|r| r.trace.len()).sum::<usize>(), recs.iter().map(|r| r.trace.len()).sum::<usize>());
 }

@@ -258,6 +258,10 @@ pub struct Record {
     pub best_score: usize,
     pub max_score: usize,
     pub version: String,
+    /// `(seconds, best score)` at the start and at each new best score (the maps and the
+    /// local searches; empty for the tree searches): the score reached against time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<(f64, usize)>,
 }
 
 impl Record {
@@ -423,6 +427,13 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
     let time_limit = spec.time_limit.map(Duration::from_secs_f64);
+    // New best scores of the maps, from their progress after each round.
+    let mut trace: Vec<(f64, usize)> = Vec::new();
+    let mut note = |pr: &map::Progress| {
+        if trace.last().is_none_or(|&(_, s)| pr.best_score > s) {
+            trace.push((pr.elapsed_s, pr.best_score));
+        }
+    };
     let (solved, mechanism, work, unit, wall_s, best) = match spec.method {
         crate::report::Method::Rrr | crate::report::Method::Dm => {
             let cfg = MapConfig {
@@ -438,7 +449,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 adapt: spec.adapt,
                 ..Default::default()
             };
-            let r = map::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
+            let r = map::solve(p, cfg, &mut note).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
             let t = r.trials[0];
             let mech = t.solved_by.map(|m| m.as_str().to_string());
             let best = verify::check(p, &r.best).score;
@@ -458,7 +469,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
                 propagate: spec.propagate,
                 ..Default::default()
             };
-            let r = crate::dc::solve(p, cfg, |_| {}).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
+            let r = crate::dc::solve(p, cfg, &mut note).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
             let t = r.trials[0];
             let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
             let mech = t.solved_by.filter(|_| solved).map(|m| m.as_str().to_string());
@@ -471,6 +482,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let r = crate::search::hill::hill_climb(p, &cfg);
             let solved = r.solved && verify::check(p, &r.board).valid;
             let best = verify::check(p, &r.board).score;
+            trace = r.trace.clone();
             (solved, solved.then(|| "hill".to_string()), r.moves, "moves", r.wall_s, best)
         }
         crate::report::Method::Alns => {
@@ -483,6 +495,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
             let r = crate::search::alns::alns(p, &cfg);
             let solved = r.local.solved && verify::check(p, &r.local.board).valid;
             let best = verify::check(p, &r.local.board).score;
+            trace = r.local.trace.clone();
             (solved, solved.then(|| "alns".to_string()), r.iterations, "iterations", r.local.wall_s, best)
         }
         crate::report::Method::Backtrack => {
@@ -538,6 +551,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
         best_score: best,
         max_score: p.max_score(),
         version: env!("CARGO_PKG_VERSION").into(),
+        trace,
     })
 }
 

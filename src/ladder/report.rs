@@ -679,6 +679,7 @@ mod tests {
             best_score: 0,
             max_score: 1,
             version: "0".into(),
+            trace: Vec::new(),
         }
     }
 

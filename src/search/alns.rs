@@ -993,6 +993,7 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
     let max_score = s.f.max_score;
     let mut best = s.st.cells.clone();
     let mut best_score = s.st.score;
+    let mut trace = vec![(start.elapsed().as_secs_f64(), best_score)];
     let mut run_best = s.st.score;
     let (mut iterations, mut restarts, mut reheats, mut stale) = (0u64, 0u64, 0u64, 0u64);
     let mut temp = cfg.temperature;
@@ -1028,6 +1029,7 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
         } else if s.st.score > best_score {
             best_score = s.st.score;
             best.copy_from_slice(&s.st.cells);
+            trace.push((start.elapsed().as_secs_f64(), best_score));
             0
         } else if delta > 0 {
             1
@@ -1064,10 +1066,12 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
             if s.st.score > best_score {
                 best_score = s.st.score;
                 best.copy_from_slice(&s.st.cells);
+                trace.push((start.elapsed().as_secs_f64(), best_score));
             }
         }
     }
-    let local = LocalResult::finish(puzzle, &best, best_score, s.moves, restarts, cfg.seed, start);
+    let local =
+        LocalResult { trace, ..LocalResult::finish(puzzle, &best, best_score, s.moves, restarts, cfg.seed, start) };
     AlnsResult {
         iterations,
         iterations_per_s: if local.wall_s > 0.0 { iterations as f64 / local.wall_s } else { 0.0 },

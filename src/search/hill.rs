@@ -216,6 +216,10 @@ pub struct LocalResult {
     /// Fresh random boards started after the first.
     pub restarts: u64,
     pub wall_s: f64,
+    /// `(seconds, score)` at the start and at each new best score: the score reached against
+    /// time.
+    #[serde(skip)]
+    pub trace: Vec<(f64, usize)>,
     pub seed: u64,
 }
 
@@ -245,6 +249,7 @@ impl LocalResult {
             restarts,
             wall_s,
             seed,
+            trace: Vec::new(),
         }
     }
 }
@@ -419,6 +424,7 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
     let mut cl = Climber::new(puzzle, cfg.seed, cfg.move_weights);
     let mut best = cl.cells.clone();
     let mut best_score = cl.score;
+    let mut trace = vec![(start.elapsed().as_secs_f64(), best_score)];
     let (mut moves, mut restarts, mut stale) = (0u64, 0u64, 0u64);
     let max_score = cl.frame.max_score;
     while best_score < max_score && cl.can_move() {
@@ -439,6 +445,7 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
             if cl.score > best_score {
                 best_score = cl.score;
                 best.copy_from_slice(&cl.cells);
+                trace.push((start.elapsed().as_secs_f64(), best_score));
             }
         } else {
             stale += 1;
@@ -450,10 +457,11 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
             if cl.score > best_score {
                 best_score = cl.score;
                 best.copy_from_slice(&cl.cells);
+                trace.push((start.elapsed().as_secs_f64(), best_score));
             }
         }
     }
-    LocalResult::finish(puzzle, &best, best_score, moves, restarts, cfg.seed, start)
+    LocalResult { trace, ..LocalResult::finish(puzzle, &best, best_score, moves, restarts, cfg.seed, start) }
 }
 
 #[cfg(test)]

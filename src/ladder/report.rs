@@ -408,7 +408,7 @@ pub fn markdown(records: &[Record], rows: &[Row], fits: &[Fit]) -> String {
         ));
     }
     pooled_table(&mut s, rows);
-    scores_table(&mut s, rows);
+    scores_table(&mut s, records, rows);
     if !fits.is_empty() {
         s.push_str(
             "\n## Growth with board area\n\n\
@@ -470,7 +470,7 @@ fn fmt_pooled(p: &stats::Pooled, f: fn(f64) -> String) -> String {
 }
 
 /// The best-scores section: for the sizes where some method left runs unsolved.
-fn scores_table(s: &mut String, rows: &[Row]) {
+fn scores_table(s: &mut String, records: &[Record], rows: &[Row]) {
     let open: Vec<&Row> = rows.iter().filter(|r| r.solved < r.runs).collect();
     if open.is_empty() {
         return;
@@ -484,12 +484,30 @@ fn scores_table(s: &mut String, rows: &[Row]) {
          | method | size | runs | solved | mean best score | best | q1 – median – q3 | of |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
+    let open_sizes: Vec<(usize, usize)> = {
+        let mut v: Vec<(usize, usize, usize)> = open.iter().map(|r| (r.area, r.width, r.height)).collect();
+        v.sort();
+        v.dedup();
+        v.into_iter()
+            .map(|(_, w, h)| (w, h))
+            .filter(|&(w, h)| records.iter().any(|x| (x.width, x.height) == (w, h) && !x.trace.is_empty()))
+            .collect()
+    };
     for r in open {
         let [q1, q2, q3] = r.scores.quartiles;
         s.push_str(&format!(
             "| {} | {}x{} | {} | {} | {:.1} | {} | {q1:.1} – {q2:.1} – {q3:.1} | {} |\n",
             r.label, r.width, r.height, r.runs, r.solved, r.scores.mean, r.scores.best, r.scores.max_score
         ));
+    }
+    if !open_sizes.is_empty() {
+        s.push_str(
+            "\nThe best score reached against time (mean over runs, from each run's trace of new \
+             bests; sizes whose runs carry traces):\n\n",
+        );
+    }
+    for (w, h) in open_sizes {
+        s.push_str(&format!("![best score against time, {w}x{h}]({})\n", scores_file(w, h)));
     }
 }
 
@@ -588,6 +606,73 @@ pub fn rtd_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The file name of the score plot of a size.
+pub fn scores_file(width: usize, height: usize) -> String {
+    format!("scores-{width}x{height}.svg")
+}
+
+/// The best score reached against time, one plot per size where runs ended unsolved and
+/// carry traces: per method, the mean over its runs of each run's best score so far (a run
+/// that has ended keeps its final best), from the runs' traces.
+pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
+    let labels: Vec<&str> = {
+        let mut l: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        l.dedup();
+        l
+    };
+    let mut out = Vec::new();
+    for (w, h) in sizes(rows) {
+        let here: Vec<&Row> = rows.iter().filter(|r| (r.width, r.height) == (w, h)).collect();
+        if here.iter().all(|r| r.solved == r.runs) {
+            continue;
+        }
+        let mut curves = Vec::new();
+        let mut lo = f64::INFINITY;
+        let mut budget: Option<f64> = None;
+        for r in &here {
+            let runs: Vec<&Record> = records
+                .iter()
+                .filter(|x| x.label == r.label && (x.width, x.height) == (w, h) && !x.trace.is_empty())
+                .collect();
+            if runs.is_empty() {
+                continue;
+            }
+            budget = match (budget, r.time_limit_s) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            let mut times: Vec<f64> = runs.iter().flat_map(|x| x.trace.iter().map(|t| t.0)).collect();
+            times.sort_by(|a, b| a.total_cmp(b));
+            times.dedup();
+            let at = |x: &Record, t: f64| {
+                x.trace.iter().take_while(|p| p.0 <= t).last().map_or(x.trace[0].1, |p| p.1) as f64
+            };
+            let steps: Vec<(f64, f64)> = times
+                .iter()
+                .map(|&t| (t.max(1e-6), runs.iter().map(|x| at(x, t)).sum::<f64>() / runs.len() as f64))
+                .collect();
+            lo = lo.min(steps.first().map_or(f64::INFINITY, |s| s.1));
+            curves.push(Curve {
+                name: format!("{} ({} runs)", r.label, runs.len()),
+                color: labels.iter().position(|l| *l == r.label).unwrap_or(0),
+                steps,
+                censored: Vec::new(),
+                end: runs.iter().map(|x| x.wall_s).fold(0.0, f64::max),
+            });
+        }
+        if curves.is_empty() {
+            continue;
+        }
+        let max = here.iter().map(|r| r.scores.max_score).max().unwrap_or(0) as f64;
+        let lo = (lo / 10.0).floor() * 10.0;
+        let y =
+            super::svg::YAxis { lo: lo.min(max - 1.0), hi: max, label: "mean best score (matched joins)", decimals: 0 };
+        let title = format!("Best score against time, {w}x{h} (of {max}), mean over runs");
+        out.push((scores_file(w, h), super::svg::step_plot(&title, &curves, budget, &y)));
+    }
+    out
+}
+
 /// Merges `inputs` and writes `report.md`, `seconds.svg`, `work.svg`, one `rtd-WxH.svg` per
 /// board size and `summary.json` into `out`.
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
@@ -646,6 +731,9 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         ),
     )?;
     for (name, svg) in rtd_plots(&records, &rows) {
+        put(&name, &svg)?;
+    }
+    for (name, svg) in score_plots(&records, &rows) {
         put(&name, &svg)?;
     }
     files.push(out.join("summary.json"));
@@ -732,6 +820,16 @@ mod tests {
         assert_eq!(s.quartiles, [4.5, 6.0, 7.5]);
         let md = markdown(&rs, &rows, &[]);
         assert!(md.contains("| map | 16x16 | 4 | 0 | 6.0 | 9 | 4.5 – 6.0 – 7.5 | 480 |"), "{md}");
+        // Traces give a score plot: the mean of the runs' best scores so far.
+        assert!(!md.contains("scores-16x16.svg"), "no run carries a trace yet");
+        for (i, r) in rs.iter_mut().take(2).enumerate() {
+            r.trace = vec![(0.001, 1), (0.5 + i as f64, r.best_score)];
+        }
+        let plots = score_plots(&rs, &rows);
+        assert_eq!(plots.len(), 1);
+        assert_eq!(plots[0].0, "scores-16x16.svg");
+        assert!(plots[0].1.contains("<polyline") && plots[0].1.contains("mean best score"), "{}", plots[0].1);
+        assert!(markdown(&rs, &rows, &[]).contains("![best score against time, 16x16](scores-16x16.svg)"));
         let section = md.split("## Best scores").nth(1).unwrap().split("\n## ").next().unwrap();
         assert!(!section.contains("| solver |"), "a method that solved every run has no row: {section}");
     }

@@ -211,6 +211,20 @@ fn seconds_label(k: i64, e: i32) -> String {
 /// seconds, log x axis, one step curve per method, ticks where unsolved runs stopped, and the
 /// budget as a dashed line.
 pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
+    step_plot(title, curves, budget, &YAxis { lo: 0.0, hi: 1.0, label: "fraction of runs solved", decimals: 2 })
+}
+
+/// The y axis of a [`step_plot`].
+pub struct YAxis<'a> {
+    pub lo: f64,
+    pub hi: f64,
+    pub label: &'a str,
+    /// Decimals of the tick labels.
+    pub decimals: usize,
+}
+
+/// Step curves against seconds on a log x axis (run-time distributions, scores reached).
+pub fn step_plot(title: &str, curves: &[Curve], budget: Option<f64>, y: &YAxis) -> String {
     let lw = legend_width(curves.iter().map(|c| c.name.as_str()));
     let (mut svg, w, h) = canvas(title, lw);
     let times: Vec<f64> = curves
@@ -230,13 +244,14 @@ pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
         let lt = if t > 0.0 { t.log10().clamp(xmin, xmax) } else { xmin };
         L + (lt - xmin) / (xmax - xmin) * PW
     };
-    let py = |f: f64| T + PH - f.clamp(0.0, 1.0) * PH;
+    let span = (y.hi - y.lo).max(f64::MIN_POSITIVE);
+    let py = |f: f64| T + PH - ((f - y.lo) / span).clamp(0.0, 1.0) * PH;
     svg.line(L, T + PH, L + PW, T + PH, "black", 1.0);
     svg.line(L, T, L, T + PH, "black", 1.0);
     for i in 0..=4 {
-        let f = i as f64 / 4.0;
+        let f = y.lo + span * i as f64 / 4.0;
         svg.line(L - 4.0, py(f), L + PW, py(f), "#dddddd", 0.5);
-        svg.text(L - 8.0, py(f) + 4.0, "end", &format!("{f:.2}"));
+        svg.text(L - 8.0, py(f) + 4.0, "end", &format!("{f:.*}", y.decimals));
     }
     // Decades labelled; 2 and 5 labelled too on a short axis; other multiples as minor ticks.
     let short = xmax - xmin <= 2.5;
@@ -260,7 +275,7 @@ pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
         e += 1;
     }
     svg.text(L + PW / 2.0, h - 10.0, "middle", "seconds (log scale)");
-    svg.vtext(18.0, T + PH / 2.0, "fraction of runs solved");
+    svg.vtext(18.0, T + PH / 2.0, y.label);
     if let Some(b) = budget.filter(|b| b.is_finite() && *b > 0.0) {
         svg.dashed_line(px(b), T, px(b), T + PH, "#555555", 1.0);
         svg.text(px(b) - 4.0, T + 12.0, "end", "budget");
@@ -268,8 +283,8 @@ pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
     let mut entries = Vec::new();
     for c in curves {
         let col = PALETTE[c.color % PALETTE.len()];
-        let mut pts = vec![(px(0.0), py(0.0))];
-        let mut level = 0.0;
+        let mut pts = vec![(px(0.0), py(y.lo))];
+        let mut level = y.lo;
         for &(t, f) in &c.steps {
             pts.push((px(t), py(level)));
             pts.push((px(t), py(f)));
@@ -278,7 +293,7 @@ pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
         pts.push((px(c.end), py(level)));
         svg.polyline(&pts, col, 2.0);
         for &t in &c.censored {
-            let lv = c.steps.iter().take_while(|s| s.0 <= t).last().map_or(0.0, |s| s.1);
+            let lv = c.steps.iter().take_while(|s| s.0 <= t).last().map_or(y.lo, |s| s.1);
             svg.line(px(t), py(lv) - 5.0, px(t), py(lv) + 5.0, col, 1.5);
         }
         entries.push((col, c.name.as_str()));

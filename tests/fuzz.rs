@@ -479,20 +479,33 @@ impl Ground {
         let mut ladder_configs = Vec::new();
         let instances = "[[instances]]\ngenerate = { width = 3, height = 3, seed = 1 }\n\
                          [[instances]]\ngenerate = { width = 4, height = 4, seed = 2 }\n";
-        for (i, body) in [
-            "runs = 2\n[[methods]]\nmethod = \"scan\"\nmax_nodes = 100000\n[[methods]]\nmethod = \"hill\"\ntime_limit = 0.2\n[[methods]]\nmethod = \"rrr\"\nmax_iters = 2000\n",
-            "runs = 18446744073709551615\n[[methods]]\nmethod = \"scan\"\n",
-            "runs = 1\n[[methods]]\nmethod = \"hill\"\ntime_limit = 1e300\n",
-            "runs = 1\n[[methods]]\nmethod = \"alns\"\ntime_limit = -1\n",
-            "runs = 1\n[[methods]]\nmethod = \"rrr\"\nmax_iters = 0\nbeta = 1e30\n[[budgets]]\nmax_cells = 18446744073709551615\ntime_limit = 0.1\nruns = 4294967296\n",
-            "runs = 2\nfirst_run = 18446744073709551615\n[[methods]]\nmethod = \"backtrack\"\nmax_nodes = 10\n",
-            "runs = 1\n[[methods]]\nmethod = \"dc\"\nmax_iters = 100\njoin_weights = [0, 0, 0]\n",
+        // (top-level keys, methods and budgets): good, and extreme in runs, limits and budgets.
+        for (i, (top, tables)) in [
+            (
+                "runs = 2\n",
+                "[[methods]]\nmethod = \"scan\"\nmax_nodes = 100000\n[[methods]]\nmethod = \"hill\"\ntime_limit = 0.2\n\
+                 [[methods]]\nmethod = \"rrr\"\nmax_iters = 2000\n",
+            ),
+            ("runs = 18446744073709551615\n", "[[methods]]\nmethod = \"scan\"\nmax_nodes = 1000\n"),
+            ("runs = 1\n", "[[methods]]\nmethod = \"hill\"\ntime_limit = 1e300\n"),
+            ("runs = 1\n", "[[methods]]\nmethod = \"alns\"\ntime_limit = -1\n"),
+            (
+                "runs = 1\n",
+                "[[methods]]\nmethod = \"rrr\"\nmax_iters = 0\nbeta = 1e30\n\
+                 [[budgets]]\nmax_cells = 18446744073709551615\ntime_limit = 0.1\nruns = 4294967296\n",
+            ),
+            ("runs = 2\nfirst_run = 18446744073709551615\n", "[[methods]]\nmethod = \"backtrack\"\nmax_nodes = 10\n"),
+            ("runs = 1\n", "[[methods]]\nmethod = \"dc\"\nmax_iters = 100\njoin_weights = [0, 0, 0]\n"),
+            ("runs = 3\n", "[[methods]]\nmethod = \"dm\"\nmax_iters = 18446744073709551615\ntime_limit = 0.1\n"),
         ]
         .iter()
         .enumerate()
         {
             let cfg = dir.join(format!("ladder-{i}.toml"));
-            std::fs::write(&cfg, format!("{instances}{body}")).unwrap();
+            std::fs::write(&cfg, format!("{top}{instances}{tables}")).unwrap();
+            if i == 0 {
+                assert!(concur::ladder::parse_config(&format!("{top}{instances}{tables}")).is_ok());
+            }
             ladder_configs.push(cfg);
         }
         ladder_configs.push(dir.join("missing.toml"));

@@ -74,9 +74,10 @@ fn ten_million_trials_are_refused_before_allocating() {
 
 /// `concur solve p.txt --method scan --threads 100000 --time-limit 1` panicked while spawning
 /// threads ("failed to set up alternative stack") and exited 134. Thread counts past the cores
-/// are now capped, with a note, wherever a command takes them.
+/// are now capped, with a note, for solve and count, and refused for a ladder, whose runs are
+/// timed one per core.
 #[test]
-fn a_hundred_thousand_threads_are_capped_at_the_cores() {
+fn a_hundred_thousand_threads_are_capped_at_the_cores_or_refused() {
     let dir = scratch("threads");
     let p = puzzle_file(&dir, 5, 5, 2);
     let cores = concur::limits::cores();
@@ -102,10 +103,12 @@ fn a_hundred_thousand_threads_are_capped_at_the_cores() {
         "runs = 2\n[[instances]]\ngenerate = { width = 3, height = 3, seed = 1 }\n[[methods]]\nmethod = \"scan\"\n",
     )
     .unwrap();
+    // A ladder times every run on a core of its own: more workers than cores are refused.
     let out = concur(&["ladder", s(&cfg), "--out", s(&dir.join("ladder")), "--threads", "100000"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains(&note), "{err}");
+    assert_refused(&out, "a ladder times each run on a core of its own", "ladder");
+    let cores = cores.to_string();
+    let out = concur(&["ladder", s(&cfg), "--out", s(&dir.join("ladder")), "--threads", &cores]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// Every command with an output, aimed at `bad` (a file path) or `bad_dir` (a folder path).

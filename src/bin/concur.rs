@@ -1106,12 +1106,17 @@ fn run() -> Result<ExitCode> {
             let dir = puzzles
                 .or_else(|| std::env::var_os("CONCUR_PUZZLES").map(PathBuf::from))
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
-            // Before any run: the results folder takes files, the threads are within the cores.
+            // Before any run: the threads within the cores, the results folder takes files.
             anyhow::ensure!(threads != Some(0), "--threads must be at least 1");
+            // Every run is timed on one core: more workers than cores would slow them all and
+            // skew the results, so a ladder refuses them rather than capping.
+            if let Some(t) = threads.filter(|&t| t > limits::cores()) {
+                anyhow::bail!(
+                    "--threads {t} is more than the {} cores here; a ladder times each run on a core of its own",
+                    limits::cores()
+                );
+            }
             limits::output_dir(&out)?;
-            let mut notes = Notes::default();
-            let threads = threads.map(|t| cap_threads("--threads", t, &mut notes));
-            notes.say();
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
                 let part = ladder::Part { max_cells, methods, runs, deadline };
@@ -1357,10 +1362,15 @@ fn run() -> Result<ExitCode> {
                     if let Some(f) = journal_file {
                         f.keep();
                     }
-                    notes.say();
                     let finished = rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len();
                     let (resuming, shown_path) = (rec.plan.is_some(), path.display().to_string());
+                    // The notes wait until the journal's plan is accepted (a journal of another
+                    // count is refused in one line).
+                    let pending = std::mem::take(&mut notes.0);
                     let j = j.with_progress(show).with_on_plan(move |plan| {
+                        for line in &pending {
+                            eprintln!("{line}");
+                        }
                         if resuming {
                             eprintln!(
                                 "concur: resuming from {shown_path}: {finished} of {} subtrees finished",

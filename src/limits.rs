@@ -378,7 +378,7 @@ pub fn parse_size(text: &str) -> Option<u64> {
         _ => (t, 1),
     };
     let v: f64 = num.trim().parse().ok()?;
-    (v.is_finite() && v >= 0.0 && v * (mul as f64) < u64::MAX as f64).then(|| (v * mul as f64) as u64)
+    (v.is_finite() && v >= 0.0 && v * (mul as f64) < u64::MAX as f64).then_some((v * mul as f64) as u64)
 }
 
 /// A value of a `Key: N kB` line of `/proc/meminfo`.

@@ -444,6 +444,10 @@ const BENCH: &[(&str, Val)] = &[
     ("--json", Val::Flag),
 ];
 
+/// A command's fuzzed options, and the short limits it gets unless those are fuzzed.
+type Options = &'static [(&'static str, Val)];
+type Defaults = &'static [(&'static str, &'static str)];
+
 /// The files a fuzzed command line may name, made once.
 struct Ground {
     dir: PathBuf,
@@ -552,9 +556,9 @@ fn command_line(i: usize, g: &Ground, rng: &mut Xoshiro256PlusPlus) -> Vec<Strin
     let mut args: Vec<String> = Vec::new();
     // Every 40th line, a run with no end of its own (the unsolvable puzzle, an hour's limit),
     // which only the SIGINT stops.
-    let endless = i % 40 == 0;
+    let endless = i.is_multiple_of(40);
     let kind = if endless { 0 } else { rng.random_range(0..12) };
-    let (table, short): (&[(&str, Val)], &[(&str, &str)]) = match kind {
+    let (table, short): (Options, Defaults) = match kind {
         0..=4 if endless => {
             args.extend(["solve".into(), g.puzzles[3].to_string_lossy().into_owned()]);
             (SOLVE, &[("--time-limit", "3600")])

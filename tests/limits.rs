@@ -252,3 +252,27 @@ fn a_board_that_cannot_be_written_is_printed_instead() {
     assert_eq!(v["solved"], true);
     assert!(v["output_error"].as_str().unwrap().contains("trial-"), "{v}");
 }
+
+/// Every method builds tables from the puzzle (candidates, and the arc-consistent network for
+/// the backtracker and counts) before any trial: those too are checked first.
+#[test]
+fn tables_past_the_memory_are_refused_for_every_method() {
+    let dir = scratch("tables");
+    let p = puzzle_file(&dir, 16, 16, 1);
+    let cap = [("CONCUR_MAX_MEMORY", "256k")];
+    for method in ["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns"] {
+        let out = concur_env(&["solve", s(&p), "--method", method, "--backend", "cpu", "--trials", "1"], &cap);
+        assert_refused(&out, "of memory", method);
+    }
+    for engine in ["ac", "scan"] {
+        let out = concur_env(&["count", s(&p), "--engine", engine], &cap);
+        assert_refused(&out, "for its tables", engine);
+    }
+    let out = concur_env(&["count", s(&p), "--estimate", "10"], &cap);
+    assert_refused(&out, "for its tables", "--estimate");
+    let g = dir.join("u.txt");
+    let out =
+        concur_env(&["generate", "--width", "16", "--height", "16", "--seed", "1", "--unique", "-o", s(&g)], &cap);
+    assert_refused(&out, "for its tables", "generate --unique");
+    assert!(!g.exists(), "a refused run leaves no empty output behind");
+}

@@ -501,6 +501,8 @@ pub struct OutputFile {
     path: PathBuf,
     created: bool,
     written: bool,
+    /// The path is a link or a device (`/dev/stdout`): written through, not replaced.
+    in_place: bool,
 }
 
 impl OutputFile {
@@ -511,10 +513,13 @@ impl OutputFile {
         if path.is_dir() {
             return Err(unwritable(path, "it is a folder"));
         }
-        probe(folder_of(path)).map_err(|e| unwritable(path, e))?;
-        let existed = path.symlink_metadata().is_ok();
+        let meta = path.symlink_metadata().ok();
+        let in_place = meta.as_ref().is_some_and(|m| !m.is_file());
+        if !in_place {
+            probe(folder_of(path)).map_err(|e| unwritable(path, e))?;
+        }
         std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| unwritable(path, e))?;
-        Ok(OutputFile { path: path.to_path_buf(), created: !existed, written: false })
+        Ok(OutputFile { path: path.to_path_buf(), created: meta.is_none(), written: false, in_place })
     }
 
     pub fn path(&self) -> &Path {
@@ -528,8 +533,14 @@ impl OutputFile {
     }
 
     /// Replaces the file's content with `bytes`, through a new file in the same folder renamed
-    /// over it: a write that fails (a full disk) leaves the file as it was.
+    /// over it: a write that fails (a full disk) leaves the file as it was. A link or a device
+    /// (`-o /dev/stdout`) is written through instead.
     pub fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if self.in_place {
+            std::fs::write(&self.path, bytes)?;
+            self.written = true;
+            return Ok(());
+        }
         let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = folder_of(&self.path).join(format!(".{name}.concur-{}", std::process::id()));
         let r = std::fs::File::create(&tmp)
@@ -687,6 +698,16 @@ mod tests {
         out.write(b"x").unwrap();
         drop(out);
         assert!(dir.join("a/fresh.txt").exists(), "a written file stays");
+        // A link is written through, not replaced.
+        #[cfg(unix)]
+        {
+            let link = dir.join("a/link.txt");
+            std::os::unix::fs::symlink(&f, &link).unwrap();
+            let mut out = OutputFile::check(&link).unwrap();
+            out.write(b"through").unwrap();
+            assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+            assert_eq!(std::fs::read_to_string(&f).unwrap(), "through");
+        }
         for bad in [dir.join("missing/x.txt"), f.join("under-a-file.txt"), dir.join("a")] {
             let e = OutputFile::check(&bad).unwrap_err().to_string();
             assert!(e.starts_with("cannot write"), "{e}");

@@ -74,9 +74,10 @@ fn ten_million_trials_are_refused_before_allocating() {
 
 /// `concur solve p.txt --method scan --threads 100000 --time-limit 1` panicked while spawning
 /// threads ("failed to set up alternative stack") and exited 134. Thread counts past the cores
-/// are now capped, with a note, wherever a command takes them.
+/// are now capped, with a note, for solve and count, and refused for a ladder, whose runs are
+/// timed one per core.
 #[test]
-fn a_hundred_thousand_threads_are_capped_at_the_cores() {
+fn a_hundred_thousand_threads_are_capped_at_the_cores_or_refused() {
     let dir = scratch("threads");
     let p = puzzle_file(&dir, 5, 5, 2);
     let cores = concur::limits::cores();
@@ -102,10 +103,12 @@ fn a_hundred_thousand_threads_are_capped_at_the_cores() {
         "runs = 2\n[[instances]]\ngenerate = { width = 3, height = 3, seed = 1 }\n[[methods]]\nmethod = \"scan\"\n",
     )
     .unwrap();
+    // A ladder times every run on a core of its own: more workers than cores are refused.
     let out = concur(&["ladder", s(&cfg), "--out", s(&dir.join("ladder")), "--threads", "100000"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains(&note), "{err}");
+    assert_refused(&out, "a ladder times each run on a core of its own", "ladder");
+    let cores = cores.to_string();
+    let out = concur(&["ladder", s(&cfg), "--out", s(&dir.join("ladder")), "--threads", &cores]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// Every command with an output, aimed at `bad` (a file path) or `bad_dir` (a folder path).
@@ -248,4 +251,28 @@ fn a_board_that_cannot_be_written_is_printed_instead() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the JSON is still printed");
     assert_eq!(v["solved"], true);
     assert!(v["output_error"].as_str().unwrap().contains("trial-"), "{v}");
+}
+
+/// Every method builds tables from the puzzle (candidates, and the arc-consistent network for
+/// the backtracker and counts) before any trial: those too are checked first.
+#[test]
+fn tables_past_the_memory_are_refused_for_every_method() {
+    let dir = scratch("tables");
+    let p = puzzle_file(&dir, 16, 16, 1);
+    let cap = [("CONCUR_MAX_MEMORY", "256k")];
+    for method in ["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns"] {
+        let out = concur_env(&["solve", s(&p), "--method", method, "--backend", "cpu", "--trials", "1"], &cap);
+        assert_refused(&out, "of memory", method);
+    }
+    for engine in ["ac", "scan"] {
+        let out = concur_env(&["count", s(&p), "--engine", engine], &cap);
+        assert_refused(&out, "for its tables", engine);
+    }
+    let out = concur_env(&["count", s(&p), "--estimate", "10"], &cap);
+    assert_refused(&out, "for its tables", "--estimate");
+    let g = dir.join("u.txt");
+    let out =
+        concur_env(&["generate", "--width", "16", "--height", "16", "--seed", "1", "--unique", "-o", s(&g)], &cap);
+    assert_refused(&out, "for its tables", "generate --unique");
+    assert!(!g.exists(), "a refused run leaves no empty output behind");
 }

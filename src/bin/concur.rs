@@ -495,6 +495,9 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
     if a.kick.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
         anyhow::bail!("--kick must be a positive number");
     }
+    if a.threads == Some(0) {
+        anyhow::bail!("--threads must be at least 1");
+    }
     // Before any work: every output writable, the threads within the cores, memory enough.
     let output = a.output.as_deref().map(OutputFile::check).transpose()?;
     if let Some(dir) = &a.dump_state {
@@ -1118,11 +1121,17 @@ fn run() -> Result<ExitCode> {
             let dir = puzzles
                 .or_else(|| std::env::var_os("CONCUR_PUZZLES").map(PathBuf::from))
                 .unwrap_or_else(|| PathBuf::from("../shared/puzzles"));
-            // Before any run: the results folder takes files, the threads are within the cores.
+            // Before any run: the threads within the cores, the results folder takes files.
+            anyhow::ensure!(threads != Some(0), "--threads must be at least 1");
+            // Every run is timed on one core: more workers than cores would slow them all and
+            // skew the results, so a ladder refuses them rather than capping.
+            if let Some(t) = threads.filter(|&t| t > limits::cores()) {
+                anyhow::bail!(
+                    "--threads {t} is more than the {} cores here; a ladder times each run on a core of its own",
+                    limits::cores()
+                );
+            }
             limits::output_dir(&out)?;
-            let mut notes = Notes::default();
-            let threads = threads.map(|t| cap_threads("--threads", t, &mut notes));
-            notes.say();
             let done = std::sync::atomic::AtomicUsize::new(0);
             let recs = with_threads(threads, || {
                 let part = ladder::Part { max_cells, methods, runs, deadline };
@@ -1214,13 +1223,29 @@ fn run() -> Result<ExitCode> {
                 })
                 .collect::<Result<Vec<(usize, usize)>>>()
                 .context("--sizes")?;
+            // Before any step: sizes, formulations and backends that can run.
+            let side = 2..=concur::puzzle::MAX_SIDE;
+            if let Some((w, h)) = sizes.iter().find(|(w, h)| !side.contains(w) || !side.contains(h)) {
+                anyhow::bail!("--sizes: {w}x{h} is out of range: each side must be 2..={}", concur::puzzle::MAX_SIDE);
+            }
+            anyhow::ensure!(!batches.contains(&0), "--batches: a batch must be at least 1 trial");
+            if let Some(f) = formulations.iter().find(|f| !matches!(f.as_str(), "f1" | "dc")) {
+                anyhow::bail!("--formulations: unknown formulation {f:?} (f1, dc)");
+            }
+            if backends.contains(&BackendChoice::Gpu) {
+                backend::select(BackendChoice::Gpu, adapter.as_deref())?;
+            }
             let budget = limits::seconds("--budget", budget)?;
             anyhow::ensure!(!budget.is_zero(), "--budget must be a positive number of seconds");
             anyhow::ensure!(max_gib > 0.0 && max_gib.is_finite(), "--max-gib must be a positive number, got {max_gib}");
             // A step whose state would not fit the memory here is skipped, as one over --max-gib.
             let mut max_bytes = (max_gib * (1u64 << 30) as f64) as u64;
+            let mut notes = Notes::default();
             if let Some(have) = MemoryBudget::here()?.bytes.filter(|&have| have < max_bytes) {
-                eprintln!("concur bench: skipping states over the {} of memory available", limits::human(have));
+                notes.push(format!(
+                    "concur bench: skipping states over the {} of memory available",
+                    limits::human(have)
+                ));
                 max_bytes = have;
             }
             let opts = bench::BenchOptions {
@@ -1235,6 +1260,7 @@ fn run() -> Result<ExitCode> {
                 adapter,
                 dc_chunk_trials: dc_chunk_trials.map(|c| c as usize),
             };
+            notes.say();
             if !explicit {
                 eprintln!("concur bench: {}", plan.why);
             }
@@ -1354,10 +1380,15 @@ fn run() -> Result<ExitCode> {
                     if let Some(f) = journal_file {
                         f.keep();
                     }
-                    notes.say();
                     let finished = rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len();
                     let (resuming, shown_path) = (rec.plan.is_some(), path.display().to_string());
+                    // The notes wait until the journal's plan is accepted (a journal of another
+                    // count is refused in one line).
+                    let pending = std::mem::take(&mut notes.0);
                     let j = j.with_progress(show).with_on_plan(move |plan| {
+                        for line in &pending {
+                            eprintln!("{line}");
+                        }
                         if resuming {
                             eprintln!(
                                 "concur: resuming from {shown_path}: {finished} of {} subtrees finished",

@@ -291,6 +291,9 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// The most runs per instance and method a config may ask for.
+pub const MAX_RUNS: u64 = 1_000_000;
+
 /// Reads a config, TOML or JSON by content.
 pub fn parse_config(text: &str) -> Result<Config> {
     let cfg: Config = if text.trim_start().starts_with('{') {
@@ -321,6 +324,14 @@ pub fn parse_config(text: &str) -> Result<Config> {
     }
     if cfg.budgets.iter().any(|b| b.runs == Some(0)) {
         return Err(Error::invalid("a budget's runs must be at least 1"));
+    }
+    // Every run is planned before the first starts: bound them, and their numbers.
+    let most = cfg.budgets.iter().filter_map(|b| b.runs).chain([cfg.runs]).max().unwrap_or(cfg.runs);
+    if most > MAX_RUNS {
+        return Err(Error::invalid(format!("{most} runs per instance and method; at most {MAX_RUNS}")));
+    }
+    if cfg.first_run.checked_add(most).is_none() {
+        return Err(Error::invalid(format!("first_run {} leaves no room for {most} runs", cfg.first_run)));
     }
     let mut labels = HashSet::new();
     for m in &cfg.methods {

@@ -919,7 +919,8 @@ fn finish(
         report.details.insert("interrupted".into(), serde_json::Value::Bool(true));
     }
     let link = report.board.as_ref().and_then(|b| format::viewer_link(puzzle, b));
-    if let Some(l) = &link {
+    // In JSON the link is a field; in text it has a line of its own below the summary.
+    if let (true, Some(l)) = (json, &link) {
         report.details.insert("viewer_link".into(), serde_json::Value::String(l.clone()));
     }
     let mut unsaved = None;

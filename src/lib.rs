@@ -19,6 +19,7 @@ pub mod puzzle;
 pub mod report;
 pub mod rng;
 pub mod search;
+pub mod solve;
 pub mod verify;
 
 pub use error::{Error, Result};

@@ -136,6 +136,13 @@ pub enum AssignOn {
     Gpu,
 }
 
+impl AssignOn {
+    /// Whether the assignments run on the device.
+    pub fn on_device(self) -> bool {
+        self != AssignOn::Cpu
+    }
+}
+
 /// When and how to hand a near-solution to the arc-consistent backtracker.
 #[derive(Clone, Debug)]
 pub struct Completion {

@@ -27,6 +27,21 @@ pub enum Method {
     Alns,
 }
 
+impl Method {
+    /// The name the command line, the JSON and a ladder's records use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Rrr => "rrr",
+            Method::Dm => "dm",
+            Method::Dc => "dc",
+            Method::Backtrack => "backtrack",
+            Method::Scan => "scan",
+            Method::Hill => "hill",
+            Method::Alns => "alns",
+        }
+    }
+}
+
 /// The result of one solve, as printed by `--json`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SolveReport {

@@ -247,8 +247,8 @@ fn gpu_batches_split_into_chunks_give_the_same_results() {
 
 #[test]
 fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
-    use concur::backend::Backend;
     use concur::backend::gpu::GpuBackend;
+    use concur::backend::{Backend, Certify};
     let Some(ctx) = gpu("gpu_f1_solves_generated_puzzles_and_every_claim_verifies") else { return };
     let backend = GpuBackend::new(ctx);
     for (kind, w, seed, join_weights) in
@@ -256,7 +256,7 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
     {
         let (p, _) = generated(w, w, seed);
         let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, join_weights, ..Default::default() };
-        let r = backend.solve_f1(&p, &cfg, &mut |_| {}).unwrap();
+        let r = backend.solve_f1(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
         let (t, it, board) = r.solution.unwrap_or_else(|| panic!("{kind:?} {w}x{w} did not solve on the GPU"));
         assert!(concur::verify::check(&p, &board).valid);
         assert_eq!(r.trials[t].solved_at, Some(it));
@@ -530,8 +530,8 @@ mod dc_kernels {
 
     #[test]
     fn gpu_completion_turns_near_misses_into_verified_solutions() {
-        use concur::backend::Backend;
         use concur::backend::gpu::GpuBackend;
+        use concur::backend::{Backend, Certify};
         use concur::map::{Completion, Mechanism};
         let Some(ctx) = gpu("gpu_completion_turns_near_misses_into_verified_solutions") else { return };
         let backend = GpuBackend::new(ctx);
@@ -539,7 +539,7 @@ mod dc_kernels {
         let complete = Some(Completion { k: 4, ..Default::default() });
         let cfg =
             DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, complete, ..Default::default() };
-        let r = backend.solve_dc(&p, &cfg, &mut |_| {}).unwrap();
+        let r = backend.solve_dc(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
         assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() > 0, "no completion ran");
         let (t, _, board) = r.solution.expect("completion solves this instance on the CPU backend too");
         assert_eq!(r.trials[t].solved_by, Some(Mechanism::MapAc));
@@ -548,8 +548,8 @@ mod dc_kernels {
 
     #[test]
     fn gpu_dc_solves_generated_puzzles_and_every_claim_verifies() {
-        use concur::backend::Backend;
         use concur::backend::gpu::GpuBackend;
+        use concur::backend::{Backend, Certify};
         let Some(ctx) = gpu("gpu_dc_solves_generated_puzzles_and_every_claim_verifies") else { return };
         let backend = GpuBackend::new(ctx);
         for (kind, weights, w) in [
@@ -559,7 +559,7 @@ mod dc_kernels {
         ] {
             let (p, _) = generated(w, w, 31);
             let cfg = DcConfig { kind, weights, trials: 8, max_iters: 5_000, seed: 2, ..Default::default() };
-            let r = backend.solve_dc(&p, &cfg, &mut |_| {}).unwrap();
+            let r = backend.solve_dc(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
             let (t, it, board) =
                 r.solution.unwrap_or_else(|| panic!("dc {kind:?} {weights:?} {w}x{w} did not solve on the GPU"));
             assert!(concur::verify::check(&p, &board).valid);

@@ -219,10 +219,11 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     for name in ["ladder-small.toml", "ladder-set1.toml", "ladder-answer.toml", "campaign-8x8.toml"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
         let cfg = ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let methods: Vec<_> = cfg.methods.iter().map(|m| (ladder::method_name(m.method), m.ac)).collect();
+        let methods: Vec<_> =
+            cfg.methods.iter().map(|m| (ladder::method_name(m.spec.method), m.spec.tree.ac)).collect();
         assert!(methods.iter().any(|(m, _)| m == "scan"), "{name}: {methods:?}");
         assert!(
-            methods.iter().any(|(m, ac)| m == "backtrack" && *ac == Some(concur::verify::Consistency::Ac4)),
+            methods.iter().any(|(m, ac)| m == "backtrack" && *ac == concur::verify::Consistency::Ac4),
             "{name}: {methods:?}"
         );
     }
@@ -252,9 +253,9 @@ fn budgets_set_the_time_limit_by_board_size() {
     )
     .unwrap();
     let m = &cfg.methods[0];
-    assert_eq!(cfg.method_for(m, 9).time_limit, Some(2.0));
-    assert_eq!(cfg.method_for(m, 16).time_limit, Some(3.0));
-    assert_eq!(cfg.method_for(m, 36).time_limit, Some(7.0), "past the last budget the method's own limit holds");
+    assert_eq!(cfg.method_for(m, 9).spec.time_limit, Some(2.0));
+    assert_eq!(cfg.method_for(m, 16).spec.time_limit, Some(3.0));
+    assert_eq!(cfg.method_for(m, 36).spec.time_limit, Some(7.0), "past the last budget the method's own limit holds");
     let dir = tmp("budgets");
     let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
     let mut limits: Vec<(usize, f64)> =
@@ -405,4 +406,65 @@ max_nodes = 1000
     // It survives the file: read back, the same traces.
     let back = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
     assert_eq!(back.iter().map(|r| r.trace.len()).sum::<usize>(), recs.iter().map(|r| r.trace.len()).sum::<usize>());
+}
+
+/// One spec, two doors: a ladder entry and the same options on `concur solve`'s command line
+/// run the same run for the same seed (the library's one entry point, one set of defaults).
+#[test]
+fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
+    let dir = tmp("same-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (p, _) = crate::common::generated(5, 5, 4);
+    let puzzle = dir.join("p.txt");
+    std::fs::write(&puzzle, concur::puzzle::format::write_puzzle(&p)).unwrap();
+    // (ladder entry, the same on the command line, the JSON field that holds the work)
+    let methods: &[(&str, &str, &str)] = &[
+        (
+            "method = \"rrr\"\nmax_iters = 3000\njoin_weights = [1, 2, 4]",
+            "--method rrr --max-iters 3000 --join-weights 1,2,4",
+            "trial_iterations",
+        ),
+        (
+            "method = \"dm\"\nmax_iters = 2000\nbeta = 0.6",
+            "--method dm --max-iters 2000 --beta 0.6",
+            "trial_iterations",
+        ),
+        ("method = \"dc\"\nmax_iters = 1500", "--method dc --max-iters 1500", "trial_iterations"),
+        (
+            "method = \"dc\"\nlabel = \"dc plain\"\nhybrid = false\nmax_iters = 1500",
+            "--method dc --layout plain --max-iters 1500",
+            "trial_iterations",
+        ),
+        ("method = \"backtrack\"\nmax_nodes = 100000", "--method backtrack --max-nodes 100000", "nodes"),
+        ("method = \"backtrack\"\nlabel = \"bt4\"\nac = \"ac4\"", "--method backtrack --ac ac4", "nodes"),
+        ("method = \"scan\"", "--method scan", "nodes"),
+        ("method = \"hill\"\nmax_iters = 50000", "--method hill --max-iters 50000", "moves"),
+        ("method = \"alns\"\nmax_iters = 1000", "--method alns --max-iters 1000", "iterations"),
+    ];
+    let mut cfg = format!("runs = 2\nseed = 9\n[[instances]]\npath = {:?}\n", puzzle.display().to_string());
+    for (entry, _, _) in methods {
+        cfg += &format!("[[methods]]\n{entry}\n");
+    }
+    let cfg = ladder::parse_config(&cfg).unwrap();
+    let recs =
+        ladder::run(&cfg, Path::new("."), &dir.join("out"), None, false, &ladder::Part::default(), |_| {}).unwrap();
+    assert_eq!(recs.len(), methods.len() * 2);
+    for r in &recs {
+        let i = cfg.methods.iter().position(|m| m.label() == r.label).unwrap();
+        let (_, args, field) = methods[i];
+        let seed = r.seed.to_string();
+        let mut argv = vec!["solve", puzzle.to_str().unwrap(), "--seed", &seed, "--threads", "1", "--trials", "1"];
+        argv.extend(args.split_whitespace());
+        argv.extend(["--backend", "cpu", "--json"]);
+        let out = crate::common::concur_env(&argv, &[]);
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let what = format!("{} run {} ({args})", r.label, r.run);
+        assert_eq!(j["solved"].as_bool(), Some(r.solved), "{what}");
+        assert_eq!(j["best_score"].as_u64(), Some(r.best_score as u64), "{what}");
+        assert_eq!(j[field].as_u64(), Some(r.work), "{what}: the work");
+        if r.solved && r.mechanism.as_deref().is_some_and(|m| m.starts_with("map")) {
+            assert_eq!(j["mechanism"].as_str(), r.mechanism.as_deref(), "{what}");
+        }
+    }
 }

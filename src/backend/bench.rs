@@ -350,7 +350,7 @@ pub fn run_with_steps(
     for &(w, h) in &opts.sizes {
         let (p, _) =
             generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: opts.seed })
-                .map_err(|e| GpuError::Unsupported(format!("cannot generate {w}x{h}: {e}")))?;
+                .map_err(|e| GpuError::Misuse(format!("cannot generate {w}x{h}: {e}")))?;
         for &batch in &opts.batches {
             for form in &opts.formulations {
                 // A stop request ends the bench with the rows measured so far.
@@ -401,7 +401,7 @@ pub fn run_with_steps(
                         }
                     }
                     other => {
-                        return Err(GpuError::Unsupported(format!("unknown formulation {other:?} (f1, dc)")).into());
+                        return Err(GpuError::Misuse(format!("unknown formulation {other:?} (f1, dc)")).into());
                     }
                 }
             }

@@ -4,16 +4,18 @@
 //! CPU.
 //!
 //! Both backends take the same [`MapConfig`] / [`DcConfig`], draw every trial's start from
-//! the same seeded stream, and return the same [`MapResult`]; every solution either reports
-//! has passed the exact board check on the CPU.
+//! the same seeded stream, and return the same [`MapResult`] in a [`Batch`]; every solution
+//! either reports has passed the exact board check on the CPU. [`crate::solve::solve`] is the
+//! one caller that runs a method: it builds the configuration and picks the backend's entry.
 
 pub mod bench;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 
 use crate::assign::AssignError;
+use crate::certify::{self, Certificate};
 use crate::dc::{self, DcConfig};
-use crate::map::{self, MapConfig, MapResult, Progress};
+use crate::map::{self, MapConfig, MapResult, Mechanism, Progress};
 use crate::puzzle::Puzzle;
 
 /// Which backend the user asked for.
@@ -36,10 +38,26 @@ pub enum GpuError {
     NoMatchingAdapter { want: String, seen: Vec<String> },
     #[error("GPU device error: {0}")]
     Device(String),
-    #[error("not supported by the GPU backend: {0}")]
-    Unsupported(String),
+    /// A kernel or buffer asked for what its set-up does not hold (a caller's mistake).
+    #[error("GPU backend misuse: {0}")]
+    Misuse(String),
     #[error("this build has no GPU backend (built without the `gpu` feature)")]
     NotBuilt,
+}
+
+/// A configuration a backend does not run, and why (for example "--kick runs on the cpu
+/// backend"). The same type for every backend: the caller decides whether to fall back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not supported by the {backend} backend: {why}")]
+pub struct Unsupported {
+    pub backend: &'static str,
+    pub why: String,
+}
+
+impl Unsupported {
+    pub fn gpu(why: impl Into<String>) -> Self {
+        Unsupported { backend: "gpu", why: why.into() }
+    }
 }
 
 /// Errors of a batched run on any backend.
@@ -49,35 +67,102 @@ pub enum EngineError {
     Assign(#[from] AssignError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Unsupported(#[from] Unsupported),
+}
+
+/// Which trials get a fixed-point certificate ([`crate::certify`]) after a batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Certify {
+    #[default]
+    None,
+    /// The solving trial.
+    Solved,
+    /// Every trial, solved or not.
+    All,
+}
+
+/// What a backend's batch gives back: the run, and the certificates asked for.
+#[derive(Debug)]
+pub struct Batch {
+    pub result: MapResult,
+    /// (trial, certificate), in trial order.
+    pub certificates: Vec<(usize, Certificate)>,
+    /// A certificate that could not be made; the run itself stands.
+    pub certificate_error: Option<String>,
+}
+
+impl Batch {
+    /// A run without certificates.
+    pub fn of(result: MapResult) -> Self {
+        Batch { result, certificates: Vec::new(), certificate_error: None }
+    }
 }
 
 /// A place to run batches of map trials.
 pub trait Backend: Send + Sync {
     /// What the user sees: "cpu (N threads)" or the adapter.
     fn name(&self) -> String;
+    /// Whether this is a GPU backend.
+    fn is_gpu(&self) -> bool;
+    /// What a report's `backend` field says: "cpu", or "gpu: " and the adapter.
+    fn label(&self) -> String {
+        self.name()
+    }
     /// Whether this backend runs the F1 configuration (Err: why not).
-    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), GpuError>;
+    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), Unsupported>;
     /// Whether this backend runs the divide-and-concur configuration (Err: why not).
-    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), GpuError>;
+    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), Unsupported>;
     /// Whether the batch's buffers live in the host's memory (the CPU, a software or an
     /// integrated adapter), so that the memory check before a run counts them there.
     fn unified_memory(&self) -> bool {
         true
     }
-    /// Runs an F1 batch (RRR or the difference map).
+    /// Runs an F1 batch (RRR or the difference map), with the certificates asked for.
     fn solve_f1(
         &self,
         puzzle: &Puzzle,
         cfg: &MapConfig,
+        certify: Certify,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<MapResult, EngineError>;
-    /// Runs a divide-and-concur batch.
+    ) -> Result<Batch, EngineError>;
+    /// Runs a divide-and-concur batch, with the certificates asked for.
     fn solve_dc(
         &self,
         puzzle: &Puzzle,
         cfg: &DcConfig,
+        certify: Certify,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<MapResult, EngineError>;
+    ) -> Result<Batch, EngineError>;
+}
+
+/// The trials `certify` names in `result`.
+fn certified_trials(certify: Certify, result: &MapResult) -> Vec<usize> {
+    match certify {
+        Certify::None => Vec::new(),
+        Certify::Solved => result.solution.iter().map(|s| s.0).collect(),
+        Certify::All => (0..result.trials.len()).collect(),
+    }
+}
+
+/// Makes the certificates of `trials`; the first failure stops and is kept beside the run.
+fn certificates(
+    trials: Vec<usize>,
+    result: MapResult,
+    make: impl Fn(usize, &map::TrialSummary) -> Result<Certificate, AssignError>,
+) -> Batch {
+    let mut certs = Vec::with_capacity(trials.len());
+    let mut error = None;
+    for t in trials {
+        match make(t, &result.trials[t]) {
+            Ok(c) => certs.push((t, c)),
+            Err(e) => {
+                error = Some(format!("cannot certify trial {t}: {e}"));
+                break;
+            }
+        }
+    }
+    Batch { result, certificates: certs, certificate_error: error }
 }
 
 /// The CPU backend: rayon over trials, the reference implementation.
@@ -88,27 +173,71 @@ impl Backend for CpuBackend {
     fn name(&self) -> String {
         format!("cpu ({} threads)", rayon::current_num_threads())
     }
-    fn supports_f1(&self, _: &MapConfig) -> Result<(), GpuError> {
+    fn is_gpu(&self) -> bool {
+        false
+    }
+    fn label(&self) -> String {
+        "cpu".into()
+    }
+    fn supports_f1(&self, _: &MapConfig) -> Result<(), Unsupported> {
         Ok(())
     }
-    fn supports_dc(&self, _: &DcConfig) -> Result<(), GpuError> {
+    fn supports_dc(&self, _: &DcConfig) -> Result<(), Unsupported> {
         Ok(())
     }
     fn solve_f1(
         &self,
         puzzle: &Puzzle,
         cfg: &MapConfig,
+        certify: Certify,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<MapResult, EngineError> {
-        Ok(map::solve(puzzle, cfg.clone(), progress)?)
+    ) -> Result<Batch, EngineError> {
+        let mut cfg = cfg.clone();
+        cfg.keep_fixed_points |= certify != Certify::None;
+        let mut m = map::F1Map::new(puzzle, cfg.clone())?;
+        let result = m.run(progress);
+        if certify == Certify::None {
+            return Ok(Batch::of(result));
+        }
+        Ok(certificates(certified_trials(certify, &result), result, |t, tr| {
+            let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
+            let it = tr.solved_at.unwrap_or(tr.iterations);
+            let x = m.certified_state(t);
+            certify::make(
+                puzzle,
+                cfg.kind,
+                cfg.beta,
+                cfg.edge,
+                cfg.join_weights,
+                t,
+                it,
+                tr.solved_by,
+                x,
+                completed.as_ref(),
+            )
+        }))
     }
     fn solve_dc(
         &self,
         puzzle: &Puzzle,
         cfg: &DcConfig,
+        certify: Certify,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<MapResult, EngineError> {
-        Ok(dc::solve(puzzle, cfg.clone(), progress)?)
+    ) -> Result<Batch, EngineError> {
+        let mut cfg = cfg.clone();
+        cfg.keep_fixed_points |= certify != Certify::None;
+        let mut m = dc::DcMap::new(puzzle, cfg.clone())?;
+        let result = m.run(progress);
+        if certify == Certify::None {
+            return Ok(Batch::of(result));
+        }
+        Ok(certificates(certified_trials(certify, &result), result, |t, tr| {
+            let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
+            let (x, lambda, pruned) = m.certified_state(t);
+            let it = tr.solved_at.unwrap_or(tr.iterations);
+            let state = certify::DcState { x, lambda: Some(lambda), pruned };
+            certify::make_dc(puzzle, &cfg, t, it, tr.solved_by, state, completed.as_ref())
+        }))
     }
 }
 

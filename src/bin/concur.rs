@@ -2,22 +2,19 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
-use concur::backend::{self, BackendChoice, bench};
+use concur::backend::{self, BackendChoice, Certify, bench};
 use concur::certify;
-use concur::dc::{self, DcConfig, Readout, Weights};
 use concur::ladder::{self, Shard};
 use concur::limits::{self, MemoryBudget, OutputFile};
-use concur::map::{self, Completion, F1Map, MapConfig, MapKind, MapResult};
-use concur::project::EdgeProjection;
+use concur::map;
 use concur::puzzle::format;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use concur::puzzle::{Board, Puzzle};
 use concur::report::{Method, SolveReport, draw_board};
-use concur::search::alns::{self, AlnsConfig, Destroy};
-use concur::search::backtrack::{self, BacktrackConfig, CellOrder};
-use concur::search::hill::{self, HillConfig};
+use concur::search::backtrack::{self, CellOrder};
 use concur::search::journal::JsonlJournal;
 use concur::search::scan::{self, CountEngine, Journal, ScanOptions};
+use concur::solve::{Event, SolveSpec};
 use concur::verify::{self, Consistency};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -230,81 +227,9 @@ enum Cmd {
 #[derive(Args)]
 struct SolveArgs {
     puzzle: PathBuf,
-    #[arg(long, value_enum, default_value_t = Method::Rrr)]
-    method: Method,
-    /// Independent trials of the map, run as one batch.
-    #[arg(long, default_value_t = 8)]
-    trials: usize,
-    /// Step size of the map (default 0.7, the best measured for rrr, dm and dc).
-    #[arg(long)]
-    beta: Option<f32>,
-    /// Iterations per trial (maps; default 100,000, or no cap when --time-limit is given),
-    /// moves (hill; default 1e8) or iterations (alns; default 1e7).
-    #[arg(long)]
-    max_iters: Option<u64>,
-    /// Divide and concur: the map between concur and divide.
-    #[arg(long, value_enum, default_value_t = MapKind::Rrr)]
-    dc_map: MapKind,
-    /// Divide and concur: constraint weights in the concur mean.
-    #[arg(long, value_enum, default_value_t = Weights::Uniform)]
-    weights: Weights,
-    /// Divide and concur: step of the adaptive weights.
-    #[arg(long, default_value_t = 0.1)]
-    gamma: f32,
-    /// Divide and concur: the constraints. `hybrid` (the default, the best measured): one
-    /// global assignment constraint and the joins; `plain`: a constraint per cell, per piece
-    /// and per join (the layout the GPU backend runs).
-    #[arg(long, value_enum, default_value_t = DcLayout::Hybrid)]
-    layout: DcLayout,
-    /// Divide and concur: the hybrid layout (the default; kept for older scripts).
-    #[arg(long, conflicts_with = "layout")]
-    hybrid: bool,
-    /// Divide and concur: how the board is read out of the concur values.
-    #[arg(long, value_enum, default_value_t = Readout::Argmax)]
-    readout: Readout,
-    /// Divide and concur: fold arc consistency in (the certain weight of the three-weight
-    /// algorithm): once per round the candidates ruled out given the cells whose concur value
-    /// reaches TAU, in (0, 1], are held at 0 (cpu backend).
-    #[arg(long, value_name = "TAU")]
-    propagate: Option<f32>,
-    /// Edge projection of the map.
-    #[arg(long, value_enum, default_value_t = EdgeProjection::Average)]
-    edge: EdgeProjection,
-    /// Do not restart trials caught in exact limit cycles.
-    #[arg(long)]
-    no_cycle_restart: bool,
-    /// rrr, dm: restart a trial after this many iterations without a new best score since its
-    /// last (re)start; default 100000 (it rescues the trials the weighted metric traps, at no
-    /// measured cost, BENCHMARKS.md); 0 never restarts.
-    #[arg(long, value_name = "L")]
-    restart_stall: Option<u64>,
-    /// rrr, dm: a stall restart perturbs x by S * (u - 1/2) per coordinate instead of drawing
-    /// a fresh random point (cpu backend).
-    #[arg(long, value_name = "S")]
-    kick: Option<f32>,
-    /// rrr, dm: a weighted metric between the constraint classes: the weights of the sides
-    /// of frame-frame, frame-inner and inner-inner joins (P_P picks the nearest board in that
-    /// metric). Default 1,1,4, the best measured; 1,1,1 is the uniform metric.
-    #[arg(long, value_name = "FF,FI,II", value_parser = parse_join_weights)]
-    join_weights: Option<JoinWeights>,
-    /// rrr, dm: an adaptive metric on top of the join weights: each join's weight grows by
-    /// RATE times its class weight in every iteration that leaves it unmatched, decays back by
-    /// the fraction DECAY, and stays below MAX times its class weight (cpu backend).
-    #[arg(long, value_name = "RATE,DECAY,MAX")]
-    adapt: Option<concur::map::AdaptiveWeights>,
-    /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
-    /// (or stalls), free those cells plus a halo and search them with the backtracker.
-    #[arg(long, value_name = "K")]
-    complete: Option<usize>,
-    /// Halo radius around mismatched cells for --complete.
-    #[arg(long, default_value_t = 1)]
-    complete_radius: usize,
-    /// Node limit of one completion search.
-    #[arg(long, default_value_t = 20_000)]
-    complete_nodes: u64,
-    /// Iterations without improvement after which a trial's best board is completed.
-    #[arg(long, default_value_t = 5_000)]
-    complete_stall: u64,
+    /// The method and its options: the library's spec, shared with the ladder.
+    #[command(flatten)]
+    spec: SolveSpec,
     /// Write a fixed-point certificate (JSON: x, both projections, gap, board) of the solving
     /// trial into this folder, as trial-T.json.
     #[arg(long, value_name = "DIR")]
@@ -312,75 +237,10 @@ struct SolveArgs {
     /// With --dump-state: a certificate for every trial, solved or not.
     #[arg(long, requires = "dump_state")]
     dump_all: bool,
-    /// Solve every assignment cold instead of warm-starting from the previous duals.
-    #[arg(long)]
-    cold_assign: bool,
-    /// Run every trial to its budget instead of stopping at the first solution (for success
-    /// rates and iteration quartiles).
-    #[arg(long)]
-    all_trials: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Hill-climber: restart after this many moves without improvement (0: never).
-    #[arg(long, default_value_t = 5_000)]
-    plateau: u64,
-    /// ALNS: fewest cells one destroy removes.
-    #[arg(long)]
-    destroy_min: Option<usize>,
-    /// ALNS: most cells one destroy removes (default: a third of the board, 4..=48).
-    #[arg(long)]
-    destroy_max: Option<usize>,
-    /// ALNS: destroy operators to use (default: all), comma separated.
-    #[arg(long, value_enum, value_delimiter = ',')]
-    operators: Vec<Destroy>,
-    /// ALNS: no exact (assignment) refill of non-adjacent holes.
-    #[arg(long)]
-    no_exact_repair: bool,
-    /// ALNS: restart from a new board after this many iterations without a new best (0: never).
-    #[arg(long)]
-    restart_after: Option<u64>,
-    /// ALNS: starting temperature of the annealing acceptance.
-    #[arg(long)]
-    temperature: Option<f64>,
-    /// Propagation of the backtracker.
-    #[arg(long, value_enum, default_value_t = Consistency::Ac3)]
-    ac: Consistency,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Wall-clock limit in seconds.
-    #[arg(long)]
-    time_limit: Option<f64>,
-    /// Node limit of the backtracker.
-    #[arg(long)]
-    max_nodes: Option<u64>,
-    /// Cell ordering of the backtracker.
-    #[arg(long, value_enum, default_value_t = CellOrder::MrvDegree)]
-    order: CellOrder,
-    /// Nodes per Luby restart unit (default 256 for backtrack, 1,048,576 for scan).
-    #[arg(long)]
-    restart_base: Option<u64>,
-    /// Scan: the tree of each restart (the smallest by Knuth's estimate, or one at random).
-    #[arg(long, value_enum, default_value_t = scan::TreeChoice::Estimate)]
-    tree: scan::TreeChoice,
-    /// Scan: random probes of Knuth's estimator per candidate tree.
-    #[arg(long, default_value_t = 1_000)]
-    probes: u64,
-    /// Scan: with the row-chain cut (the row under each placement must chain; off by default).
-    #[arg(long)]
-    row_chain: bool,
-    /// Disable Luby restarts (complete search).
-    #[arg(long)]
-    no_restarts: bool,
     /// Where the map runs (rrr, dm, dc): auto takes a hardware GPU when there is one and
     /// falls back to the CPU, saying which on stderr; gpu fails without a usable adapter.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
-    /// Where the GPU backend solves rrr's and dm's assignments: cpu (the host's exact JV, the
-    /// weights read back every iteration) or gpu (the device auction, exact for the weights
-    /// quantised to within n quanta; only status and boards come back). Needs the GPU backend.
-    #[arg(long, value_enum, default_value_t = concur::map::AssignOn::Cpu)]
-    assign: concur::map::AssignOn,
     /// GPU adapter: the first whose name contains this (case-insensitive).
     #[arg(long)]
     adapter: Option<String>,
@@ -440,329 +300,64 @@ fn cap_threads(flag: &str, threads: usize, notes: &mut Notes) -> usize {
     n
 }
 
-/// "rrr on a 5x5 board": what a memory check names.
-fn what(method: Method, puzzle: &Puzzle, gpu: bool) -> String {
-    let name = ladder::method_name(method);
-    let on = if gpu { " on the GPU backend" } else { "" };
-    format!("{name} on a {}x{} board{on}", puzzle.width(), puzzle.height())
-}
-
-/// `--join-weights`: three positive finite numbers.
-#[derive(Clone, Copy, Debug)]
-struct JoinWeights([f32; 3]);
-
-/// The constraint layout of divide and concur (`--layout`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum DcLayout {
-    Plain,
-    Hybrid,
-}
-
-fn parse_join_weights(s: &str) -> Result<JoinWeights, String> {
-    let v: Vec<f32> =
-        s.split(',').map(|t| t.trim().parse::<f32>().map_err(|e| format!("`{t}`: {e}"))).collect::<Result<_, _>>()?;
-    match v[..] {
-        [a, b, c] if v.iter().all(|w| w.is_finite() && *w > 0.0) => Ok(JoinWeights([a, b, c])),
-        [_, _, _] => Err("the weights must be positive and finite".into()),
-        _ => Err(format!("three weights are needed (frame-frame, frame-inner, inner-inner), got {}", v.len())),
-    }
-}
-
+/// Parses the command line's spec, runs it through the library's one entry point
+/// ([`concur::solve::solve`]) on the backend asked for, and prints and writes what it found.
 fn solve(a: SolveArgs) -> Result<ExitCode> {
     let puzzle = load_puzzle(&a.puzzle)?;
-    let time_limit = time_limit(a.time_limit)?;
-    if (a.restart_stall.is_some() || a.kick.is_some()) && !matches!(a.method, Method::Rrr | Method::Dm) {
-        anyhow::bail!("--restart-stall and --kick are options of --method rrr and dm");
-    }
-    if a.join_weights.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
-        anyhow::bail!("--join-weights is an option of --method rrr and dm");
-    }
-    if a.adapt.is_some() && !matches!(a.method, Method::Rrr | Method::Dm) {
-        anyhow::bail!("--adapt is an option of --method rrr and dm");
-    }
-    if a.adapt.is_some() && a.dump_state.is_some() {
-        anyhow::bail!("--dump-state certifies a fixed metric; it does not record --adapt's weights");
-    }
-    if a.propagate.is_some() && a.method != Method::Dc {
-        anyhow::bail!("--propagate is an option of --method dc");
-    }
-    if let Some(t) = a.propagate.filter(|t| !(*t > 0.0 && *t <= 1.0)) {
-        anyhow::bail!("--propagate must be in (0, 1], got {t}");
-    }
-    if a.kick.is_some() && a.restart_stall == Some(0) {
-        anyhow::bail!("--kick is what a stall restart does; --restart-stall 0 turns them off");
-    }
-    if a.kick.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
-        anyhow::bail!("--kick must be a positive number");
-    }
-    if a.threads == Some(0) {
-        anyhow::bail!("--threads must be at least 1");
-    }
+    let mut spec = a.spec;
+    spec.certify = match (&a.dump_state, a.dump_all) {
+        (None, _) => Certify::None,
+        (Some(_), false) => Certify::Solved,
+        (Some(_), true) => Certify::All,
+    };
+    spec.check()?;
     // Before any work: every output writable, the threads within the cores, memory enough.
     let output = a.output.as_deref().map(OutputFile::check).transpose()?;
     if let Some(dir) = &a.dump_state {
         limits::output_dir(dir)?;
     }
     let mut notes = Notes::default();
-    let threads = a.threads.map(|t| cap_threads("--threads", t, &mut notes));
-    let budget = MemoryBudget::here()?;
-    let network = a.method == Method::Backtrack || a.complete.is_some() || a.propagate.is_some();
-    budget.check_tables(&what(a.method, &puzzle, false), limits::tables(&puzzle, network))?;
-    if !matches!(a.method, Method::Rrr | Method::Dm | Method::Dc) {
-        notes.say();
+    spec.threads = spec.threads.map(|t| cap_threads("--threads", t, &mut notes));
+    let selected = concur::solve::pick_backend(&spec, a.backend, a.adapter.as_deref())?;
+    if let Some(note) = selected.note {
+        notes.push(note);
     }
-    // A failure after the work (a certificate that could not be written) is reported after
-    // the results are printed.
-    let mut after: Option<anyhow::Error> = None;
-    let report = match a.method {
-        Method::Backtrack => {
-            let cfg = BacktrackConfig {
-                consistency: a.ac,
-                seed: a.seed,
-                time_limit,
-                max_nodes: a.max_nodes,
-                restarts: !a.no_restarts,
-                restart_base: a.restart_base.unwrap_or(256),
-                order: a.order,
-                ..Default::default()
-            };
-            let (board, ending, stats) = backtrack::solve(&puzzle, cfg);
-            SolveReport::from_backtrack(&puzzle, board, ending, &stats, a.ac, a.seed)
-        }
+    spec.preflight(&puzzle, selected.backend.as_ref())?;
+    notes.say();
+    let (max, trials) = (puzzle.max_score(), spec.maps.trials);
+    let bar = match spec.method {
+        Method::Rrr | Method::Dm | Method::Dc => progress_bar(spec.map_iters()),
         Method::Scan => {
-            let cfg = scan::ScanSolveConfig {
-                seed: a.seed,
-                time_limit,
-                max_nodes: a.max_nodes,
-                threads: threads.unwrap_or(0),
-                restarts: !a.no_restarts,
-                restart_base: a.restart_base.unwrap_or(scan::ScanSolveConfig::default().restart_base),
-                choice: a.tree,
-                probes: a.probes,
-                row_chain: a.row_chain,
-            };
-            if cfg.restart_base == 0 {
-                anyhow::bail!("--restart-base must be at least 1");
-            }
             let bar = ProgressBar::new_spinner();
             bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed}] {msg}").expect("static template"));
-            let shown = bar.clone();
-            let r = scan::solve(&puzzle, &cfg, &move |p: &scan::ScanProgress| {
-                shown.set_message(format!(
-                    "{:.3e} nodes, {:.0} nodes/s, {} restarts, best depth {}",
-                    p.nodes as f64,
-                    p.nodes as f64 / p.elapsed_s.max(1e-9),
-                    p.restarts,
-                    p.best_depth
-                ));
-                shown.tick();
-            });
-            bar.finish_and_clear();
-            SolveReport::from_scan(&puzzle, &r, &cfg)
+            bar
         }
-        Method::Hill => {
-            let cfg = HillConfig {
-                seed: a.seed,
-                max_moves: a.max_iters.or(HillConfig::default().max_moves),
-                time_limit,
-                plateau: a.plateau,
-                ..Default::default()
-            };
-            let r = hill::hill_climb(&puzzle, &cfg);
-            SolveReport::from_local(&puzzle, Method::Hill, &r, serde_json::to_value(&r)?)
-        }
-        Method::Alns => {
-            let d = AlnsConfig::default();
-            let cfg = AlnsConfig {
-                seed: a.seed,
-                max_iterations: a.max_iters.or(d.max_iterations),
-                time_limit,
-                destroy_min: a.destroy_min.unwrap_or(d.destroy_min),
-                destroy_max: a.destroy_max.unwrap_or(d.destroy_max),
-                operators: a.operators.clone(),
-                exact_repair: !a.no_exact_repair,
-                restart_after: a.restart_after.unwrap_or(d.restart_after),
-                temperature: a.temperature.unwrap_or(d.temperature),
-                ..d
-            };
-            let r = alns::alns(&puzzle, &cfg);
-            SolveReport::from_local(&puzzle, Method::Alns, &r.local, serde_json::to_value(&r)?)
-        }
-        Method::Dc => {
-            let beta = check_map_args(&a, DcConfig::default().beta)?;
-            let cfg = DcConfig {
-                kind: a.dc_map,
-                beta,
-                trials: a.trials,
-                max_iters: map_iters(a.max_iters, time_limit),
-                time_limit,
-                seed: a.seed,
-                weights: a.weights,
-                gamma: a.gamma,
-                hybrid: a.hybrid || a.layout == DcLayout::Hybrid,
-                readout: a.readout,
-                stop_at_first: !a.all_trials,
-                cycle_restart: !a.no_cycle_restart,
-                complete: completion(&a),
-                keep_fixed_points: a.dump_state.is_some(),
-                propagate: a.propagate,
-            };
-            let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
-            let gpu = pick_backend(&a, |b| b.supports_dc(&cfg), &mut notes)?;
-            let estimate = match &gpu {
-                Some(b) => limits::dc_gpu(&puzzle, &cfg).in_host_memory(b.unified_memory()),
-                None => limits::dc_cpu(&puzzle, &cfg, threads.unwrap_or_else(rayon::current_num_threads)),
-            };
-            budget.check_trials(&what(a.method, &puzzle, gpu.is_some()), &estimate, cfg.trials as u64)?;
-            notes.say();
-            let result = match &gpu {
-                Some(b) => run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_dc(&puzzle, &cfg, pr))?,
-                None => {
-                    let (r, failed) = with_threads(threads, || run_dc(&puzzle, &cfg, dump))??;
-                    after = failed;
-                    r
-                }
-            };
-            let params = serde_json::json!({
-                "beta": concur::report::short(beta), "trials": a.trials, "map": a.dc_map, "weights": a.weights,
-                "hybrid": cfg.hybrid, "readout": a.readout, "replica_bytes": dc::replica_bytes(&puzzle, cfg.hybrid),
-                "propagate": a.propagate,
-            });
-            with_backend(SolveReport::from_map(&puzzle, Method::Dc, &result, a.seed, params), gpu.as_deref())
-        }
-        Method::Rrr | Method::Dm => {
-            let beta = check_map_args(&a, MapConfig::default().beta)?;
-            let cfg = MapConfig {
-                kind: if a.method == Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
-                beta,
-                trials: a.trials,
-                max_iters: map_iters(a.max_iters, time_limit),
-                time_limit,
-                seed: a.seed,
-                edge: a.edge,
-                cycle_restart: !a.no_cycle_restart,
-                stop_at_first: !a.all_trials,
-                warm_start: !a.cold_assign,
-                complete: completion(&a),
-                keep_fixed_points: a.dump_state.is_some(),
-                assign: a.assign,
-                restart_stall: match a.restart_stall {
-                    Some(0) => None,
-                    Some(l) => Some(l),
-                    None => MapConfig::default().restart_stall,
-                },
-                kick: a.kick,
-                join_weights: map::join_weights_or_default(a.join_weights.map(|w| w.0)),
-                adapt: a.adapt,
-            };
-            let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
-            let gpu = pick_backend(&a, |b| b.supports_f1(&cfg), &mut notes)?;
-            if gpu.is_none() && a.assign == concur::map::AssignOn::Gpu {
-                anyhow::bail!("--assign gpu needs the GPU backend (--backend gpu), which is not running this solve");
-            }
-            let estimate = match &gpu {
-                Some(b) => limits::f1_gpu(&puzzle, &cfg).in_host_memory(b.unified_memory()),
-                None => limits::f1_cpu(&puzzle, &cfg, threads.unwrap_or_else(rayon::current_num_threads)),
-            };
-            budget.check_trials(&what(a.method, &puzzle, gpu.is_some()), &estimate, cfg.trials as u64)?;
-            notes.say();
-            let result = match &gpu {
-                Some(b) => with_threads(threads, || {
-                    run_on(&puzzle, cfg.max_iters, cfg.trials, |pr| b.solve_f1(&puzzle, &cfg, pr))
-                })??,
-                None => {
-                    let (r, failed) = with_threads(threads, || run_map(&puzzle, &cfg, dump))??;
-                    after = failed;
-                    r
-                }
-            };
-            with_backend(SolveReport::from_f1(&puzzle, a.method, &result, &cfg), gpu.as_deref())
-        }
+        _ => ProgressBar::hidden(),
     };
-    finish(&puzzle, report, output, a.json, after)
-}
-
-/// Resolves `--backend` for a map run: `Some` for the GPU, `None` for the CPU path. `gpu`
-/// fails when there is no usable adapter or the configuration is CPU-only; `auto` falls
-/// back to the CPU and says why on stderr.
-fn pick_backend(
-    a: &SolveArgs,
-    supports: impl Fn(&dyn backend::Backend) -> Result<(), backend::GpuError>,
-    notes: &mut Notes,
-) -> Result<Option<Box<dyn backend::Backend>>> {
-    if a.backend == BackendChoice::Cpu {
-        return Ok(None);
-    }
-    let sel = backend::select(a.backend, a.adapter.as_deref())?;
-    if !sel.gpu {
-        if let Some(note) = sel.note {
-            notes.push(note);
+    let shown = bar.clone();
+    let solved = concur::solve::solve(&puzzle, &spec, selected.backend.as_ref(), &mut move |e| match e {
+        Event::Map(p) => show(&shown, p, max, trials),
+        Event::Scan(p) => {
+            shown.set_message(format!(
+                "{:.3e} nodes, {:.0} nodes/s, {} restarts, best depth {}",
+                p.nodes as f64,
+                p.nodes as f64 / p.elapsed_s.max(1e-9),
+                p.restarts,
+                p.best_depth
+            ));
+            shown.tick();
         }
-        return Ok(None);
-    }
-    match supports(sel.backend.as_ref()) {
-        Ok(()) => {
-            if let Some(note) = sel.note {
-                notes.push(note);
-            }
-            Ok(Some(sel.backend))
-        }
-        Err(e) if a.backend == BackendChoice::Gpu => Err(e.into()),
-        Err(e) => {
-            notes.push(format!("backend auto: cpu ({e})"));
-            Ok(None)
-        }
-    }
-}
-
-/// Runs a batch on a backend with the progress bar, and checks any claimed solution.
-fn run_on(
-    puzzle: &Puzzle,
-    max_iters: u64,
-    trials: usize,
-    f: impl FnOnce(&mut dyn FnMut(&map::Progress)) -> Result<MapResult, backend::EngineError>,
-) -> Result<MapResult> {
-    let bar = progress_bar(max_iters);
-    let result = f(&mut |p| show(&bar, p, puzzle.max_score(), trials))?;
+    })?;
     bar.finish_and_clear();
-    if let Some((_, _, board)) = &result.solution {
-        anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
+    // A certificate that could not be made or written does not lose the run: its error is
+    // reported after the results are printed.
+    let mut after = solved.certificate_error.map(|e| anyhow::anyhow!(e));
+    if let Some(dir) = &a.dump_state
+        && let Err(e) = write_certificates(dir, &solved.certificates)
+    {
+        after = after.or(Some(e));
     }
-    Ok(result)
-}
-
-/// Records which backend ran the map in the report's details.
-fn with_backend(mut r: SolveReport, gpu: Option<&dyn backend::Backend>) -> SolveReport {
-    let name = gpu.map_or_else(|| "cpu".to_string(), |b| b.name());
-    r.details.insert("backend".into(), serde_json::Value::String(name));
-    r
-}
-
-/// The `--complete` options of either formulation.
-fn completion(a: &SolveArgs) -> Option<Completion> {
-    a.complete.map(|k| Completion {
-        k,
-        stall: a.complete_stall,
-        radius: a.complete_radius,
-        max_nodes: a.complete_nodes,
-    })
-}
-
-/// Checks the options every map shares; returns beta (or the method's default).
-fn check_map_args(a: &SolveArgs, default_beta: f32) -> Result<f32> {
-    let beta = a.beta.unwrap_or(default_beta);
-    if !(beta > 0.0 && beta <= 2.0) {
-        anyhow::bail!("--beta must be in (0, 2], got {beta}");
-    }
-    if a.trials == 0 {
-        anyhow::bail!("--trials must be at least 1");
-    }
-    Ok(beta)
-}
-
-/// Iterations per trial of a map: as given, else [`map::default_iters`].
-fn map_iters(given: Option<u64>, time_limit: Option<Duration>) -> u64 {
-    given.unwrap_or_else(|| map::default_iters(time_limit))
+    finish(&puzzle, solved.report, output, a.json, after)
 }
 
 fn progress_bar(max_iters: u64) -> ProgressBar {
@@ -788,41 +383,11 @@ fn show(bar: &ProgressBar, p: &map::Progress, max: usize, trials: usize) {
     ));
 }
 
-/// Runs divide and concur with a progress bar on a terminal. A certificate that cannot be
-/// written does not lose the run: its error comes back beside the result.
-fn run_dc(puzzle: &Puzzle, cfg: &DcConfig, dump: Option<Dump<'_>>) -> Result<(MapResult, Option<anyhow::Error>)> {
-    let bar = progress_bar(cfg.max_iters);
-    let mut m = dc::DcMap::new(puzzle, cfg.clone()).context("the puzzle has no board that fits its rim")?;
-    let result = m.run(|p| show(&bar, p, puzzle.max_score(), cfg.trials));
-    bar.finish_and_clear();
-    if let Some((_, _, board)) = &result.solution {
-        anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
-    }
-    let failed = dump.and_then(|d| {
-        write_certificates(&d, &result, |t, tr| {
-            let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
-            let (x, lambda, pruned) = m.certified_state(t);
-            let it = tr.solved_at.unwrap_or(tr.iterations);
-            let state = certify::DcState { x, lambda: Some(lambda), pruned };
-            Ok(certify::make_dc(puzzle, cfg, t, it, tr.solved_by, state, completed.as_ref())?)
-        })
-        .err()
-    });
-    Ok((result, failed))
-}
-
-/// Writes `trial-T.json` for the solving trial (or every trial with `--dump-all`).
-fn write_certificates(
-    d: &Dump<'_>,
-    result: &MapResult,
-    make: impl Fn(usize, &map::TrialSummary) -> Result<certify::Certificate>,
-) -> Result<()> {
-    std::fs::create_dir_all(d.dir).with_context(|| format!("cannot create {}", d.dir.display()))?;
-    let trials: Vec<usize> =
-        if d.all { (0..result.trials.len()).collect() } else { result.solution.iter().map(|s| s.0).collect() };
-    for t in trials {
-        let cert = make(t, &result.trials[t])?;
-        write(&d.dir.join(format!("trial-{t}.json")), &serde_json::to_string(&cert)?)?;
+/// Writes each certificate as `trial-T.json` in `dir`.
+fn write_certificates(dir: &Path, certificates: &[(usize, certify::Certificate)]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (t, cert) in certificates {
+        write(&dir.join(format!("trial-{t}.json")), &serde_json::to_string(cert)?)?;
     }
     Ok(())
 }
@@ -833,51 +398,6 @@ fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -
         Some(0) => anyhow::bail!("--threads must be at least 1"),
         Some(n) => Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?.install(f)),
     }
-}
-
-/// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one).
-/// Where to write fixed-point certificates: a folder, and whether every trial gets one.
-struct Dump<'a> {
-    dir: &'a Path,
-    all: bool,
-}
-
-/// Runs a batched map with a progress bar on a terminal (hidden when stderr is not one). A
-/// certificate that cannot be written does not lose the run: its error comes back beside the
-/// result.
-fn run_map(puzzle: &Puzzle, cfg: &MapConfig, dump: Option<Dump<'_>>) -> Result<(MapResult, Option<anyhow::Error>)> {
-    let bar = progress_bar(cfg.max_iters);
-    let max = puzzle.max_score();
-    let mut cfg = cfg.clone();
-    cfg.keep_fixed_points |= dump.is_some();
-    let mut m = F1Map::new(puzzle, cfg.clone()).context("the puzzle has no board that fits its rim")?;
-    let result = m.run(|p| show(&bar, p, max, cfg.trials));
-    bar.finish_and_clear();
-    if let Some((_, _, board)) = &result.solution {
-        // Never report a claim the exact verifier has not seen.
-        anyhow::ensure!(verify::check(puzzle, board).valid, "internal error: the map claimed an invalid board");
-    }
-    let failed = dump.and_then(|d| {
-        write_certificates(&d, &result, |t, tr| {
-            let completed = (tr.solved_by == Some(map::Mechanism::MapAc)).then(|| m.best_board(t));
-            let it = tr.solved_at.unwrap_or(tr.iterations);
-            let x = m.certified_state(t);
-            Ok(certify::make(
-                puzzle,
-                cfg.kind,
-                cfg.beta,
-                cfg.edge,
-                cfg.join_weights,
-                t,
-                it,
-                tr.solved_by,
-                x,
-                completed.as_ref(),
-            )?)
-        })
-        .err()
-    });
-    Ok((result, failed))
 }
 
 /// Exit status of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
@@ -1010,16 +530,23 @@ fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
 fn demo(size: usize, seed: u64) -> Result<ExitCode> {
     let opts = GenerateOptions { width: size, height: size, frame_colors: None, inner_colors: None, seed };
     let (puzzle, _) = generate(&opts)?;
-    let cfg = MapConfig { seed, trials: 8, max_iters: 200_000, ..Default::default() };
+    let spec = SolveSpec { seed, max_iters: Some(200_000), ..Default::default() };
+    let cfg = spec.map_config();
     println!(
         "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta {}, {} trials)...",
         puzzle.num_colors() - 1,
         cfg.beta,
         cfg.trials
     );
-    let (result, _) = run_map(&puzzle, &cfg, None)?;
-    let report = SolveReport::from_f1(&puzzle, Method::Rrr, &result, &cfg);
-    finish(&puzzle, report, None, false, None)
+    let bar = progress_bar(cfg.max_iters);
+    let (shown, max) = (bar.clone(), puzzle.max_score());
+    let solved = concur::solve::solve(&puzzle, &spec, &concur::backend::CpuBackend, &mut move |e| {
+        if let Event::Map(p) = e {
+            show(&shown, p, max, cfg.trials);
+        }
+    })?;
+    bar.finish_and_clear();
+    finish(&puzzle, solved.report, None, false, None)
 }
 
 fn generate_cmd(opts: GenerateOptions, output: &Path, solution: Option<&Path>) -> Result<ExitCode> {

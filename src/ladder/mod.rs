@@ -13,12 +13,10 @@ pub mod report;
 pub mod stats;
 pub mod svg;
 
-use crate::map::{self, MapConfig, MapKind};
-use crate::project::EdgeProjection;
 use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Puzzle, format};
-use crate::search::backtrack::{self, BacktrackConfig, CellOrder};
-use crate::verify::{self, Consistency};
+use crate::solve::SolveSpec;
+use crate::verify;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -26,7 +24,6 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// A ladder configuration.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -140,7 +137,7 @@ impl Config {
     pub fn method_for(&self, m: &MethodSpec, cells: usize) -> MethodSpec {
         let mut m = m.clone();
         if let Some(b) = self.budgets.iter().find(|b| b.max_cells >= cells) {
-            m.time_limit = Some(b.time_limit);
+            m.spec.time_limit = Some(b.time_limit);
         }
         m
     }
@@ -178,60 +175,85 @@ pub struct GenSpec {
     pub inner_colors: Option<usize>,
 }
 
-/// A method and its parameters; budgets bound every run.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// A method and its parameters; budgets bound every run. The parameters are those of
+/// `concur solve` ([`SolveSpec`], with the same names and defaults), less the ones the ladder
+/// sets itself (the seed, one thread, one trial).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "serde_json::Map<String, serde_json::Value>", into = "serde_json::Map<String, serde_json::Value>")]
 pub struct MethodSpec {
-    pub method: crate::report::Method,
     /// A name for tables and plots (default: the method name).
-    #[serde(default)]
     pub label: Option<String>,
-    #[serde(default)]
-    pub beta: Option<f32>,
-    #[serde(default)]
-    pub edge: Option<EdgeProjection>,
-    #[serde(default)]
-    pub ac: Option<Consistency>,
-    #[serde(default)]
-    pub order: Option<CellOrder>,
-    /// Divide and concur: constraint weights, and the hybrid with the global assignment.
-    #[serde(default)]
-    pub weights: Option<crate::dc::Weights>,
-    #[serde(default)]
-    pub hybrid: Option<bool>,
-    /// Divide and concur: propagation folded in, with this confidence threshold
-    /// ([`crate::dc::DcConfig::propagate`]).
-    #[serde(default)]
-    pub propagate: Option<f32>,
-    /// Arc-consistent completion of near-fixed points (maps): K mismatched joins.
-    #[serde(default)]
-    pub complete: Option<usize>,
-    /// RRR and the difference map: the metric's join weights (frame-frame, frame-inner,
-    /// inner-inner; default [`map::DEFAULT_JOIN_WEIGHTS`], `[1, 1, 1]` uniform).
-    #[serde(default)]
-    pub join_weights: Option<[f32; 3]>,
-    /// RRR and the difference map: adaptive join weights ([`map::AdaptiveWeights`]).
-    #[serde(default)]
-    pub adapt: Option<map::AdaptiveWeights>,
-    #[serde(default)]
-    pub max_iters: Option<u64>,
-    #[serde(default)]
-    pub max_nodes: Option<u64>,
-    #[serde(default)]
-    pub time_limit: Option<f64>,
     /// Run this method only on instances of at most this many cells (the sizes it can solve).
-    #[serde(default)]
     pub max_cells: Option<usize>,
+    /// The run.
+    pub spec: SolveSpec,
+    /// The parameters as the config gave them (a record's `params`).
+    pub given: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Keys of a method entry that the ladder sets itself.
+const LADDER_OWNS: &[&str] = &["seed", "threads", "trials", "all_trials", "assign"];
+
+impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
+    type Error = String;
+    fn try_from(mut given: serde_json::Map<String, serde_json::Value>) -> std::result::Result<Self, String> {
+        if !given.contains_key("method") {
+            return Err("a method entry needs `method`".into());
+        }
+        let label = match given.get("label") {
+            None => None,
+            Some(serde_json::Value::String(l)) => Some(l.clone()),
+            Some(v) => return Err(format!("label must be a string, got {v}")),
+        };
+        let max_cells = match given.remove("max_cells") {
+            None => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| format!("max_cells must be a whole number, got {v}"))? as usize),
+        };
+        let known = serde_json::to_value(SolveSpec::default()).map_err(|e| e.to_string())?;
+        let mut params = given.clone();
+        params.remove("label");
+        for k in params.keys() {
+            if LADDER_OWNS.contains(&k.as_str()) {
+                return Err(format!("`{k}` is set by the ladder for every run, not by a method"));
+            }
+            if !known.as_object().is_some_and(|o| o.contains_key(k)) {
+                return Err(format!("unknown method parameter `{k}`"));
+            }
+        }
+        let spec: SolveSpec = serde_json::from_value(serde_json::Value::Object(params)).map_err(|e| e.to_string())?;
+        let label_text = label.clone().unwrap_or_else(|| spec.method.name().to_string());
+        spec.check().map_err(|e| format!("method {label_text:?}: {e}"))?;
+        Ok(MethodSpec { label, max_cells, spec, given })
+    }
+}
+
+impl From<MethodSpec> for serde_json::Map<String, serde_json::Value> {
+    fn from(m: MethodSpec) -> Self {
+        let mut o = m.given;
+        if let Some(c) = m.max_cells {
+            o.insert("max_cells".into(), c.into());
+        }
+        o
+    }
 }
 
 impl MethodSpec {
     pub fn label(&self) -> String {
-        self.label.clone().unwrap_or_else(|| method_name(self.method))
+        self.label.clone().unwrap_or_else(|| method_name(self.spec.method))
+    }
+
+    /// The parameters of one run: as given, with the time limit it runs under.
+    fn params(&self) -> serde_json::Value {
+        let mut o = self.given.clone();
+        if let Some(t) = self.spec.time_limit {
+            o.insert("time_limit".into(), t.into());
+        }
+        serde_json::Value::Object(o)
     }
 }
 
 pub fn method_name(m: crate::report::Method) -> String {
-    serde_json::to_value(m).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+    m.name().to_string()
 }
 
 /// One finished run: one JSON line.
@@ -309,7 +331,7 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if cfg.budgets.iter().any(|b| !seconds(b.time_limit)) {
         return Err(Error::invalid("every budget needs a positive time_limit of at most 1e9 seconds"));
     }
-    if let Some(m) = cfg.methods.iter().find(|m| m.time_limit.is_some_and(|t| !seconds(t))) {
+    if let Some(m) = cfg.methods.iter().find(|m| m.spec.time_limit.is_some_and(|t| !seconds(t))) {
         return Err(Error::invalid(format!(
             "method {:?}: time_limit must be a positive number of seconds, at most 1e9",
             m.label()
@@ -340,11 +362,6 @@ pub fn parse_config(text: &str) -> Result<Config> {
                 "two methods share the label {:?}; give them distinct labels",
                 m.label()
             )));
-        }
-    }
-    for m in &cfg.methods {
-        if let Some(a) = &m.adapt {
-            a.check().map_err(|e| Error::invalid(format!("method {:?}: {e}", m.label())))?;
         }
     }
     for s in &cfg.stops {
@@ -432,137 +449,39 @@ pub fn plan(cfg: &Config, cells: &[usize], shard: Option<Shard>) -> Vec<Job> {
     }
 }
 
-/// Runs one job (single-threaded) and returns its record. Every claimed solution has passed
-/// the exact verifier.
+/// Runs one job (single-threaded) through [`crate::solve::solve`] on the CPU backend and
+/// returns its record. Every claimed solution has passed the exact verifier.
 pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> Result<Record> {
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
-    let time_limit = spec.time_limit.map(Duration::from_secs_f64);
-    // New best scores of the maps, from their progress after each round.
-    let mut trace: Vec<(f64, usize)> = Vec::new();
-    let mut note = |pr: &map::Progress| {
-        if trace.last().is_none_or(|&(_, s)| pr.best_score > s) {
-            trace.push((pr.elapsed_s, pr.best_score));
-        }
-    };
-    let (solved, mechanism, work, unit, wall_s, best) = match spec.method {
-        crate::report::Method::Rrr | crate::report::Method::Dm => {
-            let cfg = MapConfig {
-                kind: if spec.method == crate::report::Method::Rrr { MapKind::Rrr } else { MapKind::Dm },
-                beta: spec.beta.unwrap_or(MapConfig::default().beta),
-                trials: 1,
-                max_iters: spec.max_iters.unwrap_or(map::default_iters(time_limit)),
-                time_limit,
-                seed,
-                edge: spec.edge.unwrap_or_default(),
-                complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
-                join_weights: map::join_weights_or_default(spec.join_weights),
-                adapt: spec.adapt,
-                ..Default::default()
-            };
-            let r = map::solve(p, cfg, &mut note).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
-            let t = r.trials[0];
-            let mech = t.solved_by.map(|m| m.as_str().to_string());
-            let best = verify::check(p, &r.best).score;
-            (t.solved_at.is_some(), mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, best)
-        }
-        crate::report::Method::Dc => {
-            let cfg = crate::dc::DcConfig {
-                beta: spec.beta.unwrap_or(crate::dc::DcConfig::default().beta),
-                trials: 1,
-                max_iters: spec.max_iters.unwrap_or(map::default_iters(time_limit)),
-                time_limit,
-                seed,
-                weights: spec.weights.unwrap_or(crate::dc::Weights::Uniform),
-                // The hybrid layout is dc's default, as on the command line.
-                hybrid: spec.hybrid.unwrap_or(true),
-                complete: spec.complete.map(|k| map::Completion { k, ..Default::default() }),
-                propagate: spec.propagate,
-                ..Default::default()
-            };
-            let r = crate::dc::solve(p, cfg, &mut note).map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
-            let t = r.trials[0];
-            let solved = r.solution.as_ref().is_some_and(|(_, _, b)| verify::check(p, b).valid);
-            let mech = t.solved_by.filter(|_| solved).map(|m| m.as_str().to_string());
-            let best = verify::check(p, &r.best).score;
-            (solved, mech, t.solved_at.unwrap_or(t.iterations), "iterations", r.wall_s, best)
-        }
-        crate::report::Method::Hill => {
-            let cfg =
-                crate::search::hill::HillConfig { seed, max_moves: spec.max_iters, time_limit, ..Default::default() };
-            let r = crate::search::hill::hill_climb(p, &cfg);
-            let solved = r.solved && verify::check(p, &r.board).valid;
-            let best = verify::check(p, &r.board).score;
-            trace = r.trace.clone();
-            (solved, solved.then(|| "hill".to_string()), r.moves, "moves", r.wall_s, best)
-        }
-        crate::report::Method::Alns => {
-            let cfg = crate::search::alns::AlnsConfig {
-                seed,
-                max_iterations: spec.max_iters,
-                time_limit,
-                ..Default::default()
-            };
-            let r = crate::search::alns::alns(p, &cfg);
-            let solved = r.local.solved && verify::check(p, &r.local.board).valid;
-            let best = verify::check(p, &r.local.board).score;
-            trace = r.local.trace.clone();
-            (solved, solved.then(|| "alns".to_string()), r.iterations, "iterations", r.local.wall_s, best)
-        }
-        crate::report::Method::Backtrack => {
-            let cfg = BacktrackConfig {
-                consistency: spec.ac.unwrap_or(Consistency::Ac4),
-                order: spec.order.unwrap_or(CellOrder::MrvDegree),
-                seed,
-                time_limit,
-                max_nodes: spec.max_nodes,
-                ..Default::default()
-            };
-            let (sol, _, stats) = backtrack::solve(p, cfg);
-            let solved = sol.as_ref().is_some_and(|b| verify::check(p, b).valid);
-            let best = if solved { p.max_score() } else { 0 };
-            (solved, solved.then(|| "backtrack".to_string()), stats.nodes, "nodes", stats.wall_s, best)
-        }
-        crate::report::Method::Scan => {
-            let cfg = crate::search::scan::ScanSolveConfig {
-                seed,
-                time_limit,
-                max_nodes: spec.max_nodes,
-                threads: 1,
-                ..Default::default()
-            };
-            let r = crate::search::scan::solve(p, &cfg, &|_| {});
-            let solved = r.board.as_ref().is_some_and(|b| verify::check(p, b).valid);
-            let best = if solved { p.max_score() } else { 0 };
-            (solved, solved.then(|| "scan".to_string()), r.nodes, "nodes", r.wall_s, best)
-        }
-    };
-    let mut params = serde_json::to_value(spec).unwrap_or_default();
-    if let Some(o) = params.as_object_mut() {
-        o.retain(|_, v| !v.is_null());
-        // Which sizes a method runs on is the ladder's plan, not a parameter of the run.
-        o.remove("max_cells");
-    }
+    let mut one = spec.spec.clone();
+    one.seed = seed;
+    one.threads = Some(1);
+    one.maps.trials = 1;
+    let s = crate::solve::solve(p, &one, &crate::backend::CpuBackend, &mut |_| {})
+        .map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
+    // The best score, recomputed from the board by the exact verifier.
+    let best = s.report.board.as_ref().map_or(0, |b| verify::check(p, b).score);
     Ok(Record {
         instance: inst.name.clone(),
         width: p.width(),
         height: p.height(),
         colors: p.num_colors() - 1,
-        method: method_name(spec.method),
+        method: method_name(spec.spec.method),
         label: spec.label(),
-        params,
+        params: spec.params(),
         run,
         seed,
         backend: "cpu".into(),
-        solved,
-        mechanism,
-        work,
-        work_unit: unit.into(),
-        wall_s,
+        solved: s.report.solved,
+        mechanism: s.mechanism.filter(|_| s.report.solved),
+        work: s.work,
+        work_unit: s.work_unit.into(),
+        wall_s: s.report.wall_s,
         best_score: best,
         max_score: p.max_score(),
         version: env!("CARGO_PKG_VERSION").into(),
-        trace,
+        trace: s.trace,
     })
 }
 
@@ -716,12 +635,12 @@ pub fn run(
         let mut spec = cfg.method_for(&cfg.methods[j.method], c);
         if let Some(d) = part.deadline {
             let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
-            let budget = spec.time_limit.unwrap_or(f64::INFINITY);
+            let budget = spec.spec.time_limit.unwrap_or(f64::INFINITY);
             if left < MIN_DEADLINE_RUN_S.min(budget) {
                 return Ok(None);
             }
             if left < budget {
-                spec.time_limit = Some(left.floor());
+                spec.spec.time_limit = Some(left.floor());
             }
         }
         let rec = run_job(inst, &spec, j.run, cfg.seed)?;

@@ -262,7 +262,7 @@ impl AssignBatch {
 
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
         if w.len() != self.wtot * self.trials {
-            return Err(GpuError::Unsupported(format!(
+            return Err(GpuError::Misuse(format!(
                 "assignment weights: {} entries for {} trials of {}",
                 w.len(),
                 self.trials,
@@ -281,7 +281,7 @@ impl AssignBatch {
 
     pub fn write_prices(&self, p: &[i32]) -> Result<(), GpuError> {
         if p.len() != self.rtot * self.trials {
-            return Err(GpuError::Unsupported("assignment prices of another shape".into()));
+            return Err(GpuError::Misuse("assignment prices of another shape".into()));
         }
         self.ctx.queue.write_buffer(&self.prices, 0, bytemuck::cast_slice(p));
         self.has_prices.set(true);

@@ -178,7 +178,7 @@ pub(crate) fn result<E>(
 pub(crate) fn chunk_trials(ctx: &GpuContext, per_trial: u64, trials: usize, cap: usize) -> Result<usize, GpuError> {
     let limit = ctx.max_binding.min(ctx.max_buffer);
     if per_trial > limit {
-        return Err(GpuError::Unsupported(format!(
+        return Err(GpuError::Misuse(format!(
             "one trial needs {per_trial} bytes in one binding; the adapter allows {limit}"
         )));
     }

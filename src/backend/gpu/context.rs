@@ -100,7 +100,7 @@ impl GpuContext {
             ..wgpu::Limits::downlevel_defaults()
         };
         if limits.max_storage_buffers_per_shader_stage < 8 || limits.max_compute_invocations_per_workgroup < WORKGROUP {
-            return Err(GpuError::Unsupported(format!(
+            return Err(GpuError::Misuse(format!(
                 "adapter {} allows {} storage buffers per stage and {} invocations per workgroup; the kernels need 8 and {WORKGROUP}",
                 info.name, limits.max_storage_buffers_per_shader_stage, limits.max_compute_invocations_per_workgroup
             )));

@@ -23,7 +23,7 @@ use super::context::{GpuContext, dispatch, grid, groups_grid};
 use super::f1::HashParams;
 use super::{DC_WGSL, HASH_WGSL, LAYOUT_WGSL};
 use crate::assign::Assigner;
-use crate::backend::{EngineError, GpuError};
+use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
 use crate::map::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::puzzle::{Board, Puzzle};
@@ -59,21 +59,20 @@ struct Params {
 }
 
 /// What the GPU backend cannot do for divide and concur (these run on the CPU backend).
-pub fn supports(cfg: &DcConfig) -> Result<(), GpuError> {
+pub fn supports(cfg: &DcConfig) -> Result<(), Unsupported> {
     if cfg.keep_fixed_points {
-        return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
+        return Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend"));
     }
     if cfg.hybrid {
-        return Err(GpuError::Unsupported(
-            "the hybrid layout (the assignment constraint, dc's default) runs on the cpu backend; --layout plain runs on the gpu"
-                .into(),
+        return Err(Unsupported::gpu(
+            "the hybrid layout (the assignment constraint, dc's default) runs on the cpu backend; --layout plain runs on the gpu",
         ));
     }
     if cfg.propagate.is_some() {
-        return Err(GpuError::Unsupported("--propagate (arc consistency folded in) runs on the cpu backend".into()));
+        return Err(Unsupported::gpu("--propagate (arc consistency folded in) runs on the cpu backend"));
     }
     if cfg.readout == Readout::Assignment {
-        return Err(GpuError::Unsupported("--readout assignment runs on the cpu backend".into()));
+        return Err(Unsupported::gpu("--readout assignment runs on the cpu backend"));
     }
     Ok(())
 }
@@ -178,11 +177,9 @@ impl<'a> DcGpu<'a> {
     ) -> Result<Self, EngineError> {
         supports(&cfg)?;
         if puzzle.cells() > MAX_CELLS {
-            return Err(GpuError::Unsupported(format!(
-                "boards of more than {MAX_CELLS} cells ({} here)",
-                puzzle.cells()
-            ))
-            .into());
+            return Err(
+                GpuError::Misuse(format!("boards of more than {MAX_CELLS} cells ({} here)", puzzle.cells())).into()
+            );
         }
         let layout = Layout::new(puzzle, false);
         layout.check_feasible()?;
@@ -487,7 +484,7 @@ impl<'a> DcGpu<'a> {
     /// Per-constraint errors of the last divide (adaptive weights only).
     pub fn read_errors(&self) -> Result<Vec<f32>, GpuError> {
         if self.cfg.weights != Weights::Adaptive {
-            return Err(GpuError::Unsupported("errors are kept with adaptive weights only".into()));
+            return Err(GpuError::Misuse("errors are kept with adaptive weights only".into()));
         }
         self.read_minor(self.layout.constraints(), |c| &c.err)
     }
@@ -513,7 +510,7 @@ impl<'a> DcGpu<'a> {
     /// Runs one kernel over the whole batch `reps` times and waits.
     pub fn run_kernel(&self, k: Kernel, reps: usize) -> Result<(), GpuError> {
         if k == Kernel::Adapt && self.cfg.weights != Weights::Adaptive {
-            return Err(GpuError::Unsupported("the adapt kernel belongs to adaptive weights".into()));
+            return Err(GpuError::Misuse("the adapt kernel belongs to adaptive weights".into()));
         }
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for _ in 0..reps {

@@ -21,7 +21,7 @@ use super::assign::{AssignBatch, AssignGpu};
 use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid};
 use super::{F1_WGSL, HASH_WGSL};
-use crate::backend::{EngineError, GpuError};
+use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::map::{AssignOn, MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::project::{Assigners, EdgeProjection, F1};
 use crate::puzzle::{Board, Puzzle};
@@ -59,15 +59,15 @@ pub(crate) struct HashParams {
 }
 
 /// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
-pub fn supports(cfg: &MapConfig) -> Result<(), GpuError> {
+pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
     if cfg.keep_fixed_points {
-        return Err(GpuError::Unsupported("--dump-state (certificates) runs on the cpu backend".into()));
+        return Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend"));
     }
     if cfg.adapt.is_some() {
-        return Err(GpuError::Unsupported("--adapt (adaptive join weights) runs on the cpu backend".into()));
+        return Err(Unsupported::gpu("--adapt (adaptive join weights) runs on the cpu backend"));
     }
     if cfg.kick.is_some() {
-        return Err(GpuError::Unsupported("--kick (a stall restart that perturbs x) runs on the cpu backend".into()));
+        return Err(Unsupported::gpu("--kick (a stall restart that perturbs x) runs on the cpu backend"));
     }
     Ok(())
 }
@@ -460,7 +460,7 @@ impl<'a> F1Gpu<'a> {
     fn need_dm(&self) -> Result<(), GpuError> {
         match self.cfg.kind {
             MapKind::Dm => Ok(()),
-            MapKind::Rrr => Err(GpuError::Unsupported("the mix kernel belongs to the difference map".into())),
+            MapKind::Rrr => Err(GpuError::Misuse("the mix kernel belongs to the difference map".into())),
         }
     }
 

@@ -18,9 +18,9 @@ pub mod f1;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
 
-use super::{Backend, EngineError, GpuError};
+use super::{Backend, Batch, Certify, EngineError, GpuError, Unsupported};
 use crate::dc::DcConfig;
-use crate::map::{MapConfig, MapResult, Progress};
+use crate::map::{MapConfig, Progress};
 use crate::puzzle::Puzzle;
 use std::sync::Arc;
 
@@ -48,10 +48,13 @@ impl Backend for GpuBackend {
     fn name(&self) -> String {
         format!("gpu: {}", self.ctx.adapter)
     }
-    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), GpuError> {
+    fn is_gpu(&self) -> bool {
+        true
+    }
+    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), Unsupported> {
         f1::supports(cfg)
     }
-    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), GpuError> {
+    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), Unsupported> {
         dc::supports(cfg)
     }
     fn unified_memory(&self) -> bool {
@@ -61,16 +64,28 @@ impl Backend for GpuBackend {
         &self,
         puzzle: &Puzzle,
         cfg: &MapConfig,
+        certify: Certify,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<MapResult, EngineError> {
-        f1::solve(&self.ctx, puzzle, cfg, progress)
+    ) -> Result<Batch, EngineError> {
+        refuse_certificates(certify)?;
+        Ok(Batch::of(f1::solve(&self.ctx, puzzle, cfg, progress)?))
     }
     fn solve_dc(
         &self,
         puzzle: &Puzzle,
         cfg: &DcConfig,
+        certify: Certify,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Result<MapResult, EngineError> {
-        dc::solve(&self.ctx, puzzle, cfg, progress)
+    ) -> Result<Batch, EngineError> {
+        refuse_certificates(certify)?;
+        Ok(Batch::of(dc::solve(&self.ctx, puzzle, cfg, progress)?))
+    }
+}
+
+/// Certificates need the CPU's iterates (the device keeps no copy of a fixed point).
+fn refuse_certificates(certify: Certify) -> Result<(), Unsupported> {
+    match certify {
+        Certify::None => Ok(()),
+        _ => Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend")),
     }
 }

@@ -377,8 +377,10 @@ struct SolveArgs {
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
     /// Where the GPU backend solves rrr's and dm's assignments: cpu (the host's exact JV, the
-    /// weights read back every iteration) or gpu (the device auction, exact for the weights
-    /// quantised to within n quanta; only status and boards come back). Needs the GPU backend.
+    /// weights read back every iteration), gpu-jv (alias gpu: the device's exact shortest
+    /// augmenting paths) or gpu-auction (the device auction, exact for the weights quantised
+    /// to within n quanta). Both device kernels run K iterations per submission with no host
+    /// wait; only per-trial status and solved boards come back. Needs the GPU backend.
     #[arg(long, value_enum, default_value_t = concur::map::AssignOn::Cpu)]
     assign: concur::map::AssignOn,
     /// GPU adapter: the first whose name contains this (case-insensitive).
@@ -657,7 +659,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
             };
             let dump = a.dump_state.as_deref().map(|dir| Dump { dir, all: a.dump_all });
             let gpu = pick_backend(&a, |b| b.supports_f1(&cfg), &mut notes)?;
-            if gpu.is_none() && a.assign == concur::map::AssignOn::Gpu {
+            if gpu.is_none() && a.assign.on_device() {
                 anyhow::bail!("--assign gpu needs the GPU backend (--backend gpu), which is not running this solve");
             }
             let estimate = match &gpu {

@@ -59,6 +59,9 @@ const RUNNING: u32 = 255u;
 // flat weights (class offset + i * n); and the chosen weight entry per cell (F1's `sel`).
 @group(0) @binding(8) var<storage, read> row_cell: array<vec2<u32>>;
 @group(0) @binding(9) var<storage, read_write> sel: array<u32>;
+// `settle`: per trial, set to 1 when one of its problems is not solved (the F1 device loop
+// restarts that trial alone).
+@group(0) @binding(10) var<storage, read_write> fail: array<u32>;
 
 var<workgroup> price: array<i32, MAXN>;
 var<workgroup> owner: array<u32, MAXN>;
@@ -144,8 +147,14 @@ fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: v
                 qout[wbase + e] = select(-1, i32(round((v - lo) * scale)), finite(v));
             }
         }
+        // The warm prices are in units of the last solve's quantum (kept in the state's
+        // fourth word when it was solved): rescaled to this solve's, so that a change of the
+        // weights' range does not start a price war.
+        let old = bitcast<f32>(st.w);
+        let ratio = select(1.0, scale / old, st.z == 0u && old > 0.0 && finite(old) && scale > 0.0);
         for (var j = lid; j < n; j += WG) {
-            price[j] = select(0, price_io[rbase + j], warm);
+            let p = clamp(round(f32(price_io[rbase + j]) * ratio), 0.0, f32(PRICE_CAP / 2));
+            price[j] = select(0, i32(p), warm);
             owner[j] = NONE;
             rowcol[j] = NONE;
         }
@@ -305,7 +314,9 @@ fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: v
         price_io[rbase + i] = price[i] - shift;
     }
     if lid == 0u {
-        state[problem] = vec4<u32>(u32(eps), rounds, code, atomicLoad(&nfree));
+        // Solved: the fourth word keeps the quantum's scale for the next warm start.
+        let w4 = select(atomicLoad(&nfree), bitcast<u32>(scale), code == 0u);
+        state[problem] = vec4<u32>(u32(eps), rounds, code, w4);
     }
 }
 
@@ -320,4 +331,17 @@ fn pick(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let t = idx / P.rtot;
     let rc = row_cell[idx % P.rtot];
     sel[t * P.cells + rc.x] = rc.y + rows_out[idx];
+}
+
+// After a bounded number of auction dispatches: marks the trials with a problem not solved.
+// One thread per (trial, class) problem.
+@compute @workgroup_size(256)
+fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>) {
+    let p = gid.x + gid.y * ng.x * WG;
+    if p >= P.trials * P.classes {
+        return;
+    }
+    if state[p].z != 0u {
+        fail[p / P.classes] = 1u;
+    }
 }

@@ -14,6 +14,13 @@
 //            per cell) picked through sel (the assignment, computed on the CPU) and bestc
 //   mix      tmp = a * embed(board) + b * x (difference map: f_a(y))
 //   score    per-trial count of mismatched joins of the board (reduction by atomics)
+//   track    one thread per trial, after score (the device loop of `--assign gpu-jv` and
+//            `gpu-auction`): the trial's iteration count, best score, iteration of that best
+//            and best board; it stops the trial on the device at 0 mismatches or at the
+//            iteration budget, and freezes it for the host at a stall, at a repeated state
+//            fingerprint (every ROUND iterations) or when its assignment failed. A frozen
+//            trial does not move until the host restarts it, so its iterates stay those of
+//            the CPU driver (src/map.rs, run_trial_round), only later in wall time.
 
 struct Params {
     trials: u32,
@@ -56,7 +63,7 @@ const WG: u32 = 256u;
 @group(0) @binding(13) var<storage, read> slotw: array<f32>;
 // Interior joins: 3 * i + (cell, facing cell, side of the first cell).
 @group(0) @binding(14) var<storage, read> jtab: array<u32>;
-@group(0) @binding(15) var<storage, read> live: array<u32>;
+@group(0) @binding(15) var<storage, read_write> live: array<u32>;
 @group(0) @binding(16) var<storage, read_write> tmp: array<f32>;
 
 fn linear(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
@@ -208,5 +215,124 @@ fn score(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let kd = cand_idx[4u * jd + ((s + 2u) % 4u)] % P.colors;
     if (kc != kd) {
         atomicAdd(&viol[t], 1u);
+    }
+}
+
+// The device loop's per-trial words (stride TS): iterations, best score, iteration of the
+// best, state (below), best score since the last (re)start, iteration of that, unused x2.
+const TS: u32 = 8u;
+const ST_LIVE: u32 = 0u;
+const ST_SOLVED: u32 = 1u;
+const ST_DONE: u32 = 2u;
+const ST_STALL: u32 = 3u;
+const ST_CYCLE: u32 = 4u;
+const ST_FAIL: u32 = 5u;
+// Cold word: 0 warm start, 1 cold start, 2 skip (the trial is frozen or finished).
+const SKIP: u32 = 2u;
+// Fingerprints kept per trial (as CYCLE_MEMORY on the CPU) and iterations between two.
+const RING: u32 = 16u;
+const ROUND: u32 = 64u;
+
+struct Track {
+    max_score: u32,
+    max_iters: u32,
+    // 0: no stall restart.
+    stall: u32,
+    cycle: u32,
+}
+
+@group(0) @binding(17) var<storage, read_write> tstat: array<u32>;
+@group(0) @binding(18) var<storage, read_write> bestb: array<u32>;
+@group(0) @binding(19) var<storage, read_write> fail: array<u32>;
+@group(0) @binding(20) var<storage, read_write> cold: array<u32>;
+// Per trial: RING fingerprint pairs, then the next slot.
+@group(0) @binding(21) var<storage, read_write> ring: array<u32>;
+@group(0) @binding(22) var<uniform> TR: Track;
+
+fn mix32(v: u32) -> u32 {
+    var z = v;
+    z = (z ^ (z >> 16u)) * 0x7feb352du;
+    z = (z ^ (z >> 15u)) * 0x846ca68bu;
+    return z ^ (z >> 16u);
+}
+
+fn freeze(t: u32, st: u32) {
+    live[t] = 0u;
+    cold[t] = SKIP;
+    tstat[t * TS + 3u] = st;
+}
+
+@compute @workgroup_size(256)
+fn track(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear(gid, nwg);
+    if (t >= P.trials || live[t] == 0u) {
+        return;
+    }
+    let b = t * TS;
+    let it = tstat[b] + 1u;
+    tstat[b] = it;
+    if (fail[t] != 0u) {
+        // No assignment this iteration: the host restarts the trial from a fresh point.
+        fail[t] = 0u;
+        freeze(t, ST_FAIL);
+        return;
+    }
+    cold[t] = 0u;
+    let score = TR.max_score - min(atomicLoad(&viol[t]), TR.max_score);
+    if (score > tstat[b + 1u] || it == 1u) {
+        tstat[b + 1u] = score;
+        tstat[b + 2u] = it;
+        for (var c = 0u; c < P.cells; c++) {
+            bestb[t * P.cells + c] = board[t * P.cells + c];
+        }
+    }
+    if (score == TR.max_score) {
+        freeze(t, ST_SOLVED);
+        return;
+    }
+    let rb = t * (2u * RING + 1u);
+    if (TR.stall != 0u) {
+        if (score > tstat[b + 4u]) {
+            tstat[b + 4u] = score;
+            tstat[b + 5u] = it;
+        } else if (it - tstat[b + 5u] >= TR.stall) {
+            tstat[b + 4u] = 0u;
+            tstat[b + 5u] = it;
+            for (var r = 0u; r < 2u * RING + 1u; r++) {
+                ring[rb + r] = 0u;
+            }
+            freeze(t, ST_STALL);
+            return;
+        }
+    }
+    if (it >= TR.max_iters) {
+        freeze(t, ST_DONE);
+        return;
+    }
+    if (TR.cycle != 0u && it % ROUND == 0u) {
+        var h0 = 0u;
+        var h1 = 0u;
+        for (var e = 0u; e < P.dim; e++) {
+            let v = bitcast<u32>(x[t * P.dim + e]);
+            h0 += mix32(v ^ mix32(e));
+            h1 += mix32(v + 0x9e3779b9u * (e + 1u));
+        }
+        var seen = false;
+        for (var r = 0u; r < RING; r++) {
+            if (ring[rb + 2u * r] == h0 && ring[rb + 2u * r + 1u] == h1) {
+                seen = true;
+            }
+        }
+        if (seen) {
+            for (var r = 0u; r < 2u * RING + 1u; r++) {
+                ring[rb + r] = 0u;
+            }
+            freeze(t, ST_CYCLE);
+            return;
+        }
+        let pos = ring[rb + 2u * RING];
+        ring[rb + 2u * pos] = h0;
+        ring[rb + 2u * pos + 1u] = h1;
+        ring[rb + 2u * RING] = (pos + 1u) % RING;
     }
 }

@@ -302,7 +302,7 @@ pub fn f1_gpu(puzzle: &Puzzle, cfg: &MapConfig) -> GpuEstimate {
     let s = Shape::of(puzzle);
     let (dim, wlen, n) = (s.dim(), s.weight_len(), s.cells);
     let dm = u64::from(cfg.kind == MapKind::Dm);
-    let auction = u64::from(cfg.assign == crate::map::AssignOn::Gpu);
+    let auction = u64::from(cfg.assign.on_device());
     let copies = 1 + dm;
     let host = Estimate {
         fixed: s.candidates() + 64 * s.cands + WORD * wlen * 3 + s.assigners() + 64 * ALLOC,

@@ -125,15 +125,23 @@ impl AdaptiveWeights {
 
 /// Where the GPU backend's F1 assignments run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum AssignOn {
     /// The host's Jonker-Volgenant solver (rayon over trials); the weights come up every
     /// iteration.
     #[default]
     Cpu,
-    /// The device auction (`shaders/assign.wgsl`), exact for weights quantised to within n
-    /// quanta: only per-trial status and boards come up.
-    Gpu,
+    /// The device's shortest-augmenting-path solver (Jonker-Volgenant, `shaders/jv.wgsl`),
+    /// exact in f32, one small workgroup per (trial, class) problem. The F1 loop then runs K
+    /// iterations per submission with no host wait; only a few bytes per trial come up.
+    /// `gpu` is accepted for it (the default device kernel).
+    #[value(name = "gpu-jv", alias = "gpu")]
+    #[serde(alias = "gpu")]
+    GpuJv,
+    /// The device auction (Bertsekas, `shaders/assign.wgsl`), exact for weights quantised to
+    /// within n quanta, in the same device loop; a trial whose auction does not finish in a
+    /// bounded number of rounds restarts alone.
+    GpuAuction,
 }
 
 impl AssignOn {

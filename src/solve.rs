@@ -108,8 +108,10 @@ pub struct F1Options {
     #[arg(long)]
     pub cold_assign: bool,
     /// Where the GPU backend solves rrr's and dm's assignments: cpu (the host's exact JV, the
-    /// weights read back every iteration) or gpu (the device auction, exact for the weights
-    /// quantised to within n quanta; only status and boards come back). Needs the GPU backend.
+    /// weights read back every iteration), gpu-jv (alias gpu: the device's exact shortest
+    /// augmenting paths) or gpu-auction (the device auction, exact for the weights quantised
+    /// to within n quanta). Both device kernels run K iterations per submission with no host
+    /// wait; only per-trial status and solved boards come back. Needs the GPU backend.
     #[arg(long, value_enum, default_value_t = AssignOn::Cpu)]
     pub assign: AssignOn,
 }

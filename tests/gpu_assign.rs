@@ -3,6 +3,7 @@
 use crate::gpu::gpu;
 use concur::assign::Assigner;
 use concur::backend::gpu::assign::{AssignGpu, Solved, Status, qmax, quantum};
+use concur::backend::gpu::jv::{JvGpu, JvSolved};
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -230,7 +231,7 @@ fn gpu_f1_with_the_device_assignment_solves_generated_5x5_and_6x6() {
             trials: 8,
             max_iters: 3000,
             seed: 1,
-            assign: AssignOn::Gpu,
+            assign: AssignOn::GpuAuction,
             join_weights,
             ..Default::default()
         };
@@ -245,4 +246,141 @@ fn gpu_f1_with_the_device_assignment_solves_generated_5x5_and_6x6() {
             host.solution.map(|s| s.1)
         );
     }
+}
+
+/// Every class size of the 3x3 to 16x16 boards, and 1 to 40.
+fn class_sizes() -> Vec<usize> {
+    let mut ns: Vec<usize> = (1..=40).collect();
+    for s in 3..=16usize {
+        ns.extend([4 * (s - 2), (s - 2) * (s - 2)]);
+    }
+    ns.sort_unstable();
+    ns.dedup();
+    ns
+}
+
+/// Checks one device JV answer against the host JV: a permutation on allowed entries whose
+/// value equals the host optimum (to float rounding of the f32 duals); with a unique optimum
+/// (`same`) the very same assignment.
+fn check_jv(what: &str, n: usize, w: &[f32], rows: &[u32], status: Status, same: bool) {
+    assert_eq!(status, Status::Solved, "{what}");
+    let mut seen = vec![false; n];
+    for (r, &c) in rows.iter().enumerate() {
+        assert!((c as usize) < n && !seen[c as usize], "{what}: not a permutation: {rows:?}");
+        seen[c as usize] = true;
+        assert!(w[r * n + c as usize].is_finite(), "{what}: forbidden entry ({r}, {c}) used");
+    }
+    let (opt, host) = jv(n, w);
+    let got = total(n, w, rows);
+    let scale: f64 = w.iter().filter(|v| v.is_finite()).map(|v| v.abs() as f64).fold(1.0, f64::max);
+    assert!((got - opt).abs() <= 1e-5 * n as f64 * scale, "{what}: device {got}, host optimum {opt}");
+    if same {
+        assert_eq!(rows, &host[..], "{what}: the unique optimum");
+    }
+}
+
+fn jv_problems<'a>(
+    sizes: &'a [usize],
+    w: &'a [f32],
+    s: &'a JvSolved,
+    trials: usize,
+) -> Vec<(usize, &'a [f32], &'a [u32], Status)> {
+    let (wtot, rtot): (usize, usize) = (sizes.iter().map(|n| n * n).sum(), sizes.iter().sum());
+    let mut out = Vec::new();
+    for t in 0..trials {
+        let (mut wo, mut ro) = (t * wtot, t * rtot);
+        for (k, &n) in sizes.iter().enumerate() {
+            out.push((n, &w[wo..wo + n * n], &s.rows[ro..ro + n], s.status[t * sizes.len() + k]));
+            wo += n * n;
+            ro += n;
+        }
+    }
+    out
+}
+
+#[test]
+fn gpu_jv_is_optimal_against_the_host_jv_on_every_class_size() {
+    let Some(ctx) = gpu("gpu_jv_is_optimal_against_the_host_jv_on_every_class_size") else { return };
+    let dev = JvGpu::new(ctx);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    let ns = class_sizes();
+    for kind in [Kind::Random, Kind::Planted, Kind::Ties, Kind::Close, Kind::Forbidden] {
+        let w: Vec<f32> = ns.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect();
+        let s = dev.solve(&ns, &w, 1, None).expect("device solve");
+        assert!(!s.failed[0], "{kind:?}: a problem failed: {:?}", s.status);
+        for (n, wk, rows, st) in jv_problems(&ns, &w, &s, 1) {
+            check_jv(&format!("{kind:?} n={n}"), n, wk, rows, st, matches!(kind, Kind::Planted));
+        }
+    }
+}
+
+#[test]
+fn gpu_jv_warm_starts_stay_optimal_over_moving_weights() {
+    let Some(ctx) = gpu("gpu_jv_warm_starts_stay_optimal_over_moving_weights") else { return };
+    let dev = JvGpu::new(ctx);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(19);
+    // The class shapes of a 7x7 and of a 16x16 board, 3 trials.
+    for sizes in [vec![4usize, 20, 25], vec![4, 56, 196]] {
+        let trials = 3;
+        for kind in [Kind::Random, Kind::Forbidden, Kind::Ties] {
+            let mut w: Vec<f32> = (0..trials)
+                .flat_map(|_| sizes.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect::<Vec<_>>())
+                .collect();
+            let b = dev.batch(&sizes, trials);
+            b.write_weights(&w).unwrap();
+            b.run(false).unwrap();
+            let mut last = b.read().unwrap();
+            for step in 0..4 {
+                // The map moves the weights a little each iteration (forbidden entries stay so).
+                w.iter_mut().for_each(|v| {
+                    if v.is_finite() && !matches!(kind, Kind::Ties) {
+                        *v += (rng.random::<f32>() - 0.5) * 0.2
+                    }
+                });
+                b.write_weights(&w).unwrap();
+                b.run(true).unwrap();
+                let warm = b.read().unwrap();
+                for (n, wk, rows, st) in jv_problems(&sizes, &w, &warm, trials) {
+                    check_jv(&format!("{kind:?} warm step {step} n={n}"), n, wk, rows, st, false);
+                }
+                let (aw, ac): (u64, u64) = (
+                    warm.augmentations.iter().map(|&a| a as u64).sum(),
+                    last.augmentations.iter().map(|&a| a as u64).sum(),
+                );
+                eprintln!("{sizes:?} {kind:?} step {step}: augmentations warm {aw} (previous solve {ac})");
+                last = warm;
+            }
+            if matches!(kind, Kind::Ties) {
+                // Unchanged weights: the warm start keeps every row, no search at all.
+                assert!(last.augmentations.iter().all(|&a| a == 0), "{:?}", last.augmentations);
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_jv_reports_what_it_cannot_solve_per_trial() {
+    let Some(ctx) = gpu("gpu_jv_reports_what_it_cannot_solve_per_trial") else { return };
+    let dev = JvGpu::new(ctx);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let sizes = [5usize, 4, 3];
+    let ok: Vec<f32> = sizes.iter().flat_map(|&n| weights(n, Kind::Random, &mut rng)).collect();
+    let mut infeasible = ok.clone();
+    infeasible[10..15].iter_mut().for_each(|v| *v = f32::NEG_INFINITY);
+    let mut nan = ok.clone();
+    nan[25 + 3] = f32::NAN;
+    let mut column = ok.clone();
+    for r in 0..3 {
+        column[25 + 16 + r * 3 + 1] = f32::NEG_INFINITY;
+    }
+    let w: Vec<f32> = [&ok[..], &infeasible[..], &nan[..], &column[..]].concat();
+    let s = dev.solve(&sizes, &w, 4, None).unwrap();
+    assert_eq!(s.failed, vec![false, true, true, true]);
+    assert_eq!(s.status[3], Status::Infeasible);
+    assert_eq!(s.status[7], Status::BadWeight);
+    assert_eq!(s.status[11], Status::Infeasible);
+    assert!(dev.solve(&sizes, &w[1..], 4, None).is_err(), "a wrong shape is an error");
+    let big = vec![0.0f32; 257 * 257];
+    let s = dev.solve(&[257], &big, 1, None).unwrap();
+    assert_eq!(s.status, vec![Status::TooLarge]);
 }

@@ -27,10 +27,11 @@ fn every_wgsl_file_parses_and_validates() {
     }
     seen.sort();
     let want: &[(&str, &[&str])] = &[
-        ("assign.wgsl", &["auction", "pick"]),
+        ("assign.wgsl", &["auction", "pick", "settle"]),
         ("dc.wgsl", &["concur", "divide", "adapt", "argmax", "readout"]),
-        ("f1.wgsl", &["edges", "weights", "update", "mix", "score"]),
+        ("f1.wgsl", &["edges", "weights", "update", "mix", "score", "track"]),
         ("hash.wgsl", &["fingerprint"]),
+        ("jv.wgsl", &["jv", "pick"]),
         ("layout.wgsl", &["scatter", "gather"]),
     ];
     assert_eq!(seen.len(), want.len(), "shader files: {seen:?}");
@@ -40,4 +41,18 @@ fn every_wgsl_file_parses_and_validates() {
             assert!(entries.iter().any(|x| x == e), "{name} lacks entry point {e}");
         }
     }
+}
+
+/// The JV kernel's subgroup variant (built from jv.wgsl at run time) validates too.
+#[cfg(feature = "gpu")]
+#[test]
+fn the_jv_kernel_with_subgroup_operations_validates() {
+    let src = concur::backend::gpu::jv::source(true);
+    assert!(src.contains("subgroupMin") && !src.contains("SUBGROUP_ARGS"));
+    let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&src)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SUBGROUP)
+        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&src)));
 }

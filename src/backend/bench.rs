@@ -583,7 +583,10 @@ fn f1_gpu(
     // choices down.
     let bytes: u64 =
         [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
-    for (on, name) in [(crate::map::AssignOn::Cpu, "cpu"), (crate::map::AssignOn::Gpu, "gpu")] {
+    // Every placement of the assignment: the host JV (one round trip per iteration) and the
+    // two device kernels (the device loop, K iterations per submission).
+    use crate::map::AssignOn;
+    for (on, name) in [(AssignOn::Cpu, "cpu"), (AssignOn::GpuJv, "gpu-jv"), (AssignOn::GpuAuction, "gpu-auction")] {
         let m = whole_iterations(o.budget, |iters| {
             F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, iters, o.seed) })?.run(&mut |_| {})?;
             Ok(())
@@ -618,6 +621,24 @@ fn f1_gpu(
         })?;
         let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
         r.class_n = Some(n);
+        r.assign = Some("gpu-auction");
+        out.push(r);
+        // The device JV on the same two weight sets, warm.
+        let jv = super::gpu::jv::JvGpu::new(ctx.clone()).batch(&[n], batch);
+        jv.write_weights(&ak)?;
+        jv.run(false)?;
+        let m = measure(o.budget, || {
+            flip = !flip;
+            let src = if flip { &db } else { &da };
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(src, 0, jv.weights_buffer(), 0, src.size());
+            ctx.queue.submit([enc.finish()]);
+            jv.run(true)?;
+            Ok(())
+        })?;
+        let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
+        r.class_n = Some(n);
+        r.assign = Some("gpu-jv");
         out.push(r);
     }
     Ok(out)

@@ -12,7 +12,13 @@
 //! Prices stay per problem between calls, shifted so the smallest is 0, for the warm start.
 //! A problem the kernel cannot finish (status [`Status`] other than `Solved`) is for the host.
 //!
-//! This is the kernel and its host driver; the F1 driver does not call it yet.
+//! In the F1 device loop ([`AssignBatch::encode_bounded`]) a solve is a fixed number of
+//! dispatches followed by `settle`, which marks the trials with a problem left unsolved; the
+//! loop restarts those trials alone, with no host solve.
+//!
+//! Warm start: the prices of a solved problem are in units of its quantum; the next solve
+//! rescales them to its own quantum before bidding (the scale is kept in the state's fourth
+//! word), so that a change in the weights' range does not start a price war.
 
 use super::GpuContext;
 use super::context::{dispatch, groups_grid};
@@ -50,7 +56,7 @@ pub enum Status {
 }
 
 impl Status {
-    fn from_code(c: u32) -> Status {
+    pub(crate) fn from_code(c: u32) -> Status {
         match c {
             0 => Status::Solved,
             1 => Status::Infeasible,
@@ -107,6 +113,7 @@ pub struct AssignGpu {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
     pick: wgpu::ComputePipeline,
+    settle: wgpu::ComputePipeline,
 }
 
 /// The device buffers of one batch of problems of fixed shapes, built once and reused: the
@@ -115,6 +122,7 @@ pub struct AssignBatch {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
     pick: wgpu::ComputePipeline,
+    settle: wgpu::ComputePipeline,
     /// The parameters of every dispatch after a solve's first (and of `pick`).
     more: wgpu::Buffer,
     sizes: Vec<usize>,
@@ -147,7 +155,8 @@ impl AssignGpu {
         let module = ctx.module("assign", ASSIGN_WGSL);
         let pipe = ctx.pipeline(&module, "auction");
         let pick = ctx.pipeline(&module, "pick");
-        AssignGpu { ctx, pipe, pick }
+        let settle = ctx.pipeline(&module, "settle");
+        AssignGpu { ctx, pipe, pick, settle }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's weights
@@ -213,6 +222,7 @@ impl AssignGpu {
         };
         AssignBatch {
             pick: self.pick.clone(),
+            settle: self.settle.clone(),
             more: more.clone(),
             bg_cold: bind(&cold),
             bg_warm: bind(&warm),
@@ -320,6 +330,34 @@ impl AssignBatch {
     /// cell and the offset of its row in the flat weights (`row_cell`, see `pick` in the shader).
     pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer) -> wgpu::BindGroup {
         self.ctx.bind(&self.pick, &[(0, &self.more), (3, &self.rows), (8, row_cell), (9, sel)])
+    }
+
+    /// A bind group for `settle` that marks in `fail` (one word per trial) the trials with a
+    /// problem not solved.
+    pub fn settle_into(&self, fail: &wgpu::Buffer) -> wgpu::BindGroup {
+        self.ctx.bind(&self.settle, &[(0, &self.more), (6, &self.state), (10, fail)])
+    }
+
+    /// Records one whole solve with no host look: `dispatches` auction dispatches (the
+    /// first warm from the prices on the device when `warm`), then `settle` into the bind
+    /// group from [`AssignBatch::settle_into`].
+    pub fn encode_bounded(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        warm: bool,
+        dispatches: usize,
+        settle: &wgpu::BindGroup,
+    ) {
+        let grid = groups_grid(self.problems() as u64);
+        for d in 0..dispatches.max(1) {
+            let bg = match (d, warm) {
+                (0, true) => &self.bg_warm,
+                (0, false) => &self.bg_cold,
+                _ => &self.bg_more,
+            };
+            dispatch(enc, &self.pipe, bg, grid);
+        }
+        dispatch(enc, &self.settle, settle, super::context::grid(self.problems() as u64));
     }
 
     /// Records the `pick` pass of a bind group from [`AssignBatch::select_into`].

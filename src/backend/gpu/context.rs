@@ -55,6 +55,9 @@ pub struct GpuContext {
     pub max_binding: u64,
     /// Largest buffer, in bytes.
     pub max_buffer: u64,
+    /// Whether the device was opened with wgpu's SUBGROUP feature (the kernels that reduce
+    /// over a workgroup then use subgroup operations). `CONCUR_NO_SUBGROUPS=1` turns it off.
+    pub subgroups: bool,
 }
 
 fn instance() -> wgpu::Instance {
@@ -105,8 +108,11 @@ impl GpuContext {
                 info.name, limits.max_storage_buffers_per_shader_stage, limits.max_compute_invocations_per_workgroup
             )));
         }
+        let subgroups = adapter.features().contains(wgpu::Features::SUBGROUP)
+            && std::env::var("CONCUR_NO_SUBGROUPS").map_or(true, |v| v.is_empty() || v == "0");
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("concur"),
+            required_features: if subgroups { wgpu::Features::SUBGROUP } else { wgpu::Features::empty() },
             required_limits: required,
             ..Default::default()
         }))
@@ -117,6 +123,7 @@ impl GpuContext {
             adapter: summary(&info),
             max_binding: limits.max_storage_buffer_binding_size,
             max_buffer: limits.max_buffer_size,
+            subgroups,
         })
     }
 

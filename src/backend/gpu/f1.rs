@@ -20,6 +20,7 @@
 use super::assign::{AssignBatch, AssignGpu};
 use super::batch::{self, GpuTrial, Span};
 use super::context::{GpuContext, dispatch, grid};
+use super::jv::{JvBatch, JvGpu};
 use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::map::{AssignOn, MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
@@ -66,6 +67,11 @@ pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
     if cfg.adapt.is_some() {
         return Err(Unsupported::gpu("--adapt (adaptive join weights) runs on the cpu backend"));
     }
+    if cfg.complete.is_some() && cfg.assign == AssignOn::GpuJv {
+        return Err(Unsupported::gpu(
+            "--complete with the device JV runs with --assign cpu or gpu-auction (the completion search needs the host every iteration)",
+        ));
+    }
     if cfg.kick.is_some() {
         return Err(Unsupported::gpu("--kick (a stall restart that perturbs x) runs on the cpu backend"));
     }
@@ -78,7 +84,36 @@ struct Pipelines {
     update: wgpu::ComputePipeline,
     mix: wgpu::ComputePipeline,
     score: wgpu::ComputePipeline,
+    track: wgpu::ComputePipeline,
     hash: wgpu::ComputePipeline,
+}
+
+/// The device loop's per-trial words (`track` in `shaders/f1.wgsl`): iterations, best score,
+/// iteration of that best, state, best since the last (re)start and its iteration, 2 unused.
+const TS: usize = 8;
+const ST_LIVE: u32 = 0;
+const ST_SOLVED: u32 = 1;
+const ST_STALL: u32 = 3;
+const ST_CYCLE: u32 = 4;
+const ST_FAIL: u32 = 5;
+/// Fingerprint ring per trial: 16 pairs and the next slot.
+const RING_WORDS: usize = 33;
+
+/// Iterations recorded per submission of the device loop (a power of two, 16 to 64; the
+/// environment's `CONCUR_GPU_K` overrides it for measurements).
+pub const K_ITERS: usize = 32;
+
+/// Auction dispatches per assignment in the device loop; a problem still running after them
+/// restarts its trial.
+const AUCTION_DISPATCHES: usize = 8;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct TrackParams {
+    max_score: u32,
+    max_iters: u32,
+    stall: u32,
+    cycle: u32,
 }
 
 /// Tables shared by every chunk.
@@ -109,6 +144,13 @@ struct Chunk {
     viol: wgpu::Buffer,
     active: wgpu::Buffer,
     sums: wgpu::Buffer,
+    /// The device loop: per-trial words, best boards, assignment failures, cold words and
+    /// fingerprint rings; the per-trial words' two staging buffers (double-buffered reads).
+    tstat: wgpu::Buffer,
+    bestb: wgpu::Buffer,
+    cold: wgpu::Buffer,
+    st_stat: [wgpu::Buffer; 2],
+    bg_track: wgpu::BindGroup,
     st_w: wgpu::Buffer,
     st_w2: wgpu::Buffer,
     st_viol: wgpu::Buffer,
@@ -129,10 +171,46 @@ struct Chunk {
 
 /// The device assignment of one chunk.
 struct DeviceAssign {
-    main: AssignBatch,
-    plain: Option<AssignBatch>,
+    main: Solver,
+    plain: Option<Solver>,
     bg_sel: wgpu::BindGroup,
     bg_sel2: Option<wgpu::BindGroup>,
+}
+
+/// One device assignment kernel over a chunk's weights.
+enum Solver {
+    /// The auction and its `settle` bind group.
+    Auction(AssignBatch, wgpu::BindGroup),
+    Jv(JvBatch),
+}
+
+impl Solver {
+    fn select_into(&self, rc: &wgpu::Buffer, sel: &wgpu::Buffer) -> wgpu::BindGroup {
+        match self {
+            Solver::Auction(a, _) => a.select_into(rc, sel),
+            Solver::Jv(j) => j.select_into(rc, sel),
+        }
+    }
+    fn encode_select(&self, enc: &mut wgpu::CommandEncoder, bg: &wgpu::BindGroup) {
+        match self {
+            Solver::Auction(a, _) => a.encode_select(enc, bg),
+            Solver::Jv(j) => j.encode_select(enc, bg),
+        }
+    }
+    /// One whole solve with no host look.
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, warm: bool) {
+        match self {
+            Solver::Auction(a, settle) => a.encode_bounded(enc, warm, AUCTION_DISPATCHES, settle),
+            Solver::Jv(j) => j.encode(enc, warm),
+        }
+    }
+    /// The host-driven auction of the per-iteration loop (`--complete`).
+    fn run(&self, warm: bool) -> Result<bool, GpuError> {
+        match self {
+            Solver::Auction(a, _) => a.run(warm),
+            Solver::Jv(_) => Err(GpuError::Misuse("the device JV runs in the device loop only".into())),
+        }
+    }
 }
 
 impl Span for Chunk {
@@ -207,6 +285,7 @@ impl<'a> F1Gpu<'a> {
             update: ctx.pipeline(&module, "update"),
             mix: ctx.pipeline(&module, "mix"),
             score: ctx.pipeline(&module, "score"),
+            track: ctx.pipeline(&module, "track"),
             hash: ctx.pipeline(&hash, "fingerprint"),
         };
         let tables = Tables {
@@ -230,7 +309,16 @@ impl<'a> F1Gpu<'a> {
         };
         // With `--assign gpu`: the auction, the class sizes and, per row of a trial's classes,
         // its cell and the offset of its row in the flat weights.
-        let auction = (cfg.assign == AssignOn::Gpu).then(|| {
+        if cfg.assign == AssignOn::GpuJv
+            && let Some(n) = f1.class_cells().iter().map(|c| c.len()).find(|&n| n > super::jv::MAX_N)
+        {
+            return Err(GpuError::Misuse(format!(
+                    "the device JV takes classes of at most {} cells; this puzzle has one of {n} (use --assign gpu-auction or cpu)",
+                    super::jv::MAX_N
+                ))
+                .into());
+        }
+        let auction = cfg.assign.on_device().then(|| {
             let classes = f1.class_cells();
             let offs = f1.weight_offsets();
             let sizes: Vec<usize> = classes.iter().map(|c| c.len()).collect();
@@ -242,8 +330,21 @@ impl<'a> F1Gpu<'a> {
                     cells.iter().enumerate().map(move |(i, &c)| [c, (off + i * n) as u32])
                 })
                 .collect();
-            (AssignGpu::new(ctx.clone()), sizes, ctx.storage("row_cell", &rc))
+            let kernel = match cfg.assign {
+                AssignOn::GpuAuction => Ok(AssignGpu::new(ctx.clone())),
+                _ => Err(JvGpu::new(ctx.clone())),
+            };
+            (kernel, sizes, ctx.storage("row_cell", &rc))
         });
+        let track_params = ctx.uniform(
+            "track",
+            &TrackParams {
+                max_score: puzzle.max_score() as u32,
+                max_iters: cfg.max_iters.min(u32::MAX as u64 - 1) as u32,
+                stall: cfg.restart_stall.map_or(0, |l| l.clamp(1, u32::MAX as u64) as u32),
+                cycle: u32::from(cfg.cycle_restart),
+            },
+        );
         let mut chunks = Vec::new();
         let mut first = 0;
         while first < trials {
@@ -281,6 +382,14 @@ impl<'a> F1Gpu<'a> {
             let viol = ctx.zeroed("viol", 4 * tc as u64);
             let active = ctx.storage("active", &vec![1u32; tc]);
             let sums = ctx.zeroed("sums", 8 * tc as u64);
+            let looped = auction.is_some();
+            let per = |words: usize| if looped { 4 * (tc * words) as u64 } else { 4 };
+            let tstat = ctx.zeroed("tstat", per(TS));
+            let bestb = ctx.zeroed("bestb", per(n));
+            let fail = ctx.zeroed("fail", per(1));
+            let cold = ctx.storage("cold", &vec![1u32; if looped { tc } else { 1 }]);
+            let ring = ctx.zeroed("ring", per(RING_WORDS));
+            let st_stat = [ctx.staging("st_stat0", per(TS)), ctx.staging("st_stat1", per(TS))];
             let t = &tables;
             let bg_edges_x = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &x), (2, &pe), (9, &t.partner)]);
             let bg_edges_tmp = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &tmp), (2, &pe), (9, &t.partner)]);
@@ -329,9 +438,33 @@ impl<'a> F1Gpu<'a> {
             let bg_score =
                 ctx.bind(&pipes.score, &[(0, &p_main), (7, &board), (8, &viol), (12, &t.cand_idx), (14, &t.joins)]);
             let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
-            let dev = auction.as_ref().map(|(a, sizes, rc)| {
-                let main = a.batch_on(sizes, tc, false, Some(&w), n);
-                let plain = dm.then(|| a.batch_on(sizes, tc, false, Some(&w2), n));
+            let bg_track = ctx.bind(
+                &pipes.track,
+                &[
+                    (0, &p_main),
+                    (3, &x),
+                    (7, &board),
+                    (8, &viol),
+                    (15, &active),
+                    (17, &tstat),
+                    (18, &bestb),
+                    (19, &fail),
+                    (20, &cold),
+                    (21, &ring),
+                    (22, &track_params),
+                ],
+            );
+            let dev = auction.as_ref().map(|(kernel, sizes, rc)| {
+                let solver = |wb: &wgpu::Buffer| match kernel {
+                    Ok(a) => {
+                        let b = a.batch_on(sizes, tc, false, Some(wb), n);
+                        let settle = b.settle_into(&fail);
+                        Solver::Auction(b, settle)
+                    }
+                    Err(j) => Solver::Jv(j.batch_on(sizes, tc, Some((wb, &cold, &fail)), n)),
+                };
+                let main = solver(&w);
+                let plain = dm.then(|| solver(&w2));
                 let bg_sel = main.select_into(rc, &sel);
                 let bg_sel2 = plain.as_ref().map(|p| p.select_into(rc, &sel2));
                 DeviceAssign { main, plain, bg_sel, bg_sel2 }
@@ -345,6 +478,11 @@ impl<'a> F1Gpu<'a> {
                 st_viol: ctx.staging("st_viol", 4 * tc as u64),
                 st_board: ctx.staging("st_board", 4 * (tc * n) as u64),
                 st_sums: ctx.staging("st_sums", 8 * tc as u64),
+                tstat,
+                bestb,
+                cold,
+                st_stat,
+                bg_track,
                 x,
                 pe,
                 tmp,
@@ -656,8 +794,179 @@ impl<'a> F1Gpu<'a> {
         )
     }
 
-    /// Runs the batch (same stop rules and result as [`crate::map::F1Map::run`]).
+    /// Runs the batch (same stop rules and result as [`crate::map::F1Map::run`]): with the
+    /// assignment on the device (and no completion search) in the device loop
+    /// ([`F1Gpu::run_device`]), else one host round trip per iteration.
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
+        if self.cfg.assign.on_device() && self.cfg.complete.is_none() {
+            let k = match std::env::var("CONCUR_GPU_K") {
+                Ok(v) if !v.is_empty() => v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|k| k.is_power_of_two() && (1..=256).contains(k))
+                    .ok_or_else(|| GpuError::Misuse(format!("CONCUR_GPU_K={v}: want a power of two up to 256")))?,
+                _ => K_ITERS,
+            };
+            return self.run_device(k, progress);
+        }
+        self.run_host(progress)
+    }
+
+    /// Records `k` whole iterations of every chunk (the weights of the current state, the
+    /// device assignment, the update, the mismatch count and `track`), then the copy of the
+    /// per-trial words into staging slot `slot`, and submits. `first`: the run's first
+    /// submission (its first assignment starts cold).
+    fn submit_iterations(&self, k: usize, slot: usize, first: bool) {
+        let dm = self.cfg.kind == MapKind::Dm;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for i in 0..k {
+            let warm = self.cfg.warm_start && !(first && i == 0);
+            for ch in &self.chunks {
+                let Some(d) = &ch.dev else { continue };
+                let tc = ch.trials as u64;
+                self.encode_weights(&mut enc, ch, false);
+                if let Some(p) = &d.plain {
+                    p.encode(&mut enc, warm);
+                }
+                d.main.encode(&mut enc, warm);
+                d.main.encode_select(&mut enc, &d.bg_sel);
+                if let (Some(p), Some(bg)) = (&d.plain, &d.bg_sel2) {
+                    p.encode_select(&mut enc, bg);
+                }
+                if dm {
+                    self.encode(&mut enc, ch, Kernel::Mix);
+                    dispatch(&mut enc, &self.pipes.edges, &ch.bg_edges_tmp, grid(tc * self.dim as u64));
+                }
+                self.encode(&mut enc, ch, Kernel::Update);
+                self.encode(&mut enc, ch, Kernel::Score);
+                dispatch(&mut enc, &self.pipes.track, &ch.bg_track, grid(tc));
+            }
+        }
+        for ch in &self.chunks {
+            enc.copy_buffer_to_buffer(&ch.tstat, 0, &ch.st_stat[slot], 0, (4 * TS * ch.trials) as u64);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// The device loop: `k` iterations per submission, no host wait inside. The host keeps
+    /// one submission in flight while it reads the per-trial words of the one before (a few
+    /// bytes per trial), restarts the trials the device froze (stall, repeated fingerprint,
+    /// failed assignment) from the same random streams as the CPU driver, and reads back and
+    /// verifies exactly the best board of each trial that reached 0 mismatches. A frozen
+    /// trial waits for the host without moving, so every trial's iterates, restarts and
+    /// solve iteration are those of [`crate::map::F1Map::run`] with the same seed (float
+    /// rounding apart: see `tests/gpu.rs`); only trials still running when the run stops
+    /// (first solution, time limit) may have gone up to `2 k` iterations further.
+    pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
+        let rounds = Rounds::start();
+        let cfg = self.cfg.clone();
+        let (t_all, n, dim) = (self.trials, self.puzzle.cells(), self.dim);
+        let max_score = self.puzzle.max_score();
+        let mut trials: Vec<GpuTrial<()>> = (0..t_all).map(|t| GpuTrial::new(cfg.seed, t, ())).collect();
+        let mut x0 = vec![0.0f32; dim];
+        for (t, tr) in trials.iter_mut().enumerate() {
+            randomize(&mut x0, &mut tr.rng);
+            self.write_state(t, &x0);
+        }
+        let mut words = vec![0u32; t_all * TS];
+        let mut handled = vec![u32::MAX; t_all];
+        let mut board = vec![0u32; n];
+        self.submit_iterations(k, 0, true);
+        let (mut submitted, mut read) = (1usize, 0usize);
+        loop {
+            // One submission ahead, so that the device never waits for this read.
+            self.submit_iterations(k, submitted % 2, false);
+            submitted += 1;
+            self.read_status(read % 2, &mut words)?;
+            read += 1;
+            for (t, tr) in trials.iter_mut().enumerate() {
+                let w = &words[t * TS..(t + 1) * TS];
+                tr.iterations = w[0] as u64;
+                tr.best_score = w[1] as usize;
+                match w[3] {
+                    ST_SOLVED if tr.solved_at.is_none() => {
+                        self.verify_solved(t, w[2], tr, &mut board)?;
+                    }
+                    ST_STALL | ST_CYCLE | ST_FAIL if handled[t] != w[0] => {
+                        handled[t] = w[0];
+                        if w[3] == ST_STALL {
+                            tr.stall_restarts += 1;
+                        } else {
+                            tr.restarts += 1;
+                        }
+                        randomize(&mut x0, &mut tr.rng);
+                        self.write_state(t, &x0);
+                        self.resume(t);
+                    }
+                    _ => {}
+                }
+            }
+            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+                break;
+            }
+        }
+        // The final words and best boards, after the submission still in flight.
+        self.ctx.wait()?;
+        let words: Vec<u32> = self.read_per_trial(TS, |c| &c.tstat)?;
+        let best: Vec<u32> = self.read_per_trial(n, |c| &c.bestb)?;
+        for (t, tr) in trials.iter_mut().enumerate() {
+            let w = &words[t * TS..(t + 1) * TS];
+            tr.iterations = w[0] as u64;
+            tr.best_score = w[1] as usize;
+            if w[3] == ST_SOLVED && tr.solved_at.is_none() {
+                self.verify_solved(t, w[2], tr, &mut board)?;
+            }
+        }
+        debug_assert!(trials.iter().all(|t| t.best_score <= max_score));
+        let f1 = &self.f1;
+        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+    }
+
+    /// Reads the per-trial words of staging slot `slot` of every chunk.
+    fn read_status(&self, slot: usize, words: &mut [u32]) -> Result<(), GpuError> {
+        for ch in &self.chunks {
+            let (lo, hi) = (ch.first * TS, (ch.first + ch.trials) * TS);
+            self.ctx.read_back(&mut [(&ch.st_stat[slot], bytemuck::cast_slice_mut(&mut words[lo..hi]))])?;
+        }
+        Ok(())
+    }
+
+    /// Reads the best board of trial `t`, which the device stopped at 0 mismatches at
+    /// iteration `at`, recounts it and checks it exactly; the trial is solved only then.
+    fn verify_solved(&self, t: usize, at: u32, tr: &mut GpuTrial<()>, board: &mut [u32]) -> Result<(), GpuError> {
+        let n = self.puzzle.cells();
+        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+        let st = self.ctx.staging("solved board", 4 * n as u64);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&ch.bestb, (4 * (t - ch.first) * n) as u64, &st, 0, 4 * n as u64);
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(board))])?;
+        let max_score = self.puzzle.max_score();
+        let score = self.f1.score(board);
+        let b = Board { width: self.puzzle.width(), height: self.puzzle.height(), cells: self.f1.placements(board) };
+        if score != max_score || !verify::check(self.puzzle, &b).valid {
+            return Err(GpuError::Device(format!(
+                "the device stopped trial {t} as solved at iteration {at}, but its board scores {score} of {max_score} or fails the exact check"
+            )));
+        }
+        tr.iterations = at as u64;
+        tr.best_score = max_score;
+        tr.solve(Mechanism::Map);
+        Ok(())
+    }
+
+    /// Lets a frozen trial go on (after the host wrote its new state): live, cold start.
+    fn resume(&self, t: usize) {
+        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+        let i = (t - ch.first) as u64;
+        let q = &self.ctx.queue;
+        q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 3), bytemuck::bytes_of(&ST_LIVE));
+        q.write_buffer(&ch.active, 4 * i, bytemuck::bytes_of(&1u32));
+        q.write_buffer(&ch.cold, 4 * i, bytemuck::bytes_of(&1u32));
+    }
+
+    /// The per-iteration loop: one host round trip per iteration.
+    fn run_host(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let rounds = Rounds::start();
         let cfg = self.cfg.clone();
         let (t_all, n, dim, wt) = (self.trials, self.puzzle.cells(), self.dim, self.wtot);

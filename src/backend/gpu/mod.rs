@@ -15,6 +15,7 @@ pub(crate) mod batch;
 pub mod context;
 pub mod dc;
 pub mod f1;
+pub mod jv;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
 

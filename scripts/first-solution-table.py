@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Markdown table of scripts/first-solution-bench.sh's results: per puzzle and solver, the
+"""Markdown table of benches/results/first-solution/first-solution-bench.sh's results: per puzzle and solver, the
 runs solved (and verified) within the cap, and the median, min and max wall time to the
 first solution (unsolved runs count as the cap, so a median at the cap means "not within
 it"). For the peer, the search alone; its start-up (generation and compile) apart.
 
-    scripts/first-solution-table.py benches/results/first-solution-2026-12-01.jsonl
+    scripts/first-solution-table.py benches/results/first-solution/first-solution-2026-12-01.jsonl
 """
 import json
 import statistics

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table of scripts/join-weights-bench.sh results: per file (puzzle, setting), trials solved,
+"""Table of benches/results/join-weights/join-weights-bench.sh results: per file (puzzle, setting), trials solved,
 the median of the solved runs, and the censored maximum-likelihood mean of iterations to
 solution (all iterations spent / solutions, exponential run lengths as measured at 5x5 and
 6x6) with its exact 95% interval (chi-square with 2d degrees of freedom, Wilson-Hilferty),

@@ -3,7 +3,7 @@
 # lever): the hybrid layout with and without `--propagate TAU`, by the lever protocol of
 # scripts/protocol-bench.sh (64 trials on one core, one wall-clock budget, the same seeds).
 #
-#   scripts/propagate-bench.sh OUT SECONDS PUZZLE "none 0.5 0.9 ..."
+#   benches/results/propagate/propagate-bench.sh OUT SECONDS PUZZLE "none 0.5 0.9 ..."
 set -euo pipefail
 OUT=${1:?usage: $0 OUT SECONDS PUZZLE ARMS}
 SECS=$2; PUZZLE=$3

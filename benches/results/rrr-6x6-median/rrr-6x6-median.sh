@@ -2,8 +2,8 @@
 # Issue "the map past 6x6", point 4 (6x6 part): wall time to solution of RRR at its defaults,
 # one trial on one core, as a ladder run does, set 1 6x6, RUNS seeds, the builds alternating
 # run by run. One JSON line per run.
-#   scripts/rrr-6x6-median.sh BEFORE AFTER [RUNS] > out.jsonl          (builds "before", "after")
-#   RUNS=16 scripts/rrr-6x6-median.sh NAME=BIN NAME=BIN ... > out.jsonl (named builds)
+#   benches/results/rrr-6x6-median/rrr-6x6-median.sh BEFORE AFTER [RUNS] > out.jsonl          (builds "before", "after")
+#   RUNS=16 benches/results/rrr-6x6-median/rrr-6x6-median.sh NAME=BIN NAME=BIN ... > out.jsonl (named builds)
 set -euo pipefail
 names=(); bins=()
 if [[ "$1" == *=* ]]; then

@@ -4,7 +4,7 @@
 # over set 1 7x7, 8x8 and 12x6 and generated 7x7 and 8x8 (Owen's colour counts), 5 seeds.
 # One JSON line per run is appended to OUT as it ends; rerun with the same OUT to resume.
 #
-#   scripts/first-solution-bench.sh benches/results/first-solution.jsonl
+#   benches/results/first-solution/first-solution-bench.sh benches/results/first-solution.jsonl
 #
 # Environment:
 #   CONCUR      the binary (default target/release/concur)

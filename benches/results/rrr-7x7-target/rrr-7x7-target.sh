@@ -2,7 +2,7 @@
 # Issue "the map past 6x6", point 4: RRR at its defaults on set 1 7x7, two threads, 120 s,
 # one run per seed; one JSON line per run (appended, so that a cut run can be resumed by
 # passing the seeds still missing). PUZZLE (default set 1's 7x7) names another instance.
-# Usage: [PUZZLE=p.txt] scripts/rrr-7x7-target.sh OUT.jsonl [SEEDS...]
+# Usage: [PUZZLE=p.txt] benches/results/rrr-7x7-target/rrr-7x7-target.sh OUT.jsonl [SEEDS...]
 set -euo pipefail
 OUT=$1; shift
 SEEDS=${*:-1 2 3 4 5}

@@ -4,7 +4,7 @@
 # trial seeds for every setting. One JSONL file per setting (a header line, then one line per
 # trial) under OUT; a setting whose file exists is skipped, so a rerun resumes.
 #
-#   scripts/join-weights-bench.sh OUT PUZZLE TRIALS MAX_ITERS "1,1,1 1,1,2 ..."
+#   benches/results/join-weights/join-weights-bench.sh OUT PUZZLE TRIALS MAX_ITERS "1,1,1 1,1,2 ..."
 #
 # Needs `cargo build --release --example diagnose`. FIX_CORNER=1 also fixes a corner piece
 # (`--fix-corner`, files named ...-fixed-w...); DM=1 runs the difference map (...-dm-w...);

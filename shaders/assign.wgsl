@@ -1,5 +1,9 @@
 // Batched exact maximum-weight perfect assignment: Bertsekas's auction (forward, Jacobi
-// bidding) with epsilon scaling, one 256-thread workgroup per (trial, class) problem.
+// bidding) with epsilon scaling, one workgroup per (trial, class) problem. The workgroup is
+// sized to the class: the host builds `auction` with WG = the next power of two at or above
+// n, from 32 to 256 (it rewrites the WG and PER constants and the workgroup size below), and
+// dispatches each class apart (`k_lo`, `k_n`), so that a 4-row corner problem does not hold
+// 256 threads.
 //
 // Problem k of trial t is the n x n row-major block of w at t * wtot + woff (row = cell,
 // column = piece; -inf forbids an entry). Each problem's finite weights are quantised to
@@ -34,6 +38,12 @@ struct Params {
     // Cells per trial (the `select` entry point's output stride).
     cells: u32,
     pad1: u32,
+    // `auction`: this dispatch's classes, k_lo .. k_lo + k_n (the problems of one workgroup
+    // size).
+    k_lo: u32,
+    k_n: u32,
+    pad2: u32,
+    pad3: u32,
 }
 
 const NONE: u32 = 0xffffffffu;
@@ -83,13 +93,14 @@ fn finite(v: f32) -> bool {
 @compute @workgroup_size(256)
 fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
-    let problem = gid.x + gid.y * ng.x;
+    let local = gid.x + gid.y * ng.x;
     // Uniform across the workgroup: every early return happens for all threads at once.
-    if problem >= P.trials * P.classes {
+    if local >= P.trials * P.k_n {
         return;
     }
-    let t = problem / P.classes;
-    let k = problem % P.classes;
+    let t = local / P.k_n;
+    let k = P.k_lo + local % P.k_n;
+    let problem = t * P.classes + k;
     let cls = table[k];
     let n = cls.x;
     let wbase = t * P.wtot + cls.y;

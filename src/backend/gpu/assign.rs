@@ -78,6 +78,10 @@ struct Params {
     max_rounds: u32,
     cells: u32,
     pad1: u32,
+    k_lo: u32,
+    k_n: u32,
+    pad2: u32,
+    pad3: u32,
 }
 
 /// What [`AssignGpu::solve`] read back, trial-major as the weights.
@@ -108,19 +112,52 @@ pub fn rounds_per_dispatch(n: usize) -> u32 {
     (50_000 / (2 * n as u32 + 16)).max(1)
 }
 
-/// The auction pipeline.
+/// The auction's workgroup sizes: a class of n rows takes the first at or above n.
+const SIZES: [u32; 4] = [32, 64, 128, 256];
+
+/// The workgroup size of the auction for a class of `n` rows.
+pub fn workgroup_for(n: usize) -> u32 {
+    SIZES.into_iter().find(|&w| w as usize >= n).unwrap_or(256)
+}
+
+/// The auction's source with its workgroup sized `wg` (the file's own is 256).
+fn sized_source(wg: u32) -> String {
+    let rewrites = [
+        ("const WG: u32 = 256u;", format!("const WG: u32 = {wg}u;")),
+        ("const PER: u32 = 2u;", format!("const PER: u32 = {}u;", 512 / wg)),
+        ("@compute @workgroup_size(256)\nfn auction", format!("@compute @workgroup_size({wg})\nfn auction")),
+    ];
+    let mut src = ASSIGN_WGSL.to_string();
+    for (from, to) in rewrites {
+        assert!(src.contains(from), "shaders/assign.wgsl no longer holds {from:?}");
+        src = src.replace(from, &to);
+    }
+    src
+}
+
+/// The auction pipelines (one per workgroup size) and the `pick` and `settle` passes.
 pub struct AssignGpu {
     ctx: Arc<GpuContext>,
-    pipe: wgpu::ComputePipeline,
+    /// (workgroup size, `auction` built for it).
+    pipes: Vec<(u32, wgpu::ComputePipeline)>,
     pick: wgpu::ComputePipeline,
     settle: wgpu::ComputePipeline,
+}
+
+/// The auction of one class: its pipeline (sized to the class) and bind groups.
+struct ClassPass {
+    pipe: wgpu::ComputePipeline,
+    bg_cold: wgpu::BindGroup,
+    bg_warm: wgpu::BindGroup,
+    bg_more: wgpu::BindGroup,
 }
 
 /// The device buffers of one batch of problems of fixed shapes, built once and reused: the
 /// weights, answers, prices (the warm start, kept on the device) and state stay there.
 pub struct AssignBatch {
     ctx: Arc<GpuContext>,
-    pipe: wgpu::ComputePipeline,
+    /// One auction pass per class, each with its own workgroup size.
+    passes: Vec<ClassPass>,
     pick: wgpu::ComputePipeline,
     settle: wgpu::ComputePipeline,
     /// The parameters of every dispatch after a solve's first (and of `pick`).
@@ -136,9 +173,6 @@ pub struct AssignBatch {
     state: wgpu::Buffer,
     q: wgpu::Buffer,
     st_state: wgpu::Buffer,
-    bg_cold: wgpu::BindGroup,
-    bg_warm: wgpu::BindGroup,
-    bg_more: wgpu::BindGroup,
     /// Whether the prices on the device come from a finished solve (or were written).
     has_prices: std::cell::Cell<bool>,
     /// The state words as read back (scratch of [`AssignBatch::run`]).
@@ -153,10 +187,13 @@ fn status_words(state: &[u8]) -> impl Iterator<Item = u32> + '_ {
 impl AssignGpu {
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("assign", ASSIGN_WGSL);
-        let pipe = ctx.pipeline(&module, "auction");
         let pick = ctx.pipeline(&module, "pick");
         let settle = ctx.pipeline(&module, "settle");
-        AssignGpu { ctx, pipe, pick, settle }
+        let pipes = SIZES
+            .into_iter()
+            .map(|wg| (wg, ctx.pipeline(&ctx.module("assign (sized)", &sized_source(wg)), "auction")))
+            .collect();
+        AssignGpu { ctx, pipes, pick, settle }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's weights
@@ -188,7 +225,7 @@ impl AssignGpu {
         }
         let ctx = &self.ctx;
         let problems = trials * sizes.len();
-        let params = |flags: u32| Params {
+        let params = |flags: u32, k_lo: usize, k_n: usize| Params {
             trials: trials as u32,
             classes: sizes.len() as u32,
             wtot: wtot as u32,
@@ -198,11 +235,13 @@ impl AssignGpu {
             max_rounds: 1 << 22,
             cells: cells as u32,
             pad1: 0,
+            k_lo: k_lo as u32,
+            k_n: k_n as u32,
+            pad2: 0,
+            pad3: 0,
         };
         let q_flag = u32::from(want_q);
-        let cold = ctx.uniform("assign params (cold)", &params(4 | q_flag));
-        let warm = ctx.uniform("assign params (warm)", &params(4 | 2 | q_flag));
-        let more = ctx.uniform("assign params", &params(0));
+        let more = ctx.uniform("assign params", &params(0, 0, sizes.len()));
         let tb = ctx.storage("assign table", &table);
         let rt = 4 * (rtot * trials) as u64;
         let weights = match weights {
@@ -214,22 +253,38 @@ impl AssignGpu {
         let prices = ctx.zeroed("assign prices", rt);
         let state = ctx.zeroed("assign state", 16 * problems as u64);
         let q = ctx.zeroed("assign q", if want_q { 4 * (wtot * trials) as u64 } else { 4 });
-        let bind = |p: &wgpu::Buffer| {
-            ctx.bind(
-                &self.pipe,
-                &[(0, p), (1, &tb), (2, &weights), (3, &rows), (4, &owners), (5, &prices), (6, &state), (7, &q)],
-            )
-        };
+        let passes = sizes
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| {
+                let wg = workgroup_for(n);
+                let pipe = self.pipes.iter().find(|p| p.0 == wg).expect("a pipeline per size").1.clone();
+                let bind = |flags: u32| {
+                    let p = ctx.uniform("assign params", &params(flags, k, 1));
+                    ctx.bind(
+                        &pipe,
+                        &[
+                            (0, &p),
+                            (1, &tb),
+                            (2, &weights),
+                            (3, &rows),
+                            (4, &owners),
+                            (5, &prices),
+                            (6, &state),
+                            (7, &q),
+                        ],
+                    )
+                };
+                ClassPass { bg_cold: bind(4 | q_flag), bg_warm: bind(4 | 2 | q_flag), bg_more: bind(0), pipe }
+            })
+            .collect();
         AssignBatch {
             pick: self.pick.clone(),
             settle: self.settle.clone(),
             more: more.clone(),
-            bg_cold: bind(&cold),
-            bg_warm: bind(&warm),
-            bg_more: bind(&more),
+            passes,
             st_state: ctx.staging("st state", state.size()),
             ctx: ctx.clone(),
-            pipe: self.pipe.clone(),
             sizes: sizes.to_vec(),
             trials,
             wtot,
@@ -304,15 +359,13 @@ impl AssignBatch {
     /// solved (the others are for the host).
     pub fn run(&self, warm: bool) -> Result<bool, GpuError> {
         let ctx = &self.ctx;
-        let grid = groups_grid(self.problems() as u64);
         let mut state = self.state_host.borrow_mut();
         let mut dispatches = 0;
-        let first = if warm && self.has_prices.get() { &self.bg_warm } else { &self.bg_cold };
+        let warm = warm && self.has_prices.get();
         loop {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             for _ in 0..DISPATCHES_PER_SUBMIT {
-                let bg = if dispatches == 0 { first } else { &self.bg_more };
-                dispatch(&mut enc, &self.pipe, bg, grid);
+                self.encode_auction(&mut enc, dispatches == 0, warm);
                 dispatches += 1;
             }
             enc.copy_buffer_to_buffer(&self.state, 0, &self.st_state, 0, self.state.size());
@@ -348,16 +401,24 @@ impl AssignBatch {
         dispatches: usize,
         settle: &wgpu::BindGroup,
     ) {
-        let grid = groups_grid(self.problems() as u64);
         for d in 0..dispatches.max(1) {
-            let bg = match (d, warm) {
-                (0, true) => &self.bg_warm,
-                (0, false) => &self.bg_cold,
-                _ => &self.bg_more,
-            };
-            dispatch(enc, &self.pipe, bg, grid);
+            self.encode_auction(enc, d == 0, warm);
         }
         dispatch(enc, &self.settle, settle, super::context::grid(self.problems() as u64));
+    }
+
+    /// Records one auction dispatch of every class (each with its own workgroup size): the
+    /// first of a solve (cold, or warm from the prices on the device) or a later one.
+    fn encode_auction(&self, enc: &mut wgpu::CommandEncoder, first: bool, warm: bool) {
+        let grid = groups_grid(self.trials as u64);
+        for p in &self.passes {
+            let bg = match (first, warm) {
+                (true, true) => &p.bg_warm,
+                (true, false) => &p.bg_cold,
+                _ => &p.bg_more,
+            };
+            dispatch(enc, &p.pipe, bg, grid);
+        }
     }
 
     /// Records the `pick` pass of a bind group from [`AssignBatch::select_into`].
@@ -391,5 +452,27 @@ impl AssignBatch {
             q: self.want_q.then(|| bytemuck::pod_collect_to_vec(&q)),
             rounds: words.chunks(4).map(|s| s[1]).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod sizing_tests {
+    use super::*;
+
+    #[test]
+    fn the_auction_workgroup_fits_the_class() {
+        // Corners (4), the 7x7 and 8x8 edge and inner classes, 16x16's, and past the largest size.
+        for (n, wg) in
+            [(1, 32), (4, 32), (20, 32), (24, 32), (25, 32), (36, 64), (56, 64), (100, 128), (196, 256), (512, 256)]
+        {
+            assert_eq!(workgroup_for(n), wg, "n = {n}");
+        }
+        for wg in SIZES {
+            let src = sized_source(wg);
+            assert!(src.contains(&format!("@workgroup_size({wg})\nfn auction")));
+            assert!(src.contains(&format!("const PER: u32 = {}u;", 512 / wg)));
+            // pick and settle keep their own 256-thread workgroups.
+            assert_eq!(src.matches("@workgroup_size(256)").count(), if wg == 256 { 3 } else { 2 });
+        }
     }
 }

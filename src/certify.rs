@@ -25,8 +25,8 @@
 //! decoded board, and verifies the board exactly.
 
 use crate::assign::AssignError;
+use crate::batch::{MapKind, Mechanism};
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
-use crate::map::{MapKind, Mechanism};
 use crate::project::{EdgeProjection, F1};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Verdict};

@@ -17,7 +17,8 @@
 //!   `L - 1` exchanges; a turned piece needs one turn).
 
 use crate::assign::AssignError;
-use crate::map::{MapConfig, MapKind, ROUND};
+use crate::batch::{MapKind, ROUND};
+use crate::map::MapConfig;
 use crate::project::{Assigners, F1, PieceScratch};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::rng::trial_seed;

@@ -5,6 +5,7 @@
 //! layout follows its §1.
 pub mod assign;
 pub mod backend;
+pub mod batch;
 pub mod certify;
 pub mod dc;
 pub mod diagnose;

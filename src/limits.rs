@@ -10,8 +10,9 @@
 //! worker) and a part per trial; the tests compare them with what the engines really take.
 
 use crate::assign::Assigner;
+use crate::batch::{MapKind, TrialSummary};
 use crate::dc::DcConfig;
-use crate::map::{MapConfig, MapKind, TrialSummary};
+use crate::map::MapConfig;
 use crate::puzzle::{Class, Puzzle, cell_class, piece_class};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -198,7 +199,7 @@ impl Shape {
 }
 
 /// Workers of a batch of `trials` on `threads` threads: a few chunks per thread
-/// (`map::chunk_size`), at most one per trial, plus the one the engines build while setting
+/// (`batch::chunk_size`), at most one per trial, plus the one the engines build while setting
 /// up.
 fn workers(trials: usize, threads: usize) -> u64 {
     (4 * threads.max(1)).min(trials.max(1)) as u64 + 1
@@ -763,7 +764,7 @@ mod tests {
                         stop_at_first,
                         keep_fixed_points: engine == "rrr-keep",
                         adapt: (engine == "rrr-adapt").then(|| "0.1,0.01,4".parse().unwrap()),
-                        complete: (engine == "rrr-complete").then(crate::map::Completion::default),
+                        complete: (engine == "rrr-complete").then(crate::batch::Completion::default),
                         ..Default::default()
                     };
                     let e = f1_cpu(&p, &cfg, PROBE_THREADS);

@@ -16,24 +16,20 @@
 //! iteration loop never allocates.
 
 use crate::assign::AssignError;
+use crate::batch::{
+    self, Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
+};
+use crate::hash::OFFSET;
 use crate::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::puzzle::{Board, Puzzle};
 use crate::rng::trial_seed;
-use crate::search::backtrack::{BacktrackConfig, Backtracker, Next, mismatch_region};
-use crate::verify::{self, Consistency, Network};
+use crate::search::backtrack::{BacktrackConfig, Backtracker, Next};
+use crate::verify::{self, Network};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// Which F1 map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MapKind {
-    Rrr,
-    Dm,
-}
+use std::time::Duration;
 
 /// Parameters of a batched run.
 #[derive(Clone, Debug)]
@@ -151,110 +147,6 @@ impl AssignOn {
     }
 }
 
-/// When and how to hand a near-solution to the arc-consistent backtracker.
-#[derive(Clone, Debug)]
-pub struct Completion {
-    /// Try when a trial's new best board has at most this many mismatched joins.
-    pub k: usize,
-    /// Also try when a trial's best score has not improved for this many iterations.
-    pub stall: u64,
-    /// Halo around the mismatched cells that is freed too (Chebyshev radius).
-    pub radius: usize,
-    /// Node limit of one completion search.
-    pub max_nodes: u64,
-}
-
-/// The completion trigger of one trial: when its best board is near a solution (at most `k`
-/// mismatched joins, on an improvement) or its best score has stalled, the mismatched cells
-/// and a halo are freed and searched by the arc-consistent backtracker. Shared by both
-/// formulations.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct CompletionTrigger {
-    /// Iteration of the last best-score improvement (or of the last stall-triggered try).
-    pub improved_at: u64,
-    /// Completion searches run, and their nodes in all.
-    pub runs: u64,
-    pub nodes: u64,
-}
-
-impl CompletionTrigger {
-    /// Called once per iteration after scoring; `best` gives the placements of the trial's
-    /// best board. Returns a completed (and exactly verified) solution, if the search found
-    /// one.
-    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
-    pub fn step(
-        &mut self,
-        comp: &Completion,
-        bt: &mut Backtracker<'_>,
-        puzzle: &Puzzle,
-        improved: bool,
-        score: usize,
-        iterations: u64,
-        best: impl FnOnce() -> Vec<crate::puzzle::Placement>,
-    ) -> Option<Board> {
-        if improved {
-            self.improved_at = iterations;
-        }
-        let near = improved && puzzle.max_score() - score <= comp.k;
-        let stalled = iterations - self.improved_at >= comp.stall;
-        if !(near || stalled) {
-            return None;
-        }
-        if stalled {
-            self.improved_at = iterations;
-        }
-        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best() };
-        let free = mismatch_region(puzzle, &board, comp.radius);
-        self.runs += 1;
-        let done = bt.complete(&board, &free);
-        self.nodes += bt.last_nodes();
-        done.filter(|b| verify::check(puzzle, b).valid)
-    }
-}
-
-/// The backtracker a worker uses for completions (AC-4, no restarts, node limit).
-pub(crate) fn completer<'p>(puzzle: &'p Puzzle, network: &Arc<Network>, c: &Completion) -> Backtracker<'p> {
-    let bcfg = BacktrackConfig {
-        consistency: Consistency::Ac4,
-        restarts: false,
-        randomize: false,
-        max_nodes: Some(c.max_nodes),
-        ..Default::default()
-    };
-    Backtracker::with_network(puzzle, network.clone(), bcfg)
-}
-
-impl Default for Completion {
-    fn default() -> Self {
-        Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 }
-    }
-}
-
-/// Which mechanism found a solution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Mechanism {
-    /// An exact fixed point of the map.
-    #[serde(rename = "map")]
-    Map,
-    /// The map's near-fixed point, completed by arc-consistent search.
-    #[serde(rename = "map+ac")]
-    MapAc,
-    /// A complete search whose value order came from the map's weights ([`guided`]).
-    #[serde(rename = "map-guided")]
-    MapGuided,
-}
-
-impl Mechanism {
-    /// The name results and `--json` use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mechanism::Map => "map",
-            Mechanism::MapAc => "map+ac",
-            Mechanism::MapGuided => "map-guided",
-        }
-    }
-}
-
 impl Default for MapConfig {
     fn default() -> Self {
         MapConfig {
@@ -303,153 +195,6 @@ pub fn join_weights_or_default(given: Option<[f32; 3]>) -> Option<[f32; 3]> {
     }
 }
 
-/// Iterations between cycle checks and progress reports.
-pub const ROUND: u64 = 64;
-const CYCLE_MEMORY: usize = 16;
-
-/// Per-trial bookkeeping (not the float state).
-#[derive(Clone, Debug)]
-struct TrialStatus {
-    pub iterations: u64,
-    pub best_score: usize,
-    /// Iteration at which the trial solved.
-    pub solved_at: Option<u64>,
-    pub solved_by: Option<Mechanism>,
-    pub restarts: u64,
-    /// Iteration of the last best-score improvement (for stall-triggered completion).
-    improved_at: u64,
-    /// Best score and its iteration since the last (re)start (for `restart_stall`), and the
-    /// stall restarts or kicks made.
-    start_best: usize,
-    start_improved_at: u64,
-    stall_restarts: u64,
-    /// The iterate whose projections gave the solution (with `keep_fixed_points`).
-    fixed_x: Option<Vec<f32>>,
-    /// Completion searches run, and their nodes.
-    completions: u64,
-    completion_nodes: u64,
-    hashes: [u64; CYCLE_MEMORY],
-    hash_pos: usize,
-    rng: Xoshiro256PlusPlus,
-    warm: bool,
-}
-
-/// What the batch drivers of both formulations read from a trial between rounds.
-pub(crate) trait TrialView {
-    fn iterations(&self) -> u64;
-    fn best_score(&self) -> usize;
-    fn solved_at(&self) -> Option<u64>;
-}
-
-impl TrialView for TrialStatus {
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn best_score(&self) -> usize {
-        self.best_score
-    }
-    fn solved_at(&self) -> Option<u64> {
-        self.solved_at
-    }
-}
-
-/// Trials per parallel chunk: a few chunks per thread, so trials that stop early do not
-/// leave a core idle.
-pub(crate) fn chunk_size(trials: usize) -> usize {
-    trials.div_ceil(rayon::current_num_threads().max(1) * 4).max(1)
-}
-
-/// The round bookkeeping every batch driver shares: progress, stop rules, the outcome.
-pub(crate) struct Rounds {
-    start: Instant,
-}
-
-impl Rounds {
-    pub(crate) fn start() -> Self {
-        Rounds { start: Instant::now() }
-    }
-
-    pub(crate) fn elapsed_s(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-
-    /// Reports progress after a round; returns true when the batch should stop.
-    pub(crate) fn after_round<T: TrialView>(
-        &self,
-        trials: &[T],
-        stop_at_first: bool,
-        max_iters: u64,
-        time_limit: Option<Duration>,
-        progress: &mut impl FnMut(&Progress),
-    ) -> bool {
-        let solved = trials.iter().filter(|t| t.solved_at().is_some()).count();
-        progress(&Progress {
-            iterations: trials.iter().map(|t| t.iterations()).max().unwrap_or(0),
-            trial_iterations: trials.iter().map(|t| t.iterations()).sum(),
-            best_score: trials.iter().map(|t| t.best_score()).max().unwrap_or(0),
-            solved_trials: solved,
-            elapsed_s: self.elapsed_s(),
-        });
-        let budget_done = trials.iter().all(|t| t.solved_at().is_some() || t.iterations() >= max_iters);
-        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested();
-        (stop_at_first && solved > 0) || budget_done || timed_out
-    }
-
-    /// The first solution: fewest iterations, then lowest trial, so it does not depend on
-    /// the threads. Returns (trial, iterations).
-    pub(crate) fn first_solution<T: TrialView>(trials: &[T]) -> Option<(usize, u64)> {
-        trials.iter().enumerate().filter_map(|(t, tr)| tr.solved_at().map(|it| (it, t))).min().map(|(it, t)| (t, it))
-    }
-
-    /// The trial with the best score (lowest index on ties).
-    pub(crate) fn best_trial<T: TrialView>(trials: &[T]) -> usize {
-        (0..trials.len()).max_by_key(|&t| (trials[t].best_score(), std::cmp::Reverse(t))).unwrap_or(0)
-    }
-}
-
-/// A snapshot for progress displays.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Progress {
-    pub iterations: u64,
-    pub trial_iterations: u64,
-    pub best_score: usize,
-    pub solved_trials: usize,
-    pub elapsed_s: f64,
-}
-
-/// Outcome of a batched run.
-#[derive(Clone, Debug)]
-pub struct MapResult {
-    /// The first verified solution: (trial, iterations, board).
-    pub solution: Option<(usize, u64, Board)>,
-    /// Best board over all trials and its score.
-    pub best: Board,
-    pub best_score: usize,
-    pub max_score: usize,
-    /// Iterations run, summed over trials.
-    pub trial_iterations: u64,
-    pub wall_s: f64,
-    pub trials: Vec<TrialSummary>,
-}
-
-/// What a run reports of each trial.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct TrialSummary {
-    pub iterations: u64,
-    pub best_score: usize,
-    /// Iteration at which the trial solved (an exact fixed point).
-    pub solved_at: Option<u64>,
-    /// Which mechanism solved the trial.
-    pub solved_by: Option<Mechanism>,
-    /// Restarts after exact limit cycles.
-    pub restarts: u64,
-    /// Arc-consistent completion searches tried, and their nodes in all.
-    pub completions: u64,
-    pub completion_nodes: u64,
-    /// Restarts (or kicks) after `restart_stall` iterations without a new best.
-    pub stall_restarts: u64,
-}
-
 /// Scratch of one worker: projection buffers and assignment matrices.
 struct Worker<'p> {
     /// The iterate before the current step (with `keep_fixed_points`).
@@ -470,7 +215,7 @@ pub struct F1Map<'a> {
     f1: F1,
     cfg: MapConfig,
     x: Vec<f32>,
-    status: Vec<TrialStatus>,
+    status: Vec<F1Trial>,
     asg: Vec<Assigners>,
     /// Best board per trial (candidate ids), trial-major.
     best_boards: Vec<u32>,
@@ -482,9 +227,9 @@ pub struct F1Map<'a> {
     adapt_w: Vec<f32>,
 }
 
-fn fnv(x: &[f32]) -> u64 {
-    crate::hash::Fnv1a::new().f32s(x).finish()
-}
+/// One F1 trial's bookkeeping; its own state is the iterate whose projections gave its
+/// solution (with `keep_fixed_points`).
+type F1Trial = Trial<Option<Vec<f32>>>;
 
 impl<'a> F1Map<'a> {
     pub fn new(puzzle: &'a Puzzle, cfg: MapConfig) -> Result<Self, AssignError> {
@@ -494,26 +239,7 @@ impl<'a> F1Map<'a> {
         let mut map = F1Map {
             puzzle,
             x: vec![0.0; trials * dim],
-            status: (0..trials)
-                .map(|t| TrialStatus {
-                    iterations: 0,
-                    best_score: 0,
-                    solved_at: None,
-                    solved_by: None,
-                    restarts: 0,
-                    improved_at: 0,
-                    start_best: 0,
-                    start_improved_at: 0,
-                    stall_restarts: 0,
-                    fixed_x: None,
-                    completions: 0,
-                    completion_nodes: 0,
-                    hashes: [0; CYCLE_MEMORY],
-                    hash_pos: 0,
-                    rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
-                    warm: false,
-                })
-                .collect(),
+            status: (0..trials).map(|t| Trial::new(cfg.seed, t, None)).collect(),
             asg: (0..trials).map(|_| f1.assigners()).collect(),
             best_boards: vec![0; trials * puzzle.cells()],
             base_w: None,
@@ -544,7 +270,7 @@ impl<'a> F1Map<'a> {
     /// The iterate to certify for trial `t`: the one whose projections gave its solution
     /// when the map solved it (with `keep_fixed_points`), else its current state.
     pub fn certified_state(&self, t: usize) -> &[f32] {
-        self.status[t].fixed_x.as_deref().unwrap_or_else(|| self.state(t))
+        self.status[t].extra.as_deref().unwrap_or_else(|| self.state(t))
     }
 
     pub fn config(&self) -> &MapConfig {
@@ -609,31 +335,7 @@ impl<'a> F1Map<'a> {
                 break;
             }
         }
-        let wall_s = rounds.elapsed_s();
-        let solution = Rounds::first_solution(&self.status).map(|(t, it)| (t, it, self.board_of(t)));
-        let best_t = Rounds::best_trial(&self.status);
-        MapResult {
-            best: self.board_of(best_t),
-            best_score: self.status[best_t].best_score,
-            max_score,
-            solution,
-            trial_iterations: self.status.iter().map(|s| s.iterations).sum(),
-            wall_s,
-            trials: self
-                .status
-                .iter()
-                .map(|s| TrialSummary {
-                    iterations: s.iterations,
-                    best_score: s.best_score,
-                    solved_at: s.solved_at,
-                    solved_by: s.solved_by,
-                    restarts: s.restarts,
-                    completions: s.completions,
-                    completion_nodes: s.completion_nodes,
-                    stall_restarts: s.stall_restarts,
-                })
-                .collect(),
-        }
+        batch::result(puzzle, &self.status, &self.best_boards, |b| f1.placements(b), rounds.elapsed_s())
     }
 
     /// Per class (size, counts), what the host assignment solvers of all trials did so far
@@ -675,7 +377,7 @@ fn kick(x: &mut [f32], rng: &mut Xoshiro256PlusPlus, size: f32) {
 /// One trial's slices of the batch, borrowed apart.
 struct TrialSlices<'t> {
     x: &'t mut [f32],
-    st: &'t mut TrialStatus,
+    st: &'t mut F1Trial,
     asg: &'t mut Assigners,
     best: &'t mut [u32],
     /// Its adaptive slot weights (empty without them).
@@ -693,7 +395,7 @@ fn run_trial_round(
     max_score: usize,
 ) {
     let TrialSlices { x, st, asg, best, aw } = trial;
-    if st.solved_at.is_some() || st.iterations >= cfg.max_iters {
+    if !st.is_active(cfg.max_iters) {
         return;
     }
     let steps = ROUND.min(cfg.max_iters - st.iterations);
@@ -724,61 +426,40 @@ fn run_trial_round(
         let improved = score > st.best_score || st.iterations == 1;
         if improved {
             st.best_score = score;
-            st.improved_at = st.iterations;
+            st.trig.improved_at = st.iterations;
             best.copy_from_slice(&wk.board);
         }
         if score == max_score {
-            st.solved_at = Some(st.iterations);
-            st.solved_by = Some(Mechanism::Map);
+            st.solve(Mechanism::Map);
             if cfg.keep_fixed_points {
-                st.fixed_x = Some(wk.prev.clone());
+                st.extra = Some(wk.prev.clone());
             }
             return;
         }
-        if let Some(l) = cfg.restart_stall {
-            if score > st.start_best {
-                (st.start_best, st.start_improved_at) = (score, st.iterations);
-            } else if st.iterations - st.start_improved_at >= l {
-                match cfg.kick {
-                    Some(s) => kick(x, &mut st.rng, s),
-                    None => {
-                        randomize(x, &mut st.rng);
-                        st.warm = false;
-                    }
+        if let Some(l) = cfg.restart_stall
+            && st.stalled(score, l)
+        {
+            match cfg.kick {
+                Some(s) => kick(x, &mut st.rng, s),
+                None => {
+                    randomize(x, &mut st.rng);
+                    st.warm = false;
                 }
-                (st.start_best, st.start_improved_at) = (0, st.iterations);
-                st.stall_restarts += 1;
-                st.hashes = [0; CYCLE_MEMORY];
-                continue;
             }
+            continue;
         }
         if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
-            let mut trig =
-                CompletionTrigger { improved_at: st.improved_at, runs: st.completions, nodes: st.completion_nodes };
-            let done = trig.step(comp, bt, puzzle, improved, score, st.iterations, || f1.placements(best));
-            (st.improved_at, st.completions, st.completion_nodes) = (trig.improved_at, trig.runs, trig.nodes);
-            if let Some(sol) = done {
-                for (c, pl) in sol.cells.iter().enumerate() {
-                    best[c] = f1.candidate_id(c, *pl).expect("the backtracker places candidates");
-                }
-                st.best_score = max_score;
-                st.solved_at = Some(st.iterations);
-                st.solved_by = Some(Mechanism::MapAc);
+            let id = |c, pl| f1.candidate_id(c, pl);
+            st.complete(comp, bt, puzzle, improved, score, best, |b| f1.placements(b), id);
+            if st.solved_at.is_some() {
                 return;
             }
         }
     }
-    if cfg.cycle_restart && st.iterations.is_multiple_of(ROUND) {
-        let h = fnv(x);
-        if st.hashes.contains(&h) {
-            randomize(x, &mut st.rng);
-            st.warm = false;
-            st.restarts += 1;
-            st.hashes = [0; CYCLE_MEMORY];
-        } else {
-            st.hashes[st.hash_pos] = h;
-            st.hash_pos = (st.hash_pos + 1) % CYCLE_MEMORY;
-        }
+    if cfg.cycle_restart && st.iterations.is_multiple_of(ROUND) && st.in_cycle(batch::fingerprint(x, OFFSET)) {
+        randomize(x, &mut st.rng);
+        st.warm = false;
+        st.restarts += 1;
     }
 }
 

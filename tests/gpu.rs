@@ -7,7 +7,8 @@
 use crate::common::generated;
 use concur::backend::gpu::GpuContext;
 use concur::backend::gpu::f1::{F1Gpu, Kernel};
-use concur::map::{MapConfig, MapKind};
+use concur::batch::MapKind;
+use concur::map::MapConfig;
 use concur::project::{EdgeProjection, F1};
 use concur::puzzle::Puzzle;
 use rand::{RngExt, SeedableRng};
@@ -319,7 +320,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
                 assert!(concur::verify::check(&p, board).valid);
             }
             let what = format!("{kind:?} {w}x{w} seed {seed} {on:?}");
-            let key = |r: &concur::map::MapResult| -> Vec<_> {
+            let key = |r: &concur::batch::MapResult| -> Vec<_> {
                 r.trials
                     .iter()
                     .map(|t| (t.solved_at, t.iterations, t.best_score, t.restarts, t.stall_restarts))
@@ -369,8 +370,8 @@ fn gpu_device_loop_does_not_depend_on_k() {
 mod dc_kernels {
     use super::{close, generated, gpu, random_state};
     use concur::backend::gpu::dc::{DcGpu, Kernel};
+    use concur::batch::MapKind;
     use concur::dc::{DcConfig, DivideScratch, Layout, Weights, project};
-    use concur::map::MapKind;
     use concur::puzzle::Puzzle;
 
     /// Generated puzzles, and a 2x2 whose eight inner colours are all different, so that no
@@ -615,7 +616,7 @@ mod dc_kernels {
     fn gpu_completion_turns_near_misses_into_verified_solutions() {
         use concur::backend::gpu::GpuBackend;
         use concur::backend::{Backend, Certify};
-        use concur::map::{Completion, Mechanism};
+        use concur::batch::{Completion, Mechanism};
         let Some(ctx) = gpu("gpu_completion_turns_near_misses_into_verified_solutions") else { return };
         let backend = GpuBackend::new(ctx);
         let (p, _) = generated(5, 5, 2);

@@ -1,6 +1,7 @@
 //! RRR on Brendan Owen's set 1: the success rates the design calls for.
 use crate::common::{brendan, generated, puzzles};
-use concur::map::{self, MapConfig, MapKind};
+use concur::batch::MapKind;
+use concur::map::{self, MapConfig};
 use concur::verify;
 
 fn success_rate(p: &concur::puzzle::Puzzle, kind: MapKind, seed: u64) -> (usize, Vec<u64>) {
@@ -99,7 +100,7 @@ fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
 
 #[test]
 fn completion_is_reported_as_map_plus_ac() {
-    use concur::map::{Completion, Mechanism};
+    use concur::batch::{Completion, Mechanism};
     // A budget too small for the map alone, with generous completion: whatever solves must be
     // labelled by the mechanism that found it, and every claim verifies.
     let (p, _) = generated(6, 6, 3);

@@ -23,7 +23,8 @@ use super::context::{GpuContext, dispatch, grid};
 use super::jv::{JvBatch, JvGpu};
 use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError, Unsupported};
-use crate::map::{AssignOn, MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
+use crate::batch::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
+use crate::map::{AssignOn, MapConfig};
 use crate::project::{Assigners, EdgeProjection, F1};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
@@ -1004,7 +1005,7 @@ impl<'a> F1Gpu<'a> {
                         self.refresh(&mut w, &mut w2)?;
                     }
                     // 1. The assignments, on the CPU.
-                    let per = crate::map::chunk_size(t_all);
+                    let per = crate::batch::chunk_size(t_all);
                     let failed: Vec<usize> = trials
                         .par_chunks_mut(per)
                         .zip(sel.par_chunks_mut(per * n))

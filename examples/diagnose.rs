@@ -28,7 +28,7 @@
 
 use anyhow::{Context, Result, bail};
 use concur::diagnose::{SolutionSet, Tracer, board_hash, restart_curve};
-use concur::map::{F1Map, MapConfig};
+use concur::f1::map::{F1Map, MapConfig};
 use concur::puzzle::{Board, Placement, Puzzle, format};
 use concur::search::journal;
 use std::collections::HashSet;
@@ -54,7 +54,7 @@ struct Args {
     restart_stall: Option<u64>,
     kick: Option<f32>,
     join_weights: Option<[f32; 3]>,
-    adapt: Option<concur::map::AdaptiveWeights>,
+    adapt: Option<concur::f1::map::AdaptiveWeights>,
     fix_corner: bool,
     dm: bool,
     tau: f32,

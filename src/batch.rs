@@ -1,5 +1,5 @@
-//! The batch core every map driver shares, on both backends and in both formulations (F1 in
-//! [`crate::f1`], F2 in [`crate::dc`], and their GPU drivers in `backend::gpu`): one trial's
+//! The batch core every map driver shares, on both backends and in both formulations (F1's
+//! driver in `f1::map`, F2's in `dc`, and their GPU drivers in `backend::gpu`): one trial's
 //! bookkeeping with its cycle detector ([`Trial`]), the round loop's stop rules and progress
 //! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), and the outcome
 //! ([`MapResult`], built by [`result`] from the trials and their best boards).
@@ -291,7 +291,7 @@ pub enum Mechanism {
     /// The map's near-fixed point, completed by arc-consistent search.
     #[serde(rename = "map+ac")]
     MapAc,
-    /// A complete search whose value order came from the map's weights ([`crate::map::guided`]).
+    /// A complete search whose value order came from the map's weights (`search::guided`).
     #[serde(rename = "map-guided")]
     MapGuided,
 }

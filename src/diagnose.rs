@@ -2,7 +2,7 @@
 //! nearest known solution, and an RRR trial that can be watched step by step.
 //!
 //! Nothing here is on the engine's path. [`Tracer`] re-runs one RRR trial of
-//! [`crate::map::F1Map`] through the public projections of [`F1`], step for step and bit for
+//! [`crate::f1::map::F1Map`] through the public projections of [`F1`], step for step and bit for
 //! bit (a test checks that against the batch driver), and reports per iteration what the
 //! batch driver keeps to itself: the board chosen by `P_P`, its score, and the gap
 //! `|P_P(2 P_E x - x) - P_E x|` (the step is `beta` times that vector).
@@ -18,8 +18,8 @@
 
 use crate::assign::AssignError;
 use crate::batch::{MapKind, ROUND};
-use crate::map::MapConfig;
-use crate::project::{Assigners, F1, PieceScratch};
+use crate::f1::map::MapConfig;
+use crate::f1::project::{Assigners, F1, PieceScratch};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::rng::trial_seed;
 use crate::verify;
@@ -201,13 +201,13 @@ pub struct Step {
     pub restarted: bool,
 }
 
-/// One RRR trial of [`crate::map::F1Map`] (cycle restarts included), stepped in the open.
+/// One RRR trial of [`crate::f1::map::F1Map`] (cycle restarts included), stepped in the open.
 /// `F1Map::new(puzzle, cfg)` trial `t` and `Tracer::new(puzzle, &cfg, t)` follow the same
 /// trajectory bit for bit.
 pub struct Tracer {
     f1: F1,
     beta: f32,
-    edge: crate::project::EdgeProjection,
+    edge: crate::f1::project::EdgeProjection,
     warm_start: bool,
     cycle_restart: bool,
     x: Vec<f32>,
@@ -264,7 +264,7 @@ impl Tracer {
             hashes: [0; 16],
             hash_pos: 0,
             max_score: puzzle.max_score(),
-            slot_w: cfg.join_weights.map(|w| crate::project::join_slot_weights(puzzle, w)),
+            slot_w: cfg.join_weights.map(|w| crate::f1::project::join_slot_weights(puzzle, w)),
             f1,
         })
     }
@@ -391,7 +391,7 @@ pub fn restart_curve(solved: &[u64], unsolved: usize) -> Vec<(u64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::F1Map;
+    use crate::f1::map::F1Map;
     use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {

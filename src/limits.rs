@@ -12,7 +12,7 @@
 use crate::assign::Assigner;
 use crate::batch::{MapKind, TrialSummary};
 use crate::dc::DcConfig;
-use crate::map::MapConfig;
+use crate::f1::map::MapConfig;
 use crate::puzzle::{Class, Puzzle, cell_class, piece_class};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -212,7 +212,7 @@ pub fn tables(puzzle: &Puzzle, network: bool) -> u64 {
     if network { s.network() } else { s.candidates() }
 }
 
-/// F1 (`rrr`, `dm`) on the CPU backend with `threads` threads (`map::F1Map`).
+/// F1 (`rrr`, `dm`) on the CPU backend with `threads` threads (`f1::map::F1Map`).
 pub fn f1_cpu(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     let s = Shape::of(puzzle);
     let (dim, wlen, cells) = (s.dim(), s.weight_len(), s.cells);
@@ -614,7 +614,7 @@ mod tests {
             let total: usize = (0..p.cells()).map(|c| cands.of(c).len()).sum();
             // Generated pieces are never symmetric, so the bound is exact.
             assert_eq!(s.cands, total as u64, "{w}x{h}");
-            let f1 = crate::project::F1::new(&p).unwrap();
+            let f1 = crate::f1::project::F1::new(&p).unwrap();
             assert_eq!(s.dim(), f1.dim() as u64);
             assert_eq!(s.weight_len(), f1.weight_len() as u64);
             for hybrid in [false, true] {
@@ -768,7 +768,7 @@ mod tests {
                         ..Default::default()
                     };
                     let e = f1_cpu(&p, &cfg, PROBE_THREADS);
-                    let mut m = crate::map::F1Map::new(&p, cfg).unwrap();
+                    let mut m = crate::f1::map::F1Map::new(&p, cfg).unwrap();
                     (e, m.run(|_| {}))
                 }
                 "dc" | "dc-plain" | "dc-keep" | "dc-12x12" | "dc-16x16" => {

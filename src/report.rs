@@ -2,7 +2,7 @@
 //! board for terminals.
 
 use crate::batch::MapResult;
-use crate::map::MapConfig;
+use crate::f1::map::MapConfig;
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use crate::search::backtrack::{BacktrackStats, Ending};
 use crate::verify::{self, Consistency};

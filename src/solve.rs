@@ -13,9 +13,9 @@ use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, 
 use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress};
 use crate::certify::Certificate;
 use crate::dc::{self, DcConfig, Readout, Weights};
+use crate::f1::map::{self, AdaptiveWeights, AssignOn, MapConfig};
+use crate::f1::project::EdgeProjection;
 use crate::limits::{self, LimitError, MemoryBudget};
-use crate::map::{self, AdaptiveWeights, AssignOn, MapConfig};
-use crate::project::EdgeProjection;
 use crate::puzzle::Puzzle;
 use crate::report::{Method, SolveReport};
 use crate::search::alns::{self, AlnsConfig, Destroy};

@@ -16,7 +16,7 @@ use crate::assign::AssignError;
 use crate::batch::{MapResult, Mechanism, Progress, TrialSummary};
 use crate::certify::{self, Certificate};
 use crate::dc::{self, DcConfig};
-use crate::map::{self, MapConfig};
+use crate::f1::map::{self, MapConfig};
 use crate::puzzle::Puzzle;
 
 /// Which backend the user asked for.

@@ -19,8 +19,8 @@ use crate::assign::AssignError;
 use crate::batch::{
     self, Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
 };
+use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::hash::OFFSET;
-use crate::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::puzzle::{Board, Puzzle};
 use crate::rng::trial_seed;
 use crate::search::backtrack::{BacktrackConfig, Backtracker, Next};
@@ -62,7 +62,7 @@ pub struct MapConfig {
     /// coordinate of x, u uniform in [0, 1) (a perturbation of size about `kick / sqrt 12`
     /// per coordinate).
     pub kick: Option<f32>,
-    /// A weighted metric between the constraint classes ([`crate::project::join_slot_weights`]):
+    /// A weighted metric between the constraint classes ([`crate::f1::project::join_slot_weights`]):
     /// the weights of the side slots of frame-frame, frame-inner and inner-inner joins. P_P
     /// then picks the board nearest in that metric; P_E is unchanged. None: the uniform
     /// metric. Default [`DEFAULT_JOIN_WEIGHTS`] (the best measured, BENCHMARKS.md).
@@ -248,8 +248,8 @@ impl<'a> F1Map<'a> {
             cfg,
         };
         map.base_w = match (map.cfg.join_weights, map.cfg.adapt) {
-            (Some(w), _) => Some(crate::project::join_slot_weights(puzzle, w)),
-            (None, Some(_)) => Some(crate::project::join_slot_weights(puzzle, [1.0; 3])),
+            (Some(w), _) => Some(crate::f1::project::join_slot_weights(puzzle, w)),
+            (None, Some(_)) => Some(crate::f1::project::join_slot_weights(puzzle, [1.0; 3])),
             (None, None) => None,
         };
         map.adapt_w = match (&map.base_w, map.cfg.adapt) {

@@ -10,7 +10,8 @@
 //! the best board is kept, and a trial stops when it matches every join (then the full
 //! exact verifier confirms it). Exact limit cycles are detected by hashing `x` every 64
 //! iterations against the last 16 hashes; a trial caught in one restarts from a fresh
-//! random point (ARCHITECTURE.md §8).
+//! random point (ARCHITECTURE.md §8). That rule, the per-trial record, the stop rules and
+//! the result are the batch core's ([`crate::batch`]), shared with F2 and the GPU drivers.
 //!
 //! Batch state is flat and trial-major; scratch belongs to one worker and is reused, so the
 //! iteration loop never allocates.

@@ -1,7 +1,8 @@
 //! What both GPU drivers share beyond the batch core: the batch split into chunks with
 //! per-trial buffer I/O and the device fingerprints of the cycle check. The per-trial
-//! bookkeeping and the result builder are the CPU drivers' own ([`crate::batch::Trial`],
-//! [`crate::batch::result`]), re-exported here under the names the GPU drivers use.
+//! bookkeeping and the result builder are the batch core's, the same as the CPU drivers'
+//! ([`crate::batch`]: `Trial`, `result`), re-exported here under the names the GPU drivers
+//! use.
 
 use super::GpuContext;
 use crate::backend::GpuError;

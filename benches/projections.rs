@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use concur::dc::{DcConfig, DcMap, DivideScratch, Layout, project};
-use concur::project::F1;
+use concur::f1::project::F1;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
@@ -69,7 +69,7 @@ fn bench_projections(c: &mut Criterion) {
                 })
             });
             // The map's weights (same values, bit for bit, as the reference row above).
-            let mut sides = concur::project::SideTable::default();
+            let mut sides = concur::f1::project::SideTable::default();
             g.bench_function(BenchmarkId::new("f1_weights_fast_cpu", &id), |b| {
                 b.iter(|| {
                     for xs in x.chunks(d) {
@@ -144,7 +144,7 @@ fn bench_projections(c: &mut Criterion) {
             #[cfg(feature = "gpu")]
             if let Some(ctx) = &ctx {
                 use concur::backend::gpu::{dc::DcGpu, f1::F1Gpu};
-                use concur::map::MapConfig;
+                use concur::f1::map::MapConfig;
                 let cfg = MapConfig { trials: batch, ..Default::default() };
                 let gf = F1Gpu::new(ctx.clone(), &p, cfg).expect("device");
                 gf.write_state(0, &x);

@@ -11,7 +11,7 @@
 //! class follows the table.
 
 use anyhow::{Context, Result};
-use concur::map::{F1Map, MapConfig};
+use concur::f1::map::{F1Map, MapConfig};
 use concur::puzzle::format;
 
 fn main() -> Result<()> {

@@ -28,7 +28,7 @@
 
 use anyhow::{Context, Result, bail};
 use concur::diagnose::{SolutionSet, Tracer, board_hash, restart_curve};
-use concur::map::{F1Map, MapConfig};
+use concur::f1::map::{F1Map, MapConfig};
 use concur::puzzle::{Board, Placement, Puzzle, format};
 use concur::search::journal;
 use std::collections::HashSet;
@@ -54,7 +54,7 @@ struct Args {
     restart_stall: Option<u64>,
     kick: Option<f32>,
     join_weights: Option<[f32; 3]>,
-    adapt: Option<concur::map::AdaptiveWeights>,
+    adapt: Option<concur::f1::map::AdaptiveWeights>,
     fix_corner: bool,
     dm: bool,
     tau: f32,
@@ -151,7 +151,7 @@ fn run() -> Result<()> {
     }
     rayon::ThreadPoolBuilder::new().num_threads(a.threads.max(1)).build_global()?;
     let cfg = MapConfig {
-        kind: if a.dm { concur::map::MapKind::Dm } else { concur::map::MapKind::Rrr },
+        kind: if a.dm { concur::batch::MapKind::Dm } else { concur::batch::MapKind::Rrr },
         beta: a.beta,
         trials: a.trials,
         max_iters: a.max_iters,
@@ -536,7 +536,7 @@ fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
         ..Default::default()
     };
     let mut map = DcMap::new(puzzle, cfg)?;
-    let round = concur::map::ROUND;
+    let round = concur::batch::ROUND;
     let (mut rounds, mut pruning, mut alive, mut pruned_total, mut solved) = (0u64, 0u64, 0u64, 0usize, 0usize);
     let mut pruned = HashSet::new();
     let mut it = 0;

@@ -1,7 +1,7 @@
 // F1 kernels: the two-set map in edge-colour space (ARCHITECTURE.md section 4, F1).
 //
 // State of one trial: x[(c * 4 + s) * K + k], trial-major (trial t starts at t * dim).
-// CPU reference: src/project.rs (F1) and src/map.rs (rrr_step, dm_step).
+// CPU reference: src/f1/project.rs (F1) and src/f1/map.rs (rrr_step, dm_step).
 //
 // Entry points, each one thread per item, 256 threads per workgroup, the linear index folded
 // into two dimensions past 65,535 workgroups:
@@ -20,7 +20,7 @@
 //            iteration budget, and freezes it for the host at a stall, at a repeated state
 //            fingerprint (every ROUND iterations) or when its assignment failed. A frozen
 //            trial does not move until the host restarts it, so its iterates stay those of
-//            the CPU driver (src/map.rs, run_trial_round), only later in wall time.
+//            the CPU driver (src/f1/map.rs, run_trial_round), only later in wall time.
 
 struct Params {
     trials: u32,

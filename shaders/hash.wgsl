@@ -1,5 +1,6 @@
 // Per-trial fingerprint of a float state, for exact limit-cycle detection on the device
-// (CPU counterpart: the FNV hash of src/map.rs, whose role it takes; the values differ).
+// (CPU counterpart: `batch::fingerprint`, FNV-1a in src/batch.rs, whose role it takes; the
+// values differ, the cycle rule that reads them, `batch::Trial::in_cycle`, is the same).
 //
 // Each element's bits, mixed with its index, are added into two 32-bit sums per trial.
 // Addition commutes, so the result does not depend on the order the threads run in: the same

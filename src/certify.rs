@@ -25,9 +25,9 @@
 //! decoded board, and verifies the board exactly.
 
 use crate::assign::AssignError;
+use crate::batch::{MapKind, Mechanism};
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
-use crate::map::{MapKind, Mechanism};
-use crate::project::{EdgeProjection, F1};
+use crate::f1::project::{EdgeProjection, F1};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Verdict};
 
@@ -117,7 +117,7 @@ pub fn evaluate(
 ) -> Result<Evaluation, AssignError> {
     let dim = f1.dim();
     // Under a weighted metric P_P reads D y (`F1::weigh_slots`); its picture is the board's.
-    let slot_w = join_weights.map(|w| crate::project::join_slot_weights(puzzle, w));
+    let slot_w = join_weights.map(|w| crate::f1::project::join_slot_weights(puzzle, w));
     let weighed = |y: &[f32]| -> Vec<f32> {
         match &slot_w {
             Some(d) => {

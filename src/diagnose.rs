@@ -2,7 +2,7 @@
 //! nearest known solution, and an RRR trial that can be watched step by step.
 //!
 //! Nothing here is on the engine's path. [`Tracer`] re-runs one RRR trial of
-//! [`crate::map::F1Map`] through the public projections of [`F1`], step for step and bit for
+//! [`crate::f1::map::F1Map`] through the public projections of [`F1`], step for step and bit for
 //! bit (a test checks that against the batch driver), and reports per iteration what the
 //! batch driver keeps to itself: the board chosen by `P_P`, its score, and the gap
 //! `|P_P(2 P_E x - x) - P_E x|` (the step is `beta` times that vector).
@@ -17,13 +17,12 @@
 //!   `L - 1` exchanges; a turned piece needs one turn).
 
 use crate::assign::AssignError;
-use crate::map::{MapConfig, MapKind, ROUND};
-use crate::project::{Assigners, F1, PieceScratch};
+use crate::batch::{self, MapKind, ROUND, Trial};
+use crate::f1::map::MapConfig;
+use crate::f1::project::{Assigners, F1, PieceScratch};
 use crate::puzzle::{Board, Placement, Puzzle};
-use crate::rng::trial_seed;
 use crate::verify;
-use rand::{RngExt, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::RngExt;
 
 /// Placement code `piece * 4 + rot`.
 fn code(pl: Placement) -> u16 {
@@ -200,13 +199,13 @@ pub struct Step {
     pub restarted: bool,
 }
 
-/// One RRR trial of [`crate::map::F1Map`] (cycle restarts included), stepped in the open.
+/// One RRR trial of [`crate::f1::map::F1Map`] (cycle restarts included), stepped in the open.
 /// `F1Map::new(puzzle, cfg)` trial `t` and `Tracer::new(puzzle, &cfg, t)` follow the same
 /// trajectory bit for bit.
 pub struct Tracer {
     f1: F1,
     beta: f32,
-    edge: crate::project::EdgeProjection,
+    edge: crate::f1::project::EdgeProjection,
     warm_start: bool,
     cycle_restart: bool,
     x: Vec<f32>,
@@ -215,19 +214,11 @@ pub struct Tracer {
     pe: Vec<f32>,
     r: Vec<f32>,
     board: Vec<u32>,
-    rng: Xoshiro256PlusPlus,
-    warm: bool,
-    iterations: u64,
-    restarts: u64,
-    hashes: [u64; 16],
-    hash_pos: usize,
+    /// The batch drivers' per-trial record: the trial's stream, counters and cycle memory.
+    tr: Trial<()>,
     max_score: usize,
     /// Per side slot, the weight of the metric P_P works in (`MapConfig::join_weights`).
     slot_w: Option<Vec<f32>>,
-}
-
-fn fnv(x: &[f32]) -> u64 {
-    crate::hash::Fnv1a::new().f32s(x).finish()
 }
 
 /// FNV-1a of a board of candidate ids (for cycle detection in board space).
@@ -242,9 +233,9 @@ impl Tracer {
         assert!(cfg.restart_stall.is_none(), "the tracer follows the default trial loop (no stall restarts)");
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64));
+        let mut tr = Trial::new(cfg.seed, t, ());
         let mut x = vec![0.0; dim];
-        x.iter_mut().for_each(|v| *v = rng.random::<f32>());
+        x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
         Ok(Tracer {
             asg: f1.assigners(),
             pieces: f1.piece_scratch(),
@@ -256,14 +247,9 @@ impl Tracer {
             warm_start: cfg.warm_start,
             cycle_restart: cfg.cycle_restart,
             x,
-            rng,
-            warm: false,
-            iterations: 0,
-            restarts: 0,
-            hashes: [0; 16],
-            hash_pos: 0,
+            tr,
             max_score: puzzle.max_score(),
-            slot_w: cfg.join_weights.map(|w| crate::project::join_slot_weights(puzzle, w)),
+            slot_w: cfg.join_weights.map(|w| crate::f1::project::join_slot_weights(puzzle, w)),
             f1,
         })
     }
@@ -284,18 +270,18 @@ impl Tracer {
         &self.board
     }
     pub fn iterations(&self) -> u64 {
-        self.iterations
+        self.tr.iterations
     }
     pub fn restarts(&self) -> u64 {
-        self.restarts
+        self.tr.restarts
     }
 
     /// Restarts from a fresh random point drawn from the trial's stream.
     pub fn restart(&mut self) {
-        self.x.iter_mut().for_each(|v| *v = self.rng.random::<f32>());
-        self.warm = false;
-        self.restarts += 1;
-        self.hashes = [0; 16];
+        self.x.iter_mut().for_each(|v| *v = self.tr.rng.random::<f32>());
+        self.tr.warm = false;
+        self.tr.restarts += 1;
+        self.tr.forget_cycles();
     }
 
     /// One RRR step, as the batch driver takes it.
@@ -308,13 +294,13 @@ impl Tracer {
         if let Some(d) = &self.slot_w {
             f1.weigh_slots(d, &mut self.r);
         }
-        let ok = f1.decode_pieces(&self.r, &mut self.pieces, &mut self.asg, &mut self.board, self.warm);
-        self.iterations += 1;
+        let ok = f1.decode_pieces(&self.r, &mut self.pieces, &mut self.asg, &mut self.board, self.tr.warm);
+        self.tr.iterations += 1;
         if ok.is_err() {
             // As the batch driver: restart, then the round's cycle check still runs.
-            self.x.iter_mut().for_each(|v| *v = self.rng.random::<f32>());
-            self.warm = false;
-            self.restarts += 1;
+            self.x.iter_mut().for_each(|v| *v = self.tr.rng.random::<f32>());
+            self.tr.warm = false;
+            self.tr.restarts += 1;
             self.cycle_check();
             return Step { score: 0, gap: f32::NAN, restarted: true };
         }
@@ -337,7 +323,7 @@ impl Tracer {
                 self.x[i as usize] += self.beta;
             }
         }
-        self.warm = self.warm_start;
+        self.tr.warm = self.warm_start;
         let score = f1.score(&self.board);
         // The batch driver stops a solved trial before its round's cycle check.
         let restarted = score < self.max_score && self.cycle_check();
@@ -352,18 +338,14 @@ impl Tracer {
     /// The batch driver's exact-cycle check, at the end of every round: true when it
     /// restarted the trial.
     fn cycle_check(&mut self) -> bool {
-        if !(self.cycle_restart && self.iterations.is_multiple_of(ROUND)) {
+        if !(self.cycle_restart && self.tr.iterations.is_multiple_of(ROUND)) {
             return false;
         }
-        let h = fnv(&self.x);
-        if self.hashes.contains(&h) {
+        let cycled = self.tr.in_cycle(batch::fingerprint(&self.x, crate::hash::OFFSET));
+        if cycled {
             self.restart();
-            true
-        } else {
-            self.hashes[self.hash_pos] = h;
-            self.hash_pos = (self.hash_pos + 1) % self.hashes.len();
-            false
         }
+        cycled
     }
 }
 
@@ -390,7 +372,7 @@ pub fn restart_curve(solved: &[u64], unsolved: usize) -> Vec<(u64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::F1Map;
+    use crate::f1::map::F1Map;
     use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {

@@ -5,16 +5,16 @@
 //! layout follows its §1.
 pub mod assign;
 pub mod backend;
+pub mod batch;
 pub mod certify;
 pub mod dc;
 pub mod diagnose;
 pub mod error;
+pub mod f1;
 pub mod hash;
 pub mod interrupt;
 pub mod ladder;
 pub mod limits;
-pub mod map;
-pub mod project;
 pub mod puzzle;
 pub mod report;
 pub mod rng;

@@ -10,8 +10,9 @@
 //! worker) and a part per trial; the tests compare them with what the engines really take.
 
 use crate::assign::Assigner;
+use crate::batch::{MapKind, TrialSummary};
 use crate::dc::DcConfig;
-use crate::map::{MapConfig, MapKind, TrialSummary};
+use crate::f1::map::MapConfig;
 use crate::puzzle::{Class, Puzzle, cell_class, piece_class};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -198,7 +199,7 @@ impl Shape {
 }
 
 /// Workers of a batch of `trials` on `threads` threads: a few chunks per thread
-/// (`map::chunk_size`), at most one per trial, plus the one the engines build while setting
+/// (`batch::chunk_size`), at most one per trial, plus the one the engines build while setting
 /// up.
 fn workers(trials: usize, threads: usize) -> u64 {
     (4 * threads.max(1)).min(trials.max(1)) as u64 + 1
@@ -211,7 +212,7 @@ pub fn tables(puzzle: &Puzzle, network: bool) -> u64 {
     if network { s.network() } else { s.candidates() }
 }
 
-/// F1 (`rrr`, `dm`) on the CPU backend with `threads` threads (`map::F1Map`).
+/// F1 (`rrr`, `dm`) on the CPU backend with `threads` threads (`f1::map::F1Map`).
 pub fn f1_cpu(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     let s = Shape::of(puzzle);
     let (dim, wlen, cells) = (s.dim(), s.weight_len(), s.cells);
@@ -613,7 +614,7 @@ mod tests {
             let total: usize = (0..p.cells()).map(|c| cands.of(c).len()).sum();
             // Generated pieces are never symmetric, so the bound is exact.
             assert_eq!(s.cands, total as u64, "{w}x{h}");
-            let f1 = crate::project::F1::new(&p).unwrap();
+            let f1 = crate::f1::project::F1::new(&p).unwrap();
             assert_eq!(s.dim(), f1.dim() as u64);
             assert_eq!(s.weight_len(), f1.weight_len() as u64);
             for hybrid in [false, true] {
@@ -763,11 +764,11 @@ mod tests {
                         stop_at_first,
                         keep_fixed_points: engine == "rrr-keep",
                         adapt: (engine == "rrr-adapt").then(|| "0.1,0.01,4".parse().unwrap()),
-                        complete: (engine == "rrr-complete").then(crate::map::Completion::default),
+                        complete: (engine == "rrr-complete").then(crate::batch::Completion::default),
                         ..Default::default()
                     };
                     let e = f1_cpu(&p, &cfg, PROBE_THREADS);
-                    let mut m = crate::map::F1Map::new(&p, cfg).unwrap();
+                    let mut m = crate::f1::map::F1Map::new(&p, cfg).unwrap();
                     (e, m.run(|_| {}))
                 }
                 "dc" | "dc-plain" | "dc-keep" | "dc-12x12" | "dc-16x16" => {

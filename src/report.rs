@@ -1,7 +1,8 @@
 //! What a solve reports: the shared result record of every method, and a text drawing of a
 //! board for terminals.
 
-use crate::map::{MapConfig, MapResult};
+use crate::batch::MapResult;
+use crate::f1::map::MapConfig;
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use crate::search::backtrack::{BacktrackStats, Ending};
 use crate::verify::{self, Consistency};
@@ -141,17 +142,17 @@ impl SolveReport {
         solved_its.sort_unstable();
         let q = |f: f64| solved_its.get(((solved_its.len() as f64 - 1.0) * f).round() as usize).copied();
         let mechanism =
-            r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(crate::map::Mechanism::Map));
+            r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(crate::batch::Mechanism::Map));
         let by = |m| {
             r.trials
                 .iter()
-                .filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(crate::map::Mechanism::Map) == m)
+                .filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(crate::batch::Mechanism::Map) == m)
                 .count()
         };
         let details = json!({
             "mechanism": mechanism,
-            "solved_by_map": by(crate::map::Mechanism::Map),
-            "solved_by_map_ac": by(crate::map::Mechanism::MapAc),
+            "solved_by_map": by(crate::batch::Mechanism::Map),
+            "solved_by_map_ac": by(crate::batch::Mechanism::MapAc),
             "completions": r.trials.iter().map(|t| t.completions).sum::<u64>(),
             "iterations_q1_median_q3": if solved_its.is_empty() { Value::Null } else { json!([q(0.25), q(0.5), q(0.75)]) },
             "trial": trial,

@@ -10,11 +10,12 @@
 //! check ([`verify::check`]) before [`solve`] returns it.
 
 use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, Unsupported};
+use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress};
 use crate::certify::Certificate;
 use crate::dc::{self, DcConfig, Readout, Weights};
+use crate::f1::map::{self, AdaptiveWeights, AssignOn, MapConfig};
+use crate::f1::project::EdgeProjection;
 use crate::limits::{self, LimitError, MemoryBudget};
-use crate::map::{self, AdaptiveWeights, AssignOn, Completion, MapConfig, MapKind, MapResult, Progress};
-use crate::project::EdgeProjection;
 use crate::puzzle::Puzzle;
 use crate::report::{Method, SolveReport};
 use crate::search::alns::{self, AlnsConfig, Destroy};
@@ -749,7 +750,7 @@ fn run_map(
     let mechanism = result
         .solution
         .as_ref()
-        .map(|(t, _, _)| result.trials[*t].solved_by.unwrap_or(map::Mechanism::Map).as_str().to_string());
+        .map(|(t, _, _)| result.trials[*t].solved_by.unwrap_or(Mechanism::Map).as_str().to_string());
     Ok(Solved { report, work, work_unit: "iterations", mechanism, trace, certificates, certificate_error })
 }
 

@@ -1,8 +1,8 @@
 //! Divide and concur (F2) on Brendan Owen's set 1 and generated boards, plus the measurement
 //! harnesses behind the numbers in the issue note (ignored; run by hand, see each one).
 use crate::common::{brendan, generated, puzzles};
+use concur::batch::{MapKind, MapResult};
 use concur::dc::{self, DcConfig, Readout, Weights};
-use concur::map::{MapKind, MapResult};
 use concur::puzzle::Puzzle;
 use concur::verify;
 
@@ -261,7 +261,7 @@ fn dc_speed() {
 
 #[test]
 fn dc_completion_turns_near_misses_into_verified_solutions() {
-    use concur::map::{Completion, Mechanism};
+    use concur::batch::{Completion, Mechanism};
     let (p, _) = crate::common::generated(5, 5, 2);
     let base = DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, ..Default::default() };
     let plain = concur::dc::solve(&p, base.clone(), |_| {}).unwrap();

@@ -7,8 +7,9 @@
 use crate::common::generated;
 use concur::backend::gpu::GpuContext;
 use concur::backend::gpu::f1::{F1Gpu, Kernel};
-use concur::map::{MapConfig, MapKind};
-use concur::project::{EdgeProjection, F1};
+use concur::batch::MapKind;
+use concur::f1::map::MapConfig;
+use concur::f1::project::{EdgeProjection, F1};
 use concur::puzzle::Puzzle;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -99,7 +100,7 @@ fn gpu_assignment_weights_equal_the_cpu() {
             let c = MapConfig { join_weights, ..cfg(kind, EdgeProjection::Average, trials, beta) };
             let g = F1Gpu::new(ctx.clone(), &p, c).unwrap();
             let f1 = g.f1();
-            let slot_w = join_weights.map(|w| concur::project::join_slot_weights(&p, w));
+            let slot_w = join_weights.map(|w| concur::f1::project::join_slot_weights(&p, w));
             let (d, wl) = (f1.dim(), f1.weight_len());
             let x = random_state(trials * d, seed + 10);
             g.write_state(0, &x);
@@ -272,7 +273,7 @@ fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
     let cfg =
         MapConfig { trials: 3, max_iters: 1000, stop_at_first: false, restart_stall: Some(100), ..Default::default() };
     let g = concur::backend::gpu::f1::solve(&ctx, &p, &cfg, &mut |_| {}).unwrap();
-    let c = concur::map::solve(&p, cfg.clone(), |_| {}).unwrap();
+    let c = concur::f1::map::solve(&p, cfg.clone(), |_| {}).unwrap();
     for (gt, ct) in g.trials.iter().zip(&c.trials) {
         assert!(gt.stall_restarts >= 5, "{gt:?}");
         assert_eq!(gt.stall_restarts, ct.stall_restarts, "the same rule on both backends");
@@ -291,7 +292,7 @@ fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
 /// assignments, after which the trajectories differ (both stay exact solvers).
 #[test]
 fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
-    use concur::map::AssignOn;
+    use concur::f1::map::AssignOn;
     let Some(ctx) = gpu("gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations") else { return };
     let mut compared = 0;
     for (kind, w, seed, stall, iters) in [
@@ -311,7 +312,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
             restart_stall: stall,
             ..Default::default()
         };
-        let c = concur::map::solve(&p, cfg.clone(), |_| {}).unwrap();
+        let c = concur::f1::map::solve(&p, cfg.clone(), |_| {}).unwrap();
         for on in [AssignOn::GpuJv, AssignOn::GpuAuction] {
             let g = concur::backend::gpu::f1::solve(&ctx, &p, &MapConfig { assign: on, ..cfg.clone() }, &mut |_| {})
                 .unwrap();
@@ -319,7 +320,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
                 assert!(concur::verify::check(&p, board).valid);
             }
             let what = format!("{kind:?} {w}x{w} seed {seed} {on:?}");
-            let key = |r: &concur::map::MapResult| -> Vec<_> {
+            let key = |r: &concur::batch::MapResult| -> Vec<_> {
                 r.trials
                     .iter()
                     .map(|t| (t.solved_at, t.iterations, t.best_score, t.restarts, t.stall_restarts))
@@ -343,7 +344,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
 #[test]
 fn gpu_device_loop_does_not_depend_on_k() {
     use concur::backend::gpu::f1::F1Gpu;
-    use concur::map::AssignOn;
+    use concur::f1::map::AssignOn;
     let Some(ctx) = gpu("gpu_device_loop_does_not_depend_on_k") else { return };
     let (p, _) = generated(5, 5, 21);
     let cfg = MapConfig {
@@ -369,8 +370,8 @@ fn gpu_device_loop_does_not_depend_on_k() {
 mod dc_kernels {
     use super::{close, generated, gpu, random_state};
     use concur::backend::gpu::dc::{DcGpu, Kernel};
+    use concur::batch::MapKind;
     use concur::dc::{DcConfig, DivideScratch, Layout, Weights, project};
-    use concur::map::MapKind;
     use concur::puzzle::Puzzle;
 
     /// Generated puzzles, and a 2x2 whose eight inner colours are all different, so that no
@@ -615,7 +616,7 @@ mod dc_kernels {
     fn gpu_completion_turns_near_misses_into_verified_solutions() {
         use concur::backend::gpu::GpuBackend;
         use concur::backend::{Backend, Certify};
-        use concur::map::{Completion, Mechanism};
+        use concur::batch::{Completion, Mechanism};
         let Some(ctx) = gpu("gpu_completion_turns_near_misses_into_verified_solutions") else { return };
         let backend = GpuBackend::new(ctx);
         let (p, _) = generated(5, 5, 2);

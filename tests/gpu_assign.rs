@@ -213,7 +213,8 @@ fn gpu_auction_reports_what_it_cannot_solve() {
 /// assignment's run of the same seeds.
 #[test]
 fn gpu_f1_with_the_device_assignment_solves_generated_5x5_and_6x6() {
-    use concur::map::{AssignOn, MapConfig, MapKind};
+    use concur::batch::MapKind;
+    use concur::f1::map::{AssignOn, MapConfig};
     let Some(ctx) = gpu("gpu_f1_with_the_device_assignment_solves_generated_5x5_and_6x6") else { return };
     // Seeds whose 8 trials solve within a few hundred iterations in the uniform metric
     // (lavapipe runs the auction about 30x slower than the host's JV; a software driver

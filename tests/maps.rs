@@ -1,6 +1,7 @@
 //! RRR on Brendan Owen's set 1: the success rates the design calls for.
 use crate::common::{brendan, generated, puzzles};
-use concur::map::{self, MapConfig, MapKind};
+use concur::batch::MapKind;
+use concur::f1::map::{self, MapConfig};
 use concur::verify;
 
 fn success_rate(p: &concur::puzzle::Puzzle, kind: MapKind, seed: u64) -> (usize, Vec<u64>) {
@@ -36,7 +37,7 @@ fn rrr_and_dm_solve_generated_5x5_and_every_claim_verifies() {
 #[test]
 fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
     use concur::certify;
-    use concur::map::F1Map;
+    use concur::f1::map::F1Map;
     for (kind, join_weights) in [
         (MapKind::Rrr, None),
         (MapKind::Dm, None),
@@ -99,7 +100,7 @@ fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
 
 #[test]
 fn completion_is_reported_as_map_plus_ac() {
-    use concur::map::{Completion, Mechanism};
+    use concur::batch::{Completion, Mechanism};
     // A budget too small for the map alone, with generous completion: whatever solves must be
     // labelled by the mechanism that found it, and every claim verifies.
     let (p, _) = generated(6, 6, 3);

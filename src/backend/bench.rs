@@ -11,8 +11,8 @@
 use super::{EngineError, GpuError};
 use crate::assign::Assigner;
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
-use crate::map::{self, MapConfig};
-use crate::project::F1;
+use crate::f1::map::{self, MapConfig};
+use crate::f1::project::F1;
 use crate::puzzle::Puzzle;
 use crate::puzzle::generate::{GenerateOptions, generate};
 use rand::{RngExt, SeedableRng};
@@ -450,9 +450,12 @@ fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Result<Vec<Ben
     // argmax candidate left to the chosen entries); `best` is filled once, for the boards below.
     f1.piece_weights(&pe[..d], &mut wts[..wl], &mut best[..wl]);
     let m = measure(o.budget, || {
-        wts.par_chunks_mut(wl).zip(pe.par_chunks(d)).for_each_init(crate::project::SideTable::default, |t, (w, z)| {
-            f1.piece_weights_into(z, w, t);
-        });
+        wts.par_chunks_mut(wl).zip(pe.par_chunks(d)).for_each_init(
+            crate::f1::project::SideTable::default,
+            |t, (w, z)| {
+                f1.piece_weights_into(z, w, t);
+            },
+        );
         Ok(())
     })?;
     out.push(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1));
@@ -585,7 +588,7 @@ fn f1_gpu(
         [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
     // Every placement of the assignment: the host JV (one round trip per iteration) and the
     // two device kernels (the device loop, K iterations per submission).
-    use crate::map::AssignOn;
+    use crate::f1::map::AssignOn;
     for (on, name) in [(AssignOn::Cpu, "cpu"), (AssignOn::GpuJv, "gpu-jv"), (AssignOn::GpuAuction, "gpu-auction")] {
         let m = whole_iterations(o.budget, |iters| {
             F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, iters, o.seed) })?.run(&mut |_| {})?;

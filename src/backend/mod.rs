@@ -13,9 +13,10 @@ pub mod bench;
 pub mod gpu;
 
 use crate::assign::AssignError;
+use crate::batch::{MapResult, Mechanism, Progress, TrialSummary};
 use crate::certify::{self, Certificate};
 use crate::dc::{self, DcConfig};
-use crate::map::{self, MapConfig, MapResult, Mechanism, Progress};
+use crate::f1::map::{self, MapConfig};
 use crate::puzzle::Puzzle;
 
 /// Which backend the user asked for.
@@ -149,7 +150,7 @@ fn certified_trials(certify: Certify, result: &MapResult) -> Vec<usize> {
 fn certificates(
     trials: Vec<usize>,
     result: MapResult,
-    make: impl Fn(usize, &map::TrialSummary) -> Result<Certificate, AssignError>,
+    make: impl Fn(usize, &TrialSummary) -> Result<Certificate, AssignError>,
 ) -> Batch {
     let mut certs = Vec::with_capacity(trials.len());
     let mut error = None;

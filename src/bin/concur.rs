@@ -3,10 +3,10 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use concur::backend::{self, BackendChoice, Certify, bench};
+use concur::batch;
 use concur::certify;
 use concur::ladder::{self, Shard};
 use concur::limits::{self, MemoryBudget, OutputFile};
-use concur::map;
 use concur::puzzle::format;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use concur::puzzle::{Board, Puzzle};
@@ -371,7 +371,7 @@ fn progress_bar(max_iters: u64) -> ProgressBar {
     bar
 }
 
-fn show(bar: &ProgressBar, p: &map::Progress, max: usize, trials: usize) {
+fn show(bar: &ProgressBar, p: &batch::Progress, max: usize, trials: usize) {
     bar.set_position(p.iterations);
     bar.set_message(format!(
         "{:.0} it/s, best {}/{}, solved {}/{}",

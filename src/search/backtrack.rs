@@ -294,7 +294,7 @@ impl<'a> Backtracker<'a> {
     /// Orders each cell's candidates by `scores` (highest first; ties in the random or list
     /// order the configuration asks for), or by the configuration alone with `None`. `scores`
     /// is flat over the cells, one per candidate of `puzzle.candidates().of(c)` in that order
-    /// (the candidate ids of [`crate::project::F1`]). This is how a map guides the search.
+    /// (the candidate ids of F1's projections, `f1::project::F1`). This is how a map guides the search.
     pub fn set_value_scores(&mut self, scores: Option<&[f32]>) {
         match scores {
             None => self.use_scores = false,

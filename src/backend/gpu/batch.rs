@@ -1,177 +1,17 @@
-//! What both GPU drivers share: per-trial bookkeeping, the batch split into chunks with
-//! per-trial buffer I/O, the cycle check, and the final result.
+//! What both GPU drivers share beyond the batch core: the batch split into chunks with
+//! per-trial buffer I/O and the device fingerprints of the cycle check. The per-trial
+//! bookkeeping and the result builder are the batch core's, the same as the CPU drivers'
+//! ([`crate::batch`]: `Trial`, `result`), re-exported here under the names the GPU drivers
+//! use.
 
 use super::GpuContext;
 use crate::backend::GpuError;
-use crate::map::{Completion, CompletionTrigger, MapResult, Mechanism, Rounds, TrialSummary, TrialView, completer};
-use crate::puzzle::{Board, Placement, Puzzle};
-use crate::rng::trial_seed;
+use crate::batch::{Completion, completer};
+pub(crate) use crate::batch::{Trial as GpuTrial, result};
+use crate::puzzle::Puzzle;
 use crate::search::backtrack::Backtracker;
 use crate::verify::Network;
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
-
-/// Exact limit cycles: a trial whose state fingerprint repeats one of its last this many
-/// (taken every round) restarts.
-const CYCLE_MEMORY: usize = 16;
-
-/// Bookkeeping of one trial of a GPU batch; `E` is the driver's own per-trial state.
-pub(crate) struct GpuTrial<E> {
-    pub iterations: u64,
-    pub best_score: usize,
-    pub solved_at: Option<u64>,
-    pub solved_by: Option<Mechanism>,
-    pub restarts: u64,
-    /// Arc-consistent completion (with `--complete`).
-    pub trig: CompletionTrigger,
-    hashes: [u64; CYCLE_MEMORY],
-    hash_pos: usize,
-    pub rng: Xoshiro256PlusPlus,
-    /// Whether the CPU assignments may warm-start from the previous duals.
-    pub warm: bool,
-    /// Best score and its iteration since the last (re)start, for stall restarts.
-    start_best: usize,
-    start_improved_at: u64,
-    pub stall_restarts: u64,
-    pub extra: E,
-}
-
-impl<E> GpuTrial<E> {
-    /// Trial `t` of a run seeded with `seed` (the same stream as on the CPU backend).
-    pub fn new(seed: u64, t: usize, extra: E) -> Self {
-        GpuTrial {
-            iterations: 0,
-            best_score: 0,
-            solved_at: None,
-            solved_by: None,
-            restarts: 0,
-            trig: CompletionTrigger::default(),
-            hashes: [0; CYCLE_MEMORY],
-            hash_pos: 0,
-            rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(seed, t as u64)),
-            warm: false,
-            start_best: 0,
-            start_improved_at: 0,
-            stall_restarts: 0,
-            extra,
-        }
-    }
-
-    /// The stall rule of `MapConfig::restart_stall`, as the CPU driver applies it after each
-    /// scored iteration: true when the trial has gone `l` iterations without beating its
-    /// best score since its last (re)start. The caller then restarts it; its stall memory
-    /// and cycle memory start over and the restart is counted.
-    pub fn stalled(&mut self, score: usize, l: u64) -> bool {
-        if score > self.start_best {
-            (self.start_best, self.start_improved_at) = (score, self.iterations);
-            return false;
-        }
-        if self.iterations - self.start_improved_at < l {
-            return false;
-        }
-        (self.start_best, self.start_improved_at) = (0, self.iterations);
-        self.hashes = [0; CYCLE_MEMORY];
-        self.stall_restarts += 1;
-        true
-    }
-
-    /// Marks the trial solved at its current iteration by `how`.
-    pub fn solve(&mut self, how: Mechanism) {
-        self.solved_at = Some(self.iterations);
-        self.solved_by = Some(how);
-    }
-
-    /// Runs the completion trigger after an iteration (see [`CompletionTrigger::step`]);
-    /// a completed board lands in `best` (through `id`, placement to candidate id) and the
-    /// trial is solved by `map+ac`.
-    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
-    pub fn complete(
-        &mut self,
-        comp: &Completion,
-        bt: &mut Backtracker<'_>,
-        puzzle: &Puzzle,
-        improved: bool,
-        score: usize,
-        best: &mut [u32],
-        place: impl Fn(&[u32]) -> Vec<Placement>,
-        id: impl Fn(usize, Placement) -> Option<u32>,
-    ) {
-        let it = self.iterations;
-        if let Some(sol) = self.trig.step(comp, bt, puzzle, improved, score, it, || place(best)) {
-            for (c, pl) in sol.cells.iter().enumerate() {
-                best[c] = id(c, *pl).expect("the backtracker places candidates");
-            }
-            self.best_score = puzzle.max_score();
-            self.solve(Mechanism::MapAc);
-        }
-    }
-
-    pub fn is_active(&self, max_iters: u64) -> bool {
-        self.solved_at.is_none() && self.iterations < max_iters
-    }
-
-    /// Records the round's fingerprint; true when it repeats (the trial is in a cycle and
-    /// must restart; its memory is cleared).
-    pub fn in_cycle(&mut self, h: u64) -> bool {
-        if self.hashes.contains(&h) {
-            self.hashes = [0; CYCLE_MEMORY];
-            return true;
-        }
-        self.hashes[self.hash_pos] = h;
-        self.hash_pos = (self.hash_pos + 1) % CYCLE_MEMORY;
-        false
-    }
-}
-
-impl<E> TrialView for GpuTrial<E> {
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn best_score(&self) -> usize {
-        self.best_score
-    }
-    fn solved_at(&self) -> Option<u64> {
-        self.solved_at
-    }
-}
-
-/// The outcome of a GPU batch: `best` holds each trial's best board (candidate ids),
-/// `place` turns one into placements.
-pub(crate) fn result<E>(
-    puzzle: &Puzzle,
-    trials: &[GpuTrial<E>],
-    best: &[u32],
-    place: impl Fn(&[u32]) -> Vec<Placement>,
-    wall_s: f64,
-) -> MapResult {
-    let n = puzzle.cells();
-    let board_of =
-        |t: usize| Board { width: puzzle.width(), height: puzzle.height(), cells: place(&best[t * n..(t + 1) * n]) };
-    let solution = Rounds::first_solution(trials).map(|(t, it)| (t, it, board_of(t)));
-    let best_t = Rounds::best_trial(trials);
-    MapResult {
-        best: board_of(best_t),
-        best_score: trials[best_t].best_score,
-        max_score: puzzle.max_score(),
-        solution,
-        trial_iterations: trials.iter().map(|t| t.iterations).sum(),
-        wall_s,
-        trials: trials
-            .iter()
-            .map(|t| TrialSummary {
-                iterations: t.iterations,
-                best_score: t.best_score,
-                solved_at: t.solved_at,
-                solved_by: t.solved_by,
-                restarts: t.restarts,
-                completions: t.trig.runs,
-                completion_nodes: t.trig.nodes,
-                stall_restarts: t.stall_restarts,
-            })
-            .collect(),
-    }
-}
 
 /// Trials per chunk: as many as keep every per-trial buffer (`per_trial` bytes for one
 /// trial, the largest of them) within one storage binding and one buffer, at most `cap`.
@@ -238,7 +78,9 @@ pub(crate) fn read_per_trial<C: Span, T: bytemuck::Pod + Default>(
     Ok(out)
 }
 
-/// Per-trial state fingerprints: `encode` records the hash dispatch(es) of a chunk into its
+/// Per-trial state fingerprints for [`GpuTrial::in_cycle`], computed on the device
+/// (`shaders/hash.wgsl`: an order-independent sum of mixed words, not the CPU drivers' FNV-1a,
+/// since the state stays on the device): `encode` records the hash dispatch(es) of a chunk into its
 /// cleared `sums` buffer, which is then read through `staging`.
 pub(crate) fn fingerprints<C: Span>(
     ctx: &GpuContext,

@@ -23,8 +23,9 @@ use super::context::{GpuContext, dispatch, grid};
 use super::jv::{JvBatch, JvGpu};
 use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError, Unsupported};
-use crate::map::{AssignOn, MapConfig, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
-use crate::project::{Assigners, EdgeProjection, F1};
+use crate::batch::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
+use crate::f1::map::{AssignOn, MapConfig};
+use crate::f1::project::{Assigners, EdgeProjection, F1};
 use crate::puzzle::{Board, Puzzle};
 use crate::verify;
 use rand::RngExt;
@@ -296,7 +297,7 @@ impl<'a> F1Gpu<'a> {
             joins: ctx.storage("joins", &tab.joins),
             // The slot weights of a weighted metric (one unread float for the uniform one).
             slotw: match cfg.join_weights {
-                Some(jw) => ctx.storage("slotw", &crate::project::join_slot_weights(puzzle, jw)),
+                Some(jw) => ctx.storage("slotw", &crate::f1::project::join_slot_weights(puzzle, jw)),
                 None => ctx.storage("slotw", &[1.0f32]),
             },
         };
@@ -794,7 +795,7 @@ impl<'a> F1Gpu<'a> {
         )
     }
 
-    /// Runs the batch (same stop rules and result as [`crate::map::F1Map::run`]): with the
+    /// Runs the batch (same stop rules and result as [`crate::f1::map::F1Map::run`]): with the
     /// assignment on the device (and no completion search) in the device loop
     /// ([`F1Gpu::run_device`]), else one host round trip per iteration.
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
@@ -854,7 +855,7 @@ impl<'a> F1Gpu<'a> {
     /// failed assignment) from the same random streams as the CPU driver, and reads back and
     /// verifies exactly the best board of each trial that reached 0 mismatches. A frozen
     /// trial waits for the host without moving, so every trial's iterates, restarts and
-    /// solve iteration are those of [`crate::map::F1Map::run`] with the same seed (float
+    /// solve iteration are those of [`crate::f1::map::F1Map::run`] with the same seed (float
     /// rounding apart: see `tests/gpu.rs`); only trials still running when the run stops
     /// (first solution, time limit) may have gone up to `2 k` iterations further.
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
@@ -1004,7 +1005,7 @@ impl<'a> F1Gpu<'a> {
                         self.refresh(&mut w, &mut w2)?;
                     }
                     // 1. The assignments, on the CPU.
-                    let per = crate::map::chunk_size(t_all);
+                    let per = crate::batch::chunk_size(t_all);
                     let failed: Vec<usize> = trials
                         .par_chunks_mut(per)
                         .zip(sel.par_chunks_mut(per * n))

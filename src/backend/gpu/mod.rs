@@ -20,8 +20,9 @@ pub mod jv;
 pub use context::{AdapterSummary, GpuContext, adapters};
 
 use super::{Backend, Batch, Certify, EngineError, GpuError, Unsupported};
+use crate::batch::Progress;
 use crate::dc::DcConfig;
-use crate::map::{MapConfig, Progress};
+use crate::f1::map::MapConfig;
 use crate::puzzle::Puzzle;
 use std::sync::Arc;
 

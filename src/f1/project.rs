@@ -621,7 +621,7 @@ impl F1 {
         &self.cand_idx[j as usize]
     }
 
-    /// One update of the adaptive join weights ([`crate::map::AdaptiveWeights`]) after the
+    /// One update of the adaptive join weights (the driver's `AdaptiveWeights`) after the
     /// board `board`: each interior join's two slots of `w` move to
     /// `min(w0 + (1 - decay) (w - w0) + rate w0 [unmatched], max w0)`, `w0` its slot of `base`.
     /// Rim slots are left as they are.

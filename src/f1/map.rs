@@ -10,30 +10,26 @@
 //! the best board is kept, and a trial stops when it matches every join (then the full
 //! exact verifier confirms it). Exact limit cycles are detected by hashing `x` every 64
 //! iterations against the last 16 hashes; a trial caught in one restarts from a fresh
-//! random point (ARCHITECTURE.md §8).
+//! random point (ARCHITECTURE.md §8). That rule, the per-trial record, the stop rules and
+//! the result are the batch core's ([`crate::batch`]), shared with F2 and the GPU drivers.
 //!
 //! Batch state is flat and trial-major; scratch belongs to one worker and is reused, so the
 //! iteration loop never allocates.
 
 use crate::assign::AssignError;
-use crate::project::{Assigners, EdgeProjection, F1, PieceScratch};
+use crate::batch::{
+    self, Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
+};
+use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
+use crate::hash::OFFSET;
 use crate::puzzle::{Board, Puzzle};
-use crate::rng::trial_seed;
-use crate::search::backtrack::{BacktrackConfig, Backtracker, Next, mismatch_region};
-use crate::verify::{self, Consistency, Network};
-use rand::{RngExt, SeedableRng};
+use crate::search::backtrack::Backtracker;
+use crate::verify::{self, Network};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// Which F1 map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MapKind {
-    Rrr,
-    Dm,
-}
+use std::time::Duration;
 
 /// Parameters of a batched run.
 #[derive(Clone, Debug)]
@@ -66,7 +62,7 @@ pub struct MapConfig {
     /// coordinate of x, u uniform in [0, 1) (a perturbation of size about `kick / sqrt 12`
     /// per coordinate).
     pub kick: Option<f32>,
-    /// A weighted metric between the constraint classes ([`crate::project::join_slot_weights`]):
+    /// A weighted metric between the constraint classes ([`crate::f1::project::join_slot_weights`]):
     /// the weights of the side slots of frame-frame, frame-inner and inner-inner joins. P_P
     /// then picks the board nearest in that metric; P_E is unchanged. None: the uniform
     /// metric. Default [`DEFAULT_JOIN_WEIGHTS`] (the best measured, BENCHMARKS.md).
@@ -151,110 +147,6 @@ impl AssignOn {
     }
 }
 
-/// When and how to hand a near-solution to the arc-consistent backtracker.
-#[derive(Clone, Debug)]
-pub struct Completion {
-    /// Try when a trial's new best board has at most this many mismatched joins.
-    pub k: usize,
-    /// Also try when a trial's best score has not improved for this many iterations.
-    pub stall: u64,
-    /// Halo around the mismatched cells that is freed too (Chebyshev radius).
-    pub radius: usize,
-    /// Node limit of one completion search.
-    pub max_nodes: u64,
-}
-
-/// The completion trigger of one trial: when its best board is near a solution (at most `k`
-/// mismatched joins, on an improvement) or its best score has stalled, the mismatched cells
-/// and a halo are freed and searched by the arc-consistent backtracker. Shared by both
-/// formulations.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct CompletionTrigger {
-    /// Iteration of the last best-score improvement (or of the last stall-triggered try).
-    pub improved_at: u64,
-    /// Completion searches run, and their nodes in all.
-    pub runs: u64,
-    pub nodes: u64,
-}
-
-impl CompletionTrigger {
-    /// Called once per iteration after scoring; `best` gives the placements of the trial's
-    /// best board. Returns a completed (and exactly verified) solution, if the search found
-    /// one.
-    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
-    pub fn step(
-        &mut self,
-        comp: &Completion,
-        bt: &mut Backtracker<'_>,
-        puzzle: &Puzzle,
-        improved: bool,
-        score: usize,
-        iterations: u64,
-        best: impl FnOnce() -> Vec<crate::puzzle::Placement>,
-    ) -> Option<Board> {
-        if improved {
-            self.improved_at = iterations;
-        }
-        let near = improved && puzzle.max_score() - score <= comp.k;
-        let stalled = iterations - self.improved_at >= comp.stall;
-        if !(near || stalled) {
-            return None;
-        }
-        if stalled {
-            self.improved_at = iterations;
-        }
-        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best() };
-        let free = mismatch_region(puzzle, &board, comp.radius);
-        self.runs += 1;
-        let done = bt.complete(&board, &free);
-        self.nodes += bt.last_nodes();
-        done.filter(|b| verify::check(puzzle, b).valid)
-    }
-}
-
-/// The backtracker a worker uses for completions (AC-4, no restarts, node limit).
-pub(crate) fn completer<'p>(puzzle: &'p Puzzle, network: &Arc<Network>, c: &Completion) -> Backtracker<'p> {
-    let bcfg = BacktrackConfig {
-        consistency: Consistency::Ac4,
-        restarts: false,
-        randomize: false,
-        max_nodes: Some(c.max_nodes),
-        ..Default::default()
-    };
-    Backtracker::with_network(puzzle, network.clone(), bcfg)
-}
-
-impl Default for Completion {
-    fn default() -> Self {
-        Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 }
-    }
-}
-
-/// Which mechanism found a solution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Mechanism {
-    /// An exact fixed point of the map.
-    #[serde(rename = "map")]
-    Map,
-    /// The map's near-fixed point, completed by arc-consistent search.
-    #[serde(rename = "map+ac")]
-    MapAc,
-    /// A complete search whose value order came from the map's weights ([`guided`]).
-    #[serde(rename = "map-guided")]
-    MapGuided,
-}
-
-impl Mechanism {
-    /// The name results and `--json` use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mechanism::Map => "map",
-            Mechanism::MapAc => "map+ac",
-            Mechanism::MapGuided => "map-guided",
-        }
-    }
-}
-
 impl Default for MapConfig {
     fn default() -> Self {
         MapConfig {
@@ -303,153 +195,6 @@ pub fn join_weights_or_default(given: Option<[f32; 3]>) -> Option<[f32; 3]> {
     }
 }
 
-/// Iterations between cycle checks and progress reports.
-pub const ROUND: u64 = 64;
-const CYCLE_MEMORY: usize = 16;
-
-/// Per-trial bookkeeping (not the float state).
-#[derive(Clone, Debug)]
-struct TrialStatus {
-    pub iterations: u64,
-    pub best_score: usize,
-    /// Iteration at which the trial solved.
-    pub solved_at: Option<u64>,
-    pub solved_by: Option<Mechanism>,
-    pub restarts: u64,
-    /// Iteration of the last best-score improvement (for stall-triggered completion).
-    improved_at: u64,
-    /// Best score and its iteration since the last (re)start (for `restart_stall`), and the
-    /// stall restarts or kicks made.
-    start_best: usize,
-    start_improved_at: u64,
-    stall_restarts: u64,
-    /// The iterate whose projections gave the solution (with `keep_fixed_points`).
-    fixed_x: Option<Vec<f32>>,
-    /// Completion searches run, and their nodes.
-    completions: u64,
-    completion_nodes: u64,
-    hashes: [u64; CYCLE_MEMORY],
-    hash_pos: usize,
-    rng: Xoshiro256PlusPlus,
-    warm: bool,
-}
-
-/// What the batch drivers of both formulations read from a trial between rounds.
-pub(crate) trait TrialView {
-    fn iterations(&self) -> u64;
-    fn best_score(&self) -> usize;
-    fn solved_at(&self) -> Option<u64>;
-}
-
-impl TrialView for TrialStatus {
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn best_score(&self) -> usize {
-        self.best_score
-    }
-    fn solved_at(&self) -> Option<u64> {
-        self.solved_at
-    }
-}
-
-/// Trials per parallel chunk: a few chunks per thread, so trials that stop early do not
-/// leave a core idle.
-pub(crate) fn chunk_size(trials: usize) -> usize {
-    trials.div_ceil(rayon::current_num_threads().max(1) * 4).max(1)
-}
-
-/// The round bookkeeping every batch driver shares: progress, stop rules, the outcome.
-pub(crate) struct Rounds {
-    start: Instant,
-}
-
-impl Rounds {
-    pub(crate) fn start() -> Self {
-        Rounds { start: Instant::now() }
-    }
-
-    pub(crate) fn elapsed_s(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-
-    /// Reports progress after a round; returns true when the batch should stop.
-    pub(crate) fn after_round<T: TrialView>(
-        &self,
-        trials: &[T],
-        stop_at_first: bool,
-        max_iters: u64,
-        time_limit: Option<Duration>,
-        progress: &mut impl FnMut(&Progress),
-    ) -> bool {
-        let solved = trials.iter().filter(|t| t.solved_at().is_some()).count();
-        progress(&Progress {
-            iterations: trials.iter().map(|t| t.iterations()).max().unwrap_or(0),
-            trial_iterations: trials.iter().map(|t| t.iterations()).sum(),
-            best_score: trials.iter().map(|t| t.best_score()).max().unwrap_or(0),
-            solved_trials: solved,
-            elapsed_s: self.elapsed_s(),
-        });
-        let budget_done = trials.iter().all(|t| t.solved_at().is_some() || t.iterations() >= max_iters);
-        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested();
-        (stop_at_first && solved > 0) || budget_done || timed_out
-    }
-
-    /// The first solution: fewest iterations, then lowest trial, so it does not depend on
-    /// the threads. Returns (trial, iterations).
-    pub(crate) fn first_solution<T: TrialView>(trials: &[T]) -> Option<(usize, u64)> {
-        trials.iter().enumerate().filter_map(|(t, tr)| tr.solved_at().map(|it| (it, t))).min().map(|(it, t)| (t, it))
-    }
-
-    /// The trial with the best score (lowest index on ties).
-    pub(crate) fn best_trial<T: TrialView>(trials: &[T]) -> usize {
-        (0..trials.len()).max_by_key(|&t| (trials[t].best_score(), std::cmp::Reverse(t))).unwrap_or(0)
-    }
-}
-
-/// A snapshot for progress displays.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Progress {
-    pub iterations: u64,
-    pub trial_iterations: u64,
-    pub best_score: usize,
-    pub solved_trials: usize,
-    pub elapsed_s: f64,
-}
-
-/// Outcome of a batched run.
-#[derive(Clone, Debug)]
-pub struct MapResult {
-    /// The first verified solution: (trial, iterations, board).
-    pub solution: Option<(usize, u64, Board)>,
-    /// Best board over all trials and its score.
-    pub best: Board,
-    pub best_score: usize,
-    pub max_score: usize,
-    /// Iterations run, summed over trials.
-    pub trial_iterations: u64,
-    pub wall_s: f64,
-    pub trials: Vec<TrialSummary>,
-}
-
-/// What a run reports of each trial.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct TrialSummary {
-    pub iterations: u64,
-    pub best_score: usize,
-    /// Iteration at which the trial solved (an exact fixed point).
-    pub solved_at: Option<u64>,
-    /// Which mechanism solved the trial.
-    pub solved_by: Option<Mechanism>,
-    /// Restarts after exact limit cycles.
-    pub restarts: u64,
-    /// Arc-consistent completion searches tried, and their nodes in all.
-    pub completions: u64,
-    pub completion_nodes: u64,
-    /// Restarts (or kicks) after `restart_stall` iterations without a new best.
-    pub stall_restarts: u64,
-}
-
 /// Scratch of one worker: projection buffers and assignment matrices.
 struct Worker<'p> {
     /// The iterate before the current step (with `keep_fixed_points`).
@@ -470,7 +215,7 @@ pub struct F1Map<'a> {
     f1: F1,
     cfg: MapConfig,
     x: Vec<f32>,
-    status: Vec<TrialStatus>,
+    status: Vec<F1Trial>,
     asg: Vec<Assigners>,
     /// Best board per trial (candidate ids), trial-major.
     best_boards: Vec<u32>,
@@ -482,9 +227,9 @@ pub struct F1Map<'a> {
     adapt_w: Vec<f32>,
 }
 
-fn fnv(x: &[f32]) -> u64 {
-    crate::hash::Fnv1a::new().f32s(x).finish()
-}
+/// One F1 trial's bookkeeping; its own state is the iterate whose projections gave its
+/// solution (with `keep_fixed_points`).
+type F1Trial = Trial<Option<Vec<f32>>>;
 
 impl<'a> F1Map<'a> {
     pub fn new(puzzle: &'a Puzzle, cfg: MapConfig) -> Result<Self, AssignError> {
@@ -494,26 +239,7 @@ impl<'a> F1Map<'a> {
         let mut map = F1Map {
             puzzle,
             x: vec![0.0; trials * dim],
-            status: (0..trials)
-                .map(|t| TrialStatus {
-                    iterations: 0,
-                    best_score: 0,
-                    solved_at: None,
-                    solved_by: None,
-                    restarts: 0,
-                    improved_at: 0,
-                    start_best: 0,
-                    start_improved_at: 0,
-                    stall_restarts: 0,
-                    fixed_x: None,
-                    completions: 0,
-                    completion_nodes: 0,
-                    hashes: [0; CYCLE_MEMORY],
-                    hash_pos: 0,
-                    rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, t as u64)),
-                    warm: false,
-                })
-                .collect(),
+            status: (0..trials).map(|t| Trial::new(cfg.seed, t, None)).collect(),
             asg: (0..trials).map(|_| f1.assigners()).collect(),
             best_boards: vec![0; trials * puzzle.cells()],
             base_w: None,
@@ -522,8 +248,8 @@ impl<'a> F1Map<'a> {
             cfg,
         };
         map.base_w = match (map.cfg.join_weights, map.cfg.adapt) {
-            (Some(w), _) => Some(crate::project::join_slot_weights(puzzle, w)),
-            (None, Some(_)) => Some(crate::project::join_slot_weights(puzzle, [1.0; 3])),
+            (Some(w), _) => Some(crate::f1::project::join_slot_weights(puzzle, w)),
+            (None, Some(_)) => Some(crate::f1::project::join_slot_weights(puzzle, [1.0; 3])),
             (None, None) => None,
         };
         map.adapt_w = match (&map.base_w, map.cfg.adapt) {
@@ -544,7 +270,7 @@ impl<'a> F1Map<'a> {
     /// The iterate to certify for trial `t`: the one whose projections gave its solution
     /// when the map solved it (with `keep_fixed_points`), else its current state.
     pub fn certified_state(&self, t: usize) -> &[f32] {
-        self.status[t].fixed_x.as_deref().unwrap_or_else(|| self.state(t))
+        self.status[t].extra.as_deref().unwrap_or_else(|| self.state(t))
     }
 
     pub fn config(&self) -> &MapConfig {
@@ -609,31 +335,7 @@ impl<'a> F1Map<'a> {
                 break;
             }
         }
-        let wall_s = rounds.elapsed_s();
-        let solution = Rounds::first_solution(&self.status).map(|(t, it)| (t, it, self.board_of(t)));
-        let best_t = Rounds::best_trial(&self.status);
-        MapResult {
-            best: self.board_of(best_t),
-            best_score: self.status[best_t].best_score,
-            max_score,
-            solution,
-            trial_iterations: self.status.iter().map(|s| s.iterations).sum(),
-            wall_s,
-            trials: self
-                .status
-                .iter()
-                .map(|s| TrialSummary {
-                    iterations: s.iterations,
-                    best_score: s.best_score,
-                    solved_at: s.solved_at,
-                    solved_by: s.solved_by,
-                    restarts: s.restarts,
-                    completions: s.completions,
-                    completion_nodes: s.completion_nodes,
-                    stall_restarts: s.stall_restarts,
-                })
-                .collect(),
-        }
+        batch::result(puzzle, &self.status, &self.best_boards, |b| f1.placements(b), rounds.elapsed_s())
     }
 
     /// Per class (size, counts), what the host assignment solvers of all trials did so far
@@ -663,7 +365,8 @@ impl<'a> F1Map<'a> {
     }
 }
 
-fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
+/// A fresh start: every coordinate uniform in [0, 1) (the same draws on every backend).
+pub(crate) fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
     x.iter_mut().for_each(|v| *v = rng.random::<f32>());
 }
 
@@ -675,7 +378,7 @@ fn kick(x: &mut [f32], rng: &mut Xoshiro256PlusPlus, size: f32) {
 /// One trial's slices of the batch, borrowed apart.
 struct TrialSlices<'t> {
     x: &'t mut [f32],
-    st: &'t mut TrialStatus,
+    st: &'t mut F1Trial,
     asg: &'t mut Assigners,
     best: &'t mut [u32],
     /// Its adaptive slot weights (empty without them).
@@ -693,7 +396,7 @@ fn run_trial_round(
     max_score: usize,
 ) {
     let TrialSlices { x, st, asg, best, aw } = trial;
-    if st.solved_at.is_some() || st.iterations >= cfg.max_iters {
+    if !st.is_active(cfg.max_iters) {
         return;
     }
     let steps = ROUND.min(cfg.max_iters - st.iterations);
@@ -724,61 +427,40 @@ fn run_trial_round(
         let improved = score > st.best_score || st.iterations == 1;
         if improved {
             st.best_score = score;
-            st.improved_at = st.iterations;
+            st.trig.improved_at = st.iterations;
             best.copy_from_slice(&wk.board);
         }
         if score == max_score {
-            st.solved_at = Some(st.iterations);
-            st.solved_by = Some(Mechanism::Map);
+            st.solve(Mechanism::Map);
             if cfg.keep_fixed_points {
-                st.fixed_x = Some(wk.prev.clone());
+                st.extra = Some(wk.prev.clone());
             }
             return;
         }
-        if let Some(l) = cfg.restart_stall {
-            if score > st.start_best {
-                (st.start_best, st.start_improved_at) = (score, st.iterations);
-            } else if st.iterations - st.start_improved_at >= l {
-                match cfg.kick {
-                    Some(s) => kick(x, &mut st.rng, s),
-                    None => {
-                        randomize(x, &mut st.rng);
-                        st.warm = false;
-                    }
+        if let Some(l) = cfg.restart_stall
+            && st.stalled(score, l)
+        {
+            match cfg.kick {
+                Some(s) => kick(x, &mut st.rng, s),
+                None => {
+                    randomize(x, &mut st.rng);
+                    st.warm = false;
                 }
-                (st.start_best, st.start_improved_at) = (0, st.iterations);
-                st.stall_restarts += 1;
-                st.hashes = [0; CYCLE_MEMORY];
-                continue;
             }
+            continue;
         }
         if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
-            let mut trig =
-                CompletionTrigger { improved_at: st.improved_at, runs: st.completions, nodes: st.completion_nodes };
-            let done = trig.step(comp, bt, puzzle, improved, score, st.iterations, || f1.placements(best));
-            (st.improved_at, st.completions, st.completion_nodes) = (trig.improved_at, trig.runs, trig.nodes);
-            if let Some(sol) = done {
-                for (c, pl) in sol.cells.iter().enumerate() {
-                    best[c] = f1.candidate_id(c, *pl).expect("the backtracker places candidates");
-                }
-                st.best_score = max_score;
-                st.solved_at = Some(st.iterations);
-                st.solved_by = Some(Mechanism::MapAc);
+            let id = |c, pl| f1.candidate_id(c, pl);
+            st.complete(comp, bt, puzzle, improved, score, best, |b| f1.placements(b), id);
+            if st.solved_at.is_some() {
                 return;
             }
         }
     }
-    if cfg.cycle_restart && st.iterations.is_multiple_of(ROUND) {
-        let h = fnv(x);
-        if st.hashes.contains(&h) {
-            randomize(x, &mut st.rng);
-            st.warm = false;
-            st.restarts += 1;
-            st.hashes = [0; CYCLE_MEMORY];
-        } else {
-            st.hashes[st.hash_pos] = h;
-            st.hash_pos = (st.hash_pos + 1) % CYCLE_MEMORY;
-        }
+    if cfg.cycle_restart && st.iterations.is_multiple_of(ROUND) && st.in_cycle(batch::fingerprint(x, OFFSET)) {
+        randomize(x, &mut st.rng);
+        st.warm = false;
+        st.restarts += 1;
     }
 }
 
@@ -828,7 +510,7 @@ fn step_towards_board(f1: &F1, beta: f32, x: &mut [f32], sub: &[f32], board: &[u
 }
 
 /// `x += beta embed(board)`, sparsely.
-fn add_board(f1: &F1, beta: f32, x: &mut [f32], board: &[u32]) {
+pub(crate) fn add_board(f1: &F1, beta: f32, x: &mut [f32], board: &[u32]) {
     for &j in board {
         for &i in f1.candidate_slots(j) {
             x[i as usize] += beta;
@@ -874,138 +556,6 @@ fn dm_step(
     Ok(())
 }
 
-/// Map-guided search (issue "the map past 6x6", point 2): one RRR trial runs (in the uniform
-/// metric, as it was measured), and every
-/// `every` iterations an arc-consistent backtracker (no restarts inside, `nodes` nodes) tries
-/// to complete the board from scratch, its values at each cell ordered by the weights P_P
-/// sees in the latest iteration (the candidate sums of `2 P_E(x) - x`), best first. With
-/// `use_map` false the same searches run with a random value order instead, so that the two
-/// differ only in the order: the control for "does the map carry information a search can
-/// use?". Solutions are counted by mechanism: `map` (the iteration itself matched every
-/// join) or `map-guided` (the search found it).
-#[derive(Clone, Debug)]
-pub struct GuidedConfig {
-    pub beta: f32,
-    pub seed: u64,
-    pub every: u64,
-    pub nodes: u64,
-    pub use_map: bool,
-    pub consistency: crate::verify::Consistency,
-    pub time_limit: Option<std::time::Duration>,
-    pub max_iters: u64,
-}
-
-impl Default for GuidedConfig {
-    fn default() -> Self {
-        GuidedConfig {
-            beta: MapConfig::default().beta,
-            seed: 0,
-            every: 100,
-            nodes: 10_000,
-            use_map: true,
-            consistency: crate::verify::Consistency::Ac4,
-            time_limit: None,
-            max_iters: u64::MAX,
-        }
-    }
-}
-
-/// What a [`guided`] run did.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct GuidedResult {
-    pub solved: bool,
-    /// `map` or `map-guided`; none when the control's random-order search found it.
-    pub mechanism: Option<Mechanism>,
-    /// Whether a search (guided or not) found the solution.
-    pub by_search: bool,
-    pub iterations: u64,
-    pub searches: u64,
-    pub nodes: u64,
-    pub wall_s: f64,
-    #[serde(skip)]
-    pub solution: Option<Board>,
-}
-
-/// Runs [`GuidedConfig`]'s protocol; every solution has passed the exact verifier.
-pub fn guided(puzzle: &Puzzle, cfg: &GuidedConfig) -> Result<GuidedResult, AssignError> {
-    let start = std::time::Instant::now();
-    let f1 = F1::new(puzzle)?;
-    let dim = f1.dim();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(trial_seed(cfg.seed, 0));
-    let mut x = vec![0.0f32; dim];
-    randomize(&mut x, &mut rng);
-    let (mut r, mut board) = (vec![0.0f32; dim], vec![0u32; puzzle.cells()]);
-    let mut scratch = f1.piece_scratch();
-    let mut asg = f1.assigners();
-    let mut sums = vec![0.0f32; f1.candidates_total()];
-    let bcfg = BacktrackConfig {
-        consistency: cfg.consistency,
-        seed: trial_seed(cfg.seed, 1),
-        restarts: false,
-        randomize: true,
-        max_nodes: Some(cfg.nodes),
-        ..Default::default()
-    };
-    let mut bt = Backtracker::new(puzzle, bcfg);
-    let max_score = puzzle.max_score();
-    let mut out = GuidedResult {
-        solved: false,
-        mechanism: None,
-        by_search: false,
-        iterations: 0,
-        searches: 0,
-        nodes: 0,
-        wall_s: 0.0,
-        solution: None,
-    };
-    let mut warm = false;
-    while out.iterations < cfg.max_iters {
-        if cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || crate::interrupt::requested() {
-            break;
-        }
-        f1.reflect_edges(&x, &mut r);
-        if f1.decode_pieces(&r, &mut scratch, &mut asg, &mut board, warm).is_err() {
-            randomize(&mut x, &mut rng);
-            warm = false;
-            continue;
-        }
-        warm = true;
-        f1.subtract_edges(cfg.beta, &mut x);
-        add_board(&f1, cfg.beta, &mut x, &board);
-        out.iterations += 1;
-        if f1.score(&board) == max_score {
-            let b = Board { width: puzzle.width(), height: puzzle.height(), cells: f1.placements(&board) };
-            (out.solved, out.mechanism, out.solution) = (true, Some(Mechanism::Map), Some(b));
-            break;
-        }
-        if out.iterations.is_multiple_of(cfg.every.max(1)) {
-            if cfg.use_map {
-                f1.candidate_sums(&r, &mut sums);
-                bt.set_value_scores(Some(&sums));
-            }
-            let mut found = None;
-            let (_, st) = bt.run(|b| {
-                found = Some(b.clone());
-                Next::Stop
-            });
-            out.searches += 1;
-            out.nodes += st.nodes;
-            if let Some(b) = found {
-                // The control's search owes nothing to the map: no map mechanism.
-                let by = if cfg.use_map { Some(Mechanism::MapGuided) } else { None };
-                (out.solved, out.mechanism, out.by_search, out.solution) = (true, by, true, Some(b));
-                break;
-            }
-        }
-    }
-    if let Some(b) = &out.solution {
-        let v = verify::check(puzzle, b);
-        assert!(v.valid, "guided search claimed a solution the exact verifier rejects: {:?}", v.problems);
-    }
-    out.wall_s = start.elapsed().as_secs_f64();
-    Ok(out)
-}
-
 /// Iterations per trial when none are given: under a time limit, no cap (the clock ends the
 /// run, and a trial's run length is memoryless, so ending it early gains nothing:
 /// BENCHMARKS.md, "Why the map stalls"); otherwise 100,000.
@@ -1028,6 +578,7 @@ pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -
 mod tests {
     use super::*;
     use crate::puzzle::generate::{GenerateOptions, generate};
+    use rand::SeedableRng;
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
@@ -1179,54 +730,6 @@ mod tests {
         kick(&mut x, &mut rng, 0.2);
         assert!(x.iter().all(|v| (v - 1.0).abs() <= 0.1 + 1e-6));
         assert!(x.iter().any(|v| (v - 1.0).abs() > 0.05));
-    }
-
-    #[test]
-    fn guided_search_solves_small_puzzles_counts_mechanisms_apart_and_is_reproducible() {
-        for seed in 0..4 {
-            let p = puzzle(5, 5, seed);
-            for use_map in [true, false] {
-                // A search every 5 iterations with few nodes: both mechanisms can occur.
-                let cfg = GuidedConfig { seed, every: 5, nodes: 300, use_map, max_iters: 20_000, ..Default::default() };
-                let a = guided(&p, &cfg).unwrap();
-                assert!(a.solved, "5x5 seed {seed} use_map {use_map}: {a:?}");
-                let b = a.solution.as_ref().unwrap();
-                assert!(verify::check(&p, b).valid);
-                match (a.mechanism, a.by_search) {
-                    (Some(Mechanism::Map), false) => assert_eq!(p.score(b), p.max_score()),
-                    (Some(Mechanism::MapGuided), true) => assert!(use_map && a.searches >= 1 && a.nodes >= 1),
-                    (None, true) => assert!(!use_map && a.searches >= 1),
-                    m => panic!("unexpected mechanism {m:?}"),
-                }
-                assert!(a.searches <= a.iterations / 5);
-                let again = guided(&p, &cfg).unwrap();
-                assert_eq!((again.iterations, again.nodes, again.mechanism), (a.iterations, a.nodes, a.mechanism));
-            }
-        }
-    }
-
-    #[test]
-    fn value_scores_order_the_backtracker_best_first() {
-        // With the planted solution's candidates scored highest everywhere, the first descent
-        // places it with no backtracking: one node per cell.
-        let (p, sol) =
-            generate(&GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 3 })
-                .unwrap();
-        let f1 = F1::new(&p).unwrap();
-        let mut scores = vec![0.0f32; f1.candidates_total()];
-        for (c, pl) in sol.cells.iter().enumerate() {
-            scores[f1.candidate_id(c, *pl).unwrap() as usize] = 1.0;
-        }
-        let cfg = BacktrackConfig { restarts: false, seed: 1, ..Default::default() };
-        let mut bt = Backtracker::new(&p, cfg);
-        bt.set_value_scores(Some(&scores));
-        let mut found = None;
-        let (_, st) = bt.run(|b| {
-            found = Some(b.clone());
-            Next::Stop
-        });
-        assert_eq!(found.unwrap().cells, sol.cells);
-        assert_eq!(st.nodes, p.cells() as u64);
     }
 
     #[test]

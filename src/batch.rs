@@ -1,0 +1,408 @@
+//! The batch core every map driver shares, on both backends and in both formulations (F1's
+//! driver in `f1::map`, F2's in `dc`, and their GPU drivers in `backend::gpu`): one trial's
+//! bookkeeping with its cycle detector ([`Trial`]), the round loop's stop rules and progress
+//! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), and the outcome
+//! ([`MapResult`], built by [`result`] from the trials and their best boards).
+//!
+//! A batch keeps its float state flat and trial-major in the driver; only this small
+//! per-trial record is shared, with `E` the driver's own per-trial state (assignment solvers,
+//! a kept fixed point, pruned variables).
+//!
+//! **Cycle detection** (ARCHITECTURE.md §8): every [`ROUND`] iterations a driver takes a
+//! fingerprint of the trial's state and hands it to [`Trial::in_cycle`], which compares it
+//! with the trial's last [`CYCLE_MEMORY`]; a repeat is an exact limit cycle and the trial
+//! restarts. The CPU drivers fingerprint with the one hash of the crate, word-wise FNV-1a
+//! over the float bits ([`fingerprint`], [`crate::hash`]). The GPU drivers compute their
+//! fingerprints on the device with an order-independent sum of mixed words
+//! (`shaders/hash.wgsl`), since the state never comes up; the values differ from the CPU's,
+//! the rule that uses them is this one.
+
+use crate::puzzle::{Board, Placement, Puzzle};
+use crate::rng::trial_seed;
+use crate::search::backtrack::{BacktrackConfig, Backtracker, mismatch_region};
+use crate::verify::{self, Consistency, Network};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Exact limit cycles: a trial whose state fingerprint repeats one of its last this many
+/// (taken every round) restarts.
+pub const CYCLE_MEMORY: usize = 16;
+
+/// The CPU drivers' fingerprint of a float state (word-wise FNV-1a over the bits), chained
+/// from `h` ([`crate::hash::OFFSET`] to start) so that several arrays make one fingerprint.
+#[inline]
+pub fn fingerprint(x: &[f32], h: u64) -> u64 {
+    crate::hash::Fnv1a(h).f32s(x).finish()
+}
+
+/// The bookkeeping of one trial of a batch (not its float state); `E` is the driver's own
+/// per-trial state.
+#[derive(Clone, Debug)]
+pub(crate) struct Trial<E> {
+    pub iterations: u64,
+    pub best_score: usize,
+    /// Iteration at which the trial solved, and how.
+    pub solved_at: Option<u64>,
+    pub solved_by: Option<Mechanism>,
+    /// Restarts after exact limit cycles (and non-finite states).
+    pub restarts: u64,
+    /// Arc-consistent completion (with `--complete`): the iteration of the last best-score
+    /// improvement, the searches run and their nodes.
+    pub trig: CompletionTrigger,
+    hashes: [u64; CYCLE_MEMORY],
+    hash_pos: usize,
+    /// The trial's random stream (`rng::trial_seed`): starts, restarts, kicks.
+    pub rng: Xoshiro256PlusPlus,
+    /// Whether the assignments may warm-start from the previous duals.
+    pub warm: bool,
+    /// Best score and its iteration since the last (re)start, for stall restarts.
+    start_best: usize,
+    start_improved_at: u64,
+    pub stall_restarts: u64,
+    pub extra: E,
+}
+
+impl<E> Trial<E> {
+    /// Trial `t` of a run seeded with `seed` (the same stream on every backend).
+    pub fn new(seed: u64, t: usize, extra: E) -> Self {
+        Trial {
+            iterations: 0,
+            best_score: 0,
+            solved_at: None,
+            solved_by: None,
+            restarts: 0,
+            trig: CompletionTrigger::default(),
+            hashes: [0; CYCLE_MEMORY],
+            hash_pos: 0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(trial_seed(seed, t as u64)),
+            warm: false,
+            start_best: 0,
+            start_improved_at: 0,
+            stall_restarts: 0,
+            extra,
+        }
+    }
+
+    /// The stall rule of `MapConfig::restart_stall`, applied after each scored iteration:
+    /// true when the trial has gone `l` iterations without beating its best score since its
+    /// last (re)start. The caller then restarts it; its stall memory and cycle memory start
+    /// over and the restart is counted.
+    pub fn stalled(&mut self, score: usize, l: u64) -> bool {
+        if score > self.start_best {
+            (self.start_best, self.start_improved_at) = (score, self.iterations);
+            return false;
+        }
+        if self.iterations - self.start_improved_at < l {
+            return false;
+        }
+        (self.start_best, self.start_improved_at) = (0, self.iterations);
+        self.hashes = [0; CYCLE_MEMORY];
+        self.stall_restarts += 1;
+        true
+    }
+
+    /// Marks the trial solved at its current iteration by `how`.
+    pub fn solve(&mut self, how: Mechanism) {
+        self.solved_at = Some(self.iterations);
+        self.solved_by = Some(how);
+    }
+
+    /// Runs the completion trigger after an iteration (see [`CompletionTrigger::step`]);
+    /// a completed board lands in `best` (through `id`, placement to candidate id) and the
+    /// trial is solved by `map+ac`.
+    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
+    pub fn complete(
+        &mut self,
+        comp: &Completion,
+        bt: &mut Backtracker<'_>,
+        puzzle: &Puzzle,
+        improved: bool,
+        score: usize,
+        best: &mut [u32],
+        place: impl Fn(&[u32]) -> Vec<Placement>,
+        id: impl Fn(usize, Placement) -> Option<u32>,
+    ) {
+        let it = self.iterations;
+        if let Some(sol) = self.trig.step(comp, bt, puzzle, improved, score, it, || place(best)) {
+            for (c, pl) in sol.cells.iter().enumerate() {
+                best[c] = id(c, *pl).expect("the backtracker places candidates");
+            }
+            self.best_score = puzzle.max_score();
+            self.solve(Mechanism::MapAc);
+        }
+    }
+
+    /// Whether the trial still iterates: not solved, budget left.
+    pub fn is_active(&self, max_iters: u64) -> bool {
+        self.solved_at.is_none() && self.iterations < max_iters
+    }
+
+    /// Records the round's fingerprint; true when it repeats (the trial is in a cycle and
+    /// must restart; its memory is cleared).
+    pub fn in_cycle(&mut self, h: u64) -> bool {
+        if self.hashes.contains(&h) {
+            self.hashes = [0; CYCLE_MEMORY];
+            return true;
+        }
+        self.hashes[self.hash_pos] = h;
+        self.hash_pos = (self.hash_pos + 1) % CYCLE_MEMORY;
+        false
+    }
+
+    /// Forgets the fingerprints seen (a driver that restarts a trial for another reason).
+    pub fn forget_cycles(&mut self) {
+        self.hashes = [0; CYCLE_MEMORY];
+    }
+}
+
+/// The outcome of a batch, the same for every driver: `best` holds each trial's best board
+/// (candidate or variable ids, trial-major), `place` turns one into placements. The first
+/// solution is [`Rounds::first_solution`]'s, the best board [`Rounds::best_trial`]'s.
+pub(crate) fn result<E>(
+    puzzle: &Puzzle,
+    trials: &[Trial<E>],
+    best: &[u32],
+    place: impl Fn(&[u32]) -> Vec<Placement>,
+    wall_s: f64,
+) -> MapResult {
+    let n = puzzle.cells();
+    let board_of =
+        |t: usize| Board { width: puzzle.width(), height: puzzle.height(), cells: place(&best[t * n..(t + 1) * n]) };
+    let solution = Rounds::first_solution(trials).map(|(t, it)| (t, it, board_of(t)));
+    let best_t = Rounds::best_trial(trials);
+    MapResult {
+        best: board_of(best_t),
+        best_score: trials[best_t].best_score,
+        max_score: puzzle.max_score(),
+        solution,
+        trial_iterations: trials.iter().map(|t| t.iterations).sum(),
+        wall_s,
+        trials: trials
+            .iter()
+            .map(|t| TrialSummary {
+                iterations: t.iterations,
+                best_score: t.best_score,
+                solved_at: t.solved_at,
+                solved_by: t.solved_by,
+                restarts: t.restarts,
+                completions: t.trig.runs,
+                completion_nodes: t.trig.nodes,
+                stall_restarts: t.stall_restarts,
+            })
+            .collect(),
+    }
+}
+
+/// Which iterated map, in either formulation: RRR or the general-beta difference map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MapKind {
+    Rrr,
+    Dm,
+}
+
+/// When and how to hand a near-solution to the arc-consistent backtracker.
+#[derive(Clone, Debug)]
+pub struct Completion {
+    /// Try when a trial's new best board has at most this many mismatched joins.
+    pub k: usize,
+    /// Also try when a trial's best score has not improved for this many iterations.
+    pub stall: u64,
+    /// Halo around the mismatched cells that is freed too (Chebyshev radius).
+    pub radius: usize,
+    /// Node limit of one completion search.
+    pub max_nodes: u64,
+}
+
+/// The completion trigger of one trial: when its best board is near a solution (at most `k`
+/// mismatched joins, on an improvement) or its best score has stalled, the mismatched cells
+/// and a halo are freed and searched by the arc-consistent backtracker. Shared by both
+/// formulations.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CompletionTrigger {
+    /// Iteration of the last best-score improvement (or of the last stall-triggered try).
+    pub improved_at: u64,
+    /// Completion searches run, and their nodes in all.
+    pub runs: u64,
+    pub nodes: u64,
+}
+
+impl CompletionTrigger {
+    /// Called once per iteration after scoring; `best` gives the placements of the trial's
+    /// best board. Returns a completed (and exactly verified) solution, if the search found
+    /// one.
+    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
+    pub fn step(
+        &mut self,
+        comp: &Completion,
+        bt: &mut Backtracker<'_>,
+        puzzle: &Puzzle,
+        improved: bool,
+        score: usize,
+        iterations: u64,
+        best: impl FnOnce() -> Vec<crate::puzzle::Placement>,
+    ) -> Option<Board> {
+        if improved {
+            self.improved_at = iterations;
+        }
+        let near = improved && puzzle.max_score() - score <= comp.k;
+        let stalled = iterations - self.improved_at >= comp.stall;
+        if !(near || stalled) {
+            return None;
+        }
+        if stalled {
+            self.improved_at = iterations;
+        }
+        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best() };
+        let free = mismatch_region(puzzle, &board, comp.radius);
+        self.runs += 1;
+        let done = bt.complete(&board, &free);
+        self.nodes += bt.last_nodes();
+        done.filter(|b| verify::check(puzzle, b).valid)
+    }
+}
+
+/// The backtracker a worker uses for completions (AC-4, no restarts, node limit).
+pub(crate) fn completer<'p>(puzzle: &'p Puzzle, network: &Arc<Network>, c: &Completion) -> Backtracker<'p> {
+    let bcfg = BacktrackConfig {
+        consistency: Consistency::Ac4,
+        restarts: false,
+        randomize: false,
+        max_nodes: Some(c.max_nodes),
+        ..Default::default()
+    };
+    Backtracker::with_network(puzzle, network.clone(), bcfg)
+}
+
+impl Default for Completion {
+    fn default() -> Self {
+        Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 }
+    }
+}
+
+/// Which mechanism found a solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Mechanism {
+    /// An exact fixed point of the map.
+    #[serde(rename = "map")]
+    Map,
+    /// The map's near-fixed point, completed by arc-consistent search.
+    #[serde(rename = "map+ac")]
+    MapAc,
+    /// A complete search whose value order came from the map's weights (`search::guided`).
+    #[serde(rename = "map-guided")]
+    MapGuided,
+}
+
+impl Mechanism {
+    /// The name results and `--json` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mechanism::Map => "map",
+            Mechanism::MapAc => "map+ac",
+            Mechanism::MapGuided => "map-guided",
+        }
+    }
+}
+
+/// Iterations between cycle checks and progress reports.
+pub const ROUND: u64 = 64;
+
+/// Trials per parallel chunk: a few chunks per thread, so trials that stop early do not
+/// leave a core idle.
+pub(crate) fn chunk_size(trials: usize) -> usize {
+    trials.div_ceil(rayon::current_num_threads().max(1) * 4).max(1)
+}
+
+/// The round bookkeeping every batch driver shares: progress, stop rules, the outcome.
+pub(crate) struct Rounds {
+    start: Instant,
+}
+
+impl Rounds {
+    pub(crate) fn start() -> Self {
+        Rounds { start: Instant::now() }
+    }
+
+    pub(crate) fn elapsed_s(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Reports progress after a round; returns true when the batch should stop.
+    pub(crate) fn after_round<E>(
+        &self,
+        trials: &[Trial<E>],
+        stop_at_first: bool,
+        max_iters: u64,
+        time_limit: Option<Duration>,
+        progress: &mut impl FnMut(&Progress),
+    ) -> bool {
+        let solved = trials.iter().filter(|t| t.solved_at.is_some()).count();
+        progress(&Progress {
+            iterations: trials.iter().map(|t| t.iterations).max().unwrap_or(0),
+            trial_iterations: trials.iter().map(|t| t.iterations).sum(),
+            best_score: trials.iter().map(|t| t.best_score).max().unwrap_or(0),
+            solved_trials: solved,
+            elapsed_s: self.elapsed_s(),
+        });
+        let budget_done = trials.iter().all(|t| t.solved_at.is_some() || t.iterations >= max_iters);
+        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested();
+        (stop_at_first && solved > 0) || budget_done || timed_out
+    }
+
+    /// The first solution: fewest iterations, then lowest trial, so it does not depend on
+    /// the threads. Returns (trial, iterations).
+    pub(crate) fn first_solution<E>(trials: &[Trial<E>]) -> Option<(usize, u64)> {
+        trials.iter().enumerate().filter_map(|(t, tr)| tr.solved_at.map(|it| (it, t))).min().map(|(it, t)| (t, it))
+    }
+
+    /// The trial with the best score (lowest index on ties).
+    pub(crate) fn best_trial<E>(trials: &[Trial<E>]) -> usize {
+        (0..trials.len()).max_by_key(|&t| (trials[t].best_score, std::cmp::Reverse(t))).unwrap_or(0)
+    }
+}
+
+/// A snapshot for progress displays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub iterations: u64,
+    pub trial_iterations: u64,
+    pub best_score: usize,
+    pub solved_trials: usize,
+    pub elapsed_s: f64,
+}
+
+/// Outcome of a batched run.
+#[derive(Clone, Debug)]
+pub struct MapResult {
+    /// The first verified solution: (trial, iterations, board).
+    pub solution: Option<(usize, u64, Board)>,
+    /// Best board over all trials and its score.
+    pub best: Board,
+    pub best_score: usize,
+    pub max_score: usize,
+    /// Iterations run, summed over trials.
+    pub trial_iterations: u64,
+    pub wall_s: f64,
+    pub trials: Vec<TrialSummary>,
+}
+
+/// What a run reports of each trial.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TrialSummary {
+    pub iterations: u64,
+    pub best_score: usize,
+    /// Iteration at which the trial solved (an exact fixed point).
+    pub solved_at: Option<u64>,
+    /// Which mechanism solved the trial.
+    pub solved_by: Option<Mechanism>,
+    /// Restarts after exact limit cycles.
+    pub restarts: u64,
+    /// Arc-consistent completion searches tried, and their nodes in all.
+    pub completions: u64,
+    pub completion_nodes: u64,
+    /// Restarts (or kicks) after `restart_stall` iterations without a new best.
+    pub stall_restarts: u64,
+}

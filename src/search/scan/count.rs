@@ -226,44 +226,14 @@ pub fn count_journaled(
 ) -> Result<ScanCount, ScanError> {
     let start = Instant::now();
     let deadline = opts.time_limit.map(|d| start + d);
-    let mut first = if opts.symmetry { symmetry_piece(puzzle) } else { None };
-    let mut mirror = false;
-    let mut estimated_nodes = None;
-    let mirror_puzzle = first.map(|_| mirrored(puzzle));
-    if let Some((plan, _)) = resume {
-        if plan.corner_piece.is_some() != first.is_some()
-            || plan.corner_piece.is_some_and(|p| {
-                let pz = if plan.column_scan { mirror_puzzle.as_ref().expect("with symmetry") } else { puzzle };
-                usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p)
-            })
-        {
-            return Err(ScanError::PlanMismatch(
-                "its corner piece does not fit this puzzle and symmetry setting".into(),
-            ));
-        }
-        first = plan.corner_piece;
-        mirror = plan.column_scan;
-    } else if let (Some(_), Some(mp)) = (first, &mirror_puzzle) {
-        let mut best: Option<(f64, bool, u16)> = None;
-        for (m, pz) in [(false, puzzle), (true, mp)] {
-            let corner: std::collections::BTreeSet<u16> = pz.candidates().of(0).iter().map(|pl| pl.piece).collect();
-            for p in corner {
-                if symmetry_piece_ok(pz, p) {
-                    let est = estimate_tree(&Tables::new(pz, Some(p)), opts.probes, u64::from(p), deadline);
-                    if best.is_none_or(|(b, _, _)| est < b) {
-                        best = Some((est, m, p));
-                    }
-                }
-            }
-        }
-        if let Some((est, m, p)) = best {
-            first = Some(p);
-            mirror = m;
-            estimated_nodes = Some(est);
-        }
-    }
-    let solving = if mirror { mirror_puzzle.as_ref().expect("built with the symmetry") } else { puzzle };
-    let mut t = Tables::new(solving, first);
+    let symmetric = if opts.symmetry { symmetry_piece(puzzle) } else { None };
+    let mirror_puzzle = symmetric.map(|_| mirrored(puzzle));
+    let tree = match resume {
+        Some((plan, _)) => recorded_tree(puzzle, mirror_puzzle.as_ref(), symmetric, plan)?,
+        None => chosen_tree(puzzle, mirror_puzzle.as_ref(), symmetric, opts.probes, deadline),
+    };
+    let solving = if tree.mirror { mirror_puzzle.as_ref().expect("built with the symmetry") } else { puzzle };
+    let mut t = Tables::new(solving, tree.first);
     t.reach = opts.row_chain;
     let threads = if opts.threads == 0 { rayon::current_num_threads() } else { opts.threads };
     let min_tasks = match (resume, opts.min_tasks) {
@@ -271,31 +241,14 @@ pub fn count_journaled(
         (None, 0) => 256 * threads,
         (None, m) => m,
     };
-    let never = AtomicBool::new(false);
-    // Cut the tree where it has enough subtrees to keep every thread busy.
-    let mut tasks = vec![Vec::new()];
-    let mut split = 0;
-    let mut top_nodes = 0;
-    while split < t.cells && tasks.len() < min_tasks {
-        let d = (split + t.width.max(1)).min(t.cells);
-        let mut next = Vec::new();
-        let mut wk = Walker::new(&t);
-        for pre in &tasks {
-            if wk.load(pre) {
-                wk.walk(pre.len(), Leaf::Prefixes(d, &mut next), &never);
-            }
-        }
-        top_nodes += wk.nodes;
-        tasks = next;
-        split = d;
-    }
+    let cut = cut(&t, min_tasks);
     let plan = ScanPlan {
-        corner_piece: first,
-        column_scan: mirror,
+        corner_piece: tree.first,
+        column_scan: tree.mirror,
         min_tasks,
-        split_depth: split,
-        tasks: tasks.len() as u64,
-        fingerprint: fingerprint(puzzle, &tasks),
+        split_depth: cut.split,
+        tasks: cut.tasks.len() as u64,
+        fingerprint: fingerprint(puzzle, &cut.tasks),
     };
     if let Some((recorded, _)) = resume
         && *recorded != plan
@@ -305,197 +258,372 @@ pub fn count_journaled(
         )));
     }
     journal.plan(&plan);
-    let stop = AtomicBool::new(false);
-    let found = AtomicU64::new(0);
-    let classes = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let nodes = AtomicU64::new(top_nodes);
-    let deepest = AtomicU64::new(split as u64);
     let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
-    let canonical = std::sync::Mutex::new(std::collections::HashSet::new());
-    // Turned copies of a solution, for the count up to turning without the symmetry.
-    let add_canonical = |board: Board| {
+    let tally = Tally::new(cut.top_nodes, cut.split);
+    let counting = Counting { puzzle, solving, t: &t, tree, split: cut.split, square, opts, deadline, journal, tally };
+    let mut skip = vec![false; cut.tasks.len()];
+    let resumed = match resume {
+        Some((_, prior)) => counting.resume(prior, &mut skip)?,
+        None => Resumed::default(),
+    };
+    let tasks: Vec<(usize, Vec<u32>)> = cut.tasks.into_iter().enumerate().filter(|(i, _)| !skip[*i]).collect();
+    let total_tasks = skip.len() as u64;
+    counting.run(&tasks, threads, total_tasks);
+    Ok(counting.report(total_tasks, resumed, threads, start))
+}
+
+/// The tree a count walks: the corner piece fixed in the top-left cell (with turn symmetry)
+/// and the scan direction, with Knuth's estimate of its nodes when it was chosen by one.
+struct Tree {
+    first: Option<u16>,
+    mirror: bool,
+    estimated_nodes: Option<f64>,
+}
+
+/// The tree a journal's plan records, if it fits this puzzle and symmetry setting
+/// (`symmetric`: the corner piece turn symmetry would fix, `mirror_puzzle` built with it).
+fn recorded_tree(
+    puzzle: &Puzzle,
+    mirror_puzzle: Option<&Puzzle>,
+    symmetric: Option<u16>,
+    plan: &ScanPlan,
+) -> Result<Tree, ScanError> {
+    if plan.corner_piece.is_some() != symmetric.is_some()
+        || plan.corner_piece.is_some_and(|p| {
+            let pz = if plan.column_scan { mirror_puzzle.expect("with symmetry") } else { puzzle };
+            usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p)
+        })
+    {
+        return Err(ScanError::PlanMismatch("its corner piece does not fit this puzzle and symmetry setting".into()));
+    }
+    Ok(Tree { first: plan.corner_piece, mirror: plan.column_scan, estimated_nodes: None })
+}
+
+/// The smallest tree by Knuth's estimate (`probes` probes each) among every corner piece and
+/// both scan directions, with turn symmetry; without, the plain row scan.
+fn chosen_tree(
+    puzzle: &Puzzle,
+    mirror_puzzle: Option<&Puzzle>,
+    symmetric: Option<u16>,
+    probes: u64,
+    deadline: Option<Instant>,
+) -> Tree {
+    let mut tree = Tree { first: symmetric, mirror: false, estimated_nodes: None };
+    let (Some(_), Some(mp)) = (symmetric, mirror_puzzle) else {
+        return tree;
+    };
+    let mut best: Option<(f64, bool, u16)> = None;
+    for (m, pz) in [(false, puzzle), (true, mp)] {
+        let corner: std::collections::BTreeSet<u16> = pz.candidates().of(0).iter().map(|pl| pl.piece).collect();
+        for p in corner.into_iter().filter(|&p| symmetry_piece_ok(pz, p)) {
+            let est = estimate_tree(&Tables::new(pz, Some(p)), probes, u64::from(p), deadline);
+            if best.is_none_or(|(b, _, _)| est < b) {
+                best = Some((est, m, p));
+            }
+        }
+    }
+    if let Some((est, m, p)) = best {
+        tree = Tree { first: Some(p), mirror: m, estimated_nodes: Some(est) };
+    }
+    tree
+}
+
+/// The tree cut into independent subtrees: their prefixes, the depth of the cut and the
+/// nodes walked above it.
+struct Cut {
+    tasks: Vec<Vec<u32>>,
+    split: usize,
+    top_nodes: u64,
+}
+
+/// Cuts the tree a row at a time until it has at least `min_tasks` subtrees (enough to keep
+/// every thread busy) or the cut reaches the last cell.
+fn cut(t: &Tables, min_tasks: usize) -> Cut {
+    let never = AtomicBool::new(false);
+    let mut cut = Cut { tasks: vec![Vec::new()], split: 0, top_nodes: 0 };
+    while cut.split < t.cells && cut.tasks.len() < min_tasks {
+        let d = (cut.split + t.width.max(1)).min(t.cells);
+        let mut next = Vec::new();
+        let mut wk = Walker::new(t);
+        for pre in &cut.tasks {
+            if wk.load(pre) {
+                wk.walk(pre.len(), Leaf::Prefixes(d, &mut next), &never);
+            }
+        }
+        cut.top_nodes += wk.nodes;
+        cut.tasks = next;
+        cut.split = d;
+    }
+    cut
+}
+
+/// What the worker threads of a count share: counters, the stop flag, and the solutions up
+/// to turning (kept only without turn symmetry, on square boards).
+struct Tally {
+    stop: AtomicBool,
+    found: AtomicU64,
+    classes: AtomicU64,
+    done: AtomicU64,
+    nodes: AtomicU64,
+    deepest: AtomicU64,
+    canonical: std::sync::Mutex<std::collections::HashSet<Vec<Placement>>>,
+}
+
+impl Tally {
+    fn new(top_nodes: u64, split: usize) -> Self {
+        Tally {
+            stop: AtomicBool::new(false),
+            found: AtomicU64::new(0),
+            classes: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+            nodes: AtomicU64::new(top_nodes),
+            deepest: AtomicU64::new(split as u64),
+            canonical: std::sync::Mutex::new(std::collections::HashSet::new()),
+        }
+    }
+
+    /// Keeps the least of `board`'s turned copies, for the count up to turning.
+    fn add_canonical(&self, board: Board) {
         let mut best = board.cells.clone();
         let mut r = board;
         for _ in 0..3 {
             r = rotate_board(&r);
             best = best.min(r.cells.clone());
         }
-        canonical.lock().expect("no panics while held").insert(best);
-    };
-    let mut skip = vec![false; tasks.len()];
-    let mut resumed = 0u64;
-    let mut nodes_resumed = 0u64;
-    if let Some((_, prior)) = resume {
+        self.canonical.lock().expect("no panics while held").insert(best);
+    }
+}
+
+/// The subtrees taken from a journal and their nodes.
+#[derive(Default)]
+struct Resumed {
+    tasks: u64,
+    nodes: u64,
+}
+
+/// One count under way: the puzzle, the tables walked (of `solving`, the mirror with a
+/// column scan), its settings and its tally.
+struct Counting<'a> {
+    puzzle: &'a Puzzle,
+    solving: &'a Puzzle,
+    t: &'a Tables,
+    tree: Tree,
+    /// Depth of the cut into subtrees.
+    split: usize,
+    square: bool,
+    opts: &'a ScanOptions,
+    deadline: Option<Instant>,
+    journal: &'a dyn Journal,
+    tally: Tally,
+}
+
+impl Counting<'_> {
+    /// Takes the journal's finished subtrees `prior` into the tally and marks them in `skip`
+    /// (a subtree recorded twice counts once).
+    fn resume(&self, prior: &[TaskDone], skip: &mut [bool]) -> Result<Resumed, ScanError> {
+        let mut resumed = Resumed::default();
+        let tally = &self.tally;
         for d in prior {
             let Some(seen) = skip.get_mut(d.task as usize) else {
-                return Err(ScanError::PlanMismatch(format!("task {} is past the plan's {}", d.task, tasks.len())));
+                return Err(ScanError::PlanMismatch(format!("task {} is past the plan's {}", d.task, skip.len())));
             };
             if std::mem::replace(seen, true) {
                 continue;
             }
-            // A journal is a file: its boards pass the exact check again before they count.
-            let per_board = if first.is_some() { 4 } else { 1 };
-            if d.solutions != per_board * d.boards.len() as u64 {
-                return Err(ScanError::BadRecord(format!(
-                    "task {} records {} solutions and {} boards",
-                    d.task,
-                    d.solutions,
-                    d.boards.len()
-                )));
-            }
-            for b in &d.boards {
-                let cells = b
-                    .iter()
-                    .map(|&[piece, rot]| Placement { piece, rot: u8::try_from(rot).unwrap_or(u8::MAX) })
-                    .collect();
-                let board = Board { width: puzzle.width(), height: puzzle.height(), cells };
-                let v = verify::check(puzzle, &board);
-                if !v.valid {
-                    return Err(ScanError::BadRecord(format!(
-                        "task {} records a board that is not a solution: {}",
-                        d.task,
-                        v.problems.join("; ")
-                    )));
-                }
-                if first.is_none() && square {
-                    add_canonical(board);
-                }
-            }
-            resumed += 1;
-            done.fetch_add(1, Ordering::Relaxed);
-            found.fetch_add(d.solutions, Ordering::Relaxed);
-            nodes.fetch_add(d.nodes, Ordering::Relaxed);
-            nodes_resumed += d.nodes;
-            if first.is_some() {
-                classes.fetch_add(d.boards.len() as u64, Ordering::Relaxed);
+            self.check_record(d)?;
+            resumed.tasks += 1;
+            tally.done.fetch_add(1, Ordering::Relaxed);
+            tally.found.fetch_add(d.solutions, Ordering::Relaxed);
+            tally.nodes.fetch_add(d.nodes, Ordering::Relaxed);
+            resumed.nodes += d.nodes;
+            if self.tree.first.is_some() {
+                tally.classes.fetch_add(d.boards.len() as u64, Ordering::Relaxed);
             }
         }
+        Ok(resumed)
     }
-    let tasks: Vec<(usize, Vec<u32>)> = tasks.into_iter().enumerate().filter(|(i, _)| !skip[*i]).collect();
-    let total_tasks = skip.len() as u64;
-    let work = |wk: &mut Walker, (index, pre): &(usize, Vec<u32>)| {
-        if stop.load(Ordering::Relaxed)
-            || deadline.is_some_and(|d| Instant::now() >= d)
-            || crate::interrupt::requested()
-            || journal.failed()
-        {
+
+    /// A journal is a file: its boards pass the exact check again before they count (and
+    /// go into the count up to turning where it is kept).
+    fn check_record(&self, d: &TaskDone) -> Result<(), ScanError> {
+        let per_board = if self.tree.first.is_some() { 4 } else { 1 };
+        if d.solutions != per_board * d.boards.len() as u64 {
+            return Err(ScanError::BadRecord(format!(
+                "task {} records {} solutions and {} boards",
+                d.task,
+                d.solutions,
+                d.boards.len()
+            )));
+        }
+        let (width, height) = (self.puzzle.width(), self.puzzle.height());
+        for b in &d.boards {
+            let cells =
+                b.iter().map(|&[piece, rot]| Placement { piece, rot: u8::try_from(rot).unwrap_or(u8::MAX) }).collect();
+            let board = Board { width, height, cells };
+            let v = verify::check(self.puzzle, &board);
+            if !v.valid {
+                return Err(ScanError::BadRecord(format!(
+                    "task {} records a board that is not a solution: {}",
+                    d.task,
+                    v.problems.join("; ")
+                )));
+            }
+            if self.tree.first.is_none() && self.square {
+                self.tally.add_canonical(board);
+            }
+        }
+        Ok(())
+    }
+
+    /// Walks the subtrees `tasks` on `threads` workers, with a watcher for the time limit,
+    /// stop requests and progress.
+    fn run(&self, tasks: &[(usize, Vec<u32>)], threads: usize, total_tasks: u64) {
+        // Workers take the subtrees in order (or in reverse order) from one counter, so that a
+        // run stopped early has finished a prefix of them, give or take those in flight: two
+        // machines walking from both ends of one plan meet in the middle.
+        let next = AtomicUsize::new(0);
+        let stop = &self.tally.stop;
+        std::thread::scope(|s| {
+            let watcher = s.spawn(|| self.watch(total_tasks));
+            let workers: Vec<_> = (0..threads.max(1))
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut wk = Walker::new(self.t);
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= tasks.len() {
+                                break;
+                            }
+                            self.work(&mut wk, &tasks[if self.opts.reverse { tasks.len() - 1 - i } else { i }]);
+                        }
+                    })
+                })
+                .collect();
+            for w in workers {
+                w.join().expect("a counting worker panicked");
+            }
             stop.store(true, Ordering::Relaxed);
+            watcher.thread().unpark();
+        });
+    }
+
+    /// The watcher thread: raises `stop` at the time limit, on a stop request or when the
+    /// journal fails, and reports progress about once a second.
+    fn watch(&self, total_tasks: u64) {
+        let tally = &self.tally;
+        let mut shown = Instant::now();
+        while !tally.stop.load(Ordering::Relaxed) && tally.done.load(Ordering::Relaxed) < total_tasks {
+            if self.out_of_time() {
+                tally.stop.store(true, Ordering::Relaxed);
+            }
+            if shown.elapsed() >= Duration::from_secs(1) {
+                shown = Instant::now();
+                let (d, n, f) = (
+                    tally.done.load(Ordering::Relaxed),
+                    tally.nodes.load(Ordering::Relaxed),
+                    tally.found.load(Ordering::Relaxed),
+                );
+                self.journal.progress(d, total_tasks, n, f);
+            }
+            std::thread::park_timeout(Duration::from_millis(50));
+        }
+    }
+
+    /// Past the deadline, a stop was requested, or the journal can keep nothing more.
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() || self.journal.failed()
+    }
+
+    /// Walks one subtree (`index` in the plan's cut, prefix `pre`) and journals it when it
+    /// finished.
+    fn work(&self, wk: &mut Walker, (index, pre): &(usize, Vec<u32>)) {
+        let tally = &self.tally;
+        if tally.stop.load(Ordering::Relaxed) || self.out_of_time() {
+            tally.stop.store(true, Ordering::Relaxed);
             return;
         }
         if !wk.load(pre) {
-            done.fetch_add(1, Ordering::Relaxed);
-            journal.task(&TaskDone { task: *index as u64, solutions: 0, nodes: 0, boards: Vec::new() });
+            tally.done.fetch_add(1, Ordering::Relaxed);
+            self.journal.task(&TaskDone { task: *index as u64, solutions: 0, nodes: 0, boards: Vec::new() });
             return;
         }
         let before = wk.nodes;
         let mut task_solutions = 0u64;
         let mut boards = Vec::new();
-        let mut on_solution = |at: &[u32]| {
-            let cands = solving.candidates();
-            let cells = at.iter().enumerate().map(|(c, &e)| cands.of(c)[t.entries[e as usize].cand as usize]).collect();
-            let board = Board { width: solving.width(), height: solving.height(), cells };
-            let board = if mirror { unmirror(&board) } else { board };
-            // Never trust the search: every solution passes the exact check before it counts.
-            let verdict = verify::check(puzzle, &board);
-            assert!(verdict.valid, "scan counter produced an invalid board: {:?}", verdict.problems);
-            boards.push(board.cells.iter().map(|pl| [pl.piece, u16::from(pl.rot)]).collect());
-            let mut n = 1;
-            if first.is_some() {
-                let mut r = board;
-                for _ in 0..3 {
-                    r = rotate_board(&r);
-                    let v = verify::check(puzzle, &r);
-                    assert!(v.valid, "a turned solution is not valid: {:?}", v.problems);
-                }
-                n = 4;
-                classes.fetch_add(1, Ordering::Relaxed);
-            } else if square {
-                add_canonical(board);
-            }
-            task_solutions += n;
-            let total = found.fetch_add(n, Ordering::Relaxed) + n;
-            if opts.limit.is_some_and(|l| total >= l) {
-                stop.store(true, Ordering::Relaxed);
-            }
-        };
-        // Time checks happen inside the walk through `stop`, raised by a watcher below.
-        let finished = wk.walk(pre.len(), Leaf::Solutions(&mut on_solution), &stop);
-        nodes.fetch_add(wk.nodes - before, Ordering::Relaxed);
-        deepest.fetch_max(wk.deepest as u64, Ordering::Relaxed);
+        let mut on_solution = |at: &[u32]| task_solutions += self.solution(at, &mut boards);
+        // Time checks happen inside the walk through `stop`, raised by the watcher.
+        let finished = wk.walk(pre.len(), Leaf::Solutions(&mut on_solution), &tally.stop);
+        tally.nodes.fetch_add(wk.nodes - before, Ordering::Relaxed);
+        tally.deepest.fetch_max(wk.deepest as u64, Ordering::Relaxed);
         // A subtree cut short by a solution limit is not finished either: `walk` saw `stop`.
         if finished {
-            done.fetch_add(1, Ordering::Relaxed);
+            tally.done.fetch_add(1, Ordering::Relaxed);
             let nodes = wk.nodes - before;
-            journal.task(&TaskDone { task: *index as u64, solutions: task_solutions, nodes, boards });
+            self.journal.task(&TaskDone { task: *index as u64, solutions: task_solutions, nodes, boards });
         }
-    };
-    // Workers take the subtrees in order (or in reverse order) from one counter, so that a
-    // run stopped early has finished a prefix of them, give or take those in flight: two
-    // machines walking from both ends of one plan meet in the middle.
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        let watcher = s.spawn(|| {
-            let mut shown = Instant::now();
-            while !stop.load(Ordering::Relaxed) && done.load(Ordering::Relaxed) < total_tasks {
-                if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() || journal.failed() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                if shown.elapsed() >= Duration::from_secs(1) {
-                    shown = Instant::now();
-                    let (d, n, f) =
-                        (done.load(Ordering::Relaxed), nodes.load(Ordering::Relaxed), found.load(Ordering::Relaxed));
-                    journal.progress(d, total_tasks, n, f);
-                }
-                std::thread::park_timeout(Duration::from_millis(50));
+    }
+
+    /// One full board of the walk (entries `at`): checked, kept in `boards`, counted (with
+    /// its turned copies under turn symmetry); returns the solutions it counts for.
+    fn solution(&self, at: &[u32], boards: &mut Vec<Vec<[u16; 2]>>) -> u64 {
+        let (puzzle, tally) = (self.puzzle, &self.tally);
+        let cands = self.solving.candidates();
+        let cells =
+            at.iter().enumerate().map(|(c, &e)| cands.of(c)[self.t.entries[e as usize].cand as usize]).collect();
+        let board = Board { width: self.solving.width(), height: self.solving.height(), cells };
+        let board = if self.tree.mirror { unmirror(&board) } else { board };
+        // Never trust the search: every solution passes the exact check before it counts.
+        let verdict = verify::check(puzzle, &board);
+        assert!(verdict.valid, "scan counter produced an invalid board: {:?}", verdict.problems);
+        boards.push(board.cells.iter().map(|pl| [pl.piece, u16::from(pl.rot)]).collect());
+        let mut n = 1;
+        if self.tree.first.is_some() {
+            let mut r = board;
+            for _ in 0..3 {
+                r = rotate_board(&r);
+                let v = verify::check(puzzle, &r);
+                assert!(v.valid, "a turned solution is not valid: {:?}", v.problems);
             }
-        });
-        let workers: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut wk = Walker::new(&t);
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= tasks.len() {
-                            break;
-                        }
-                        work(&mut wk, &tasks[if opts.reverse { tasks.len() - 1 - i } else { i }]);
-                    }
-                })
-            })
-            .collect();
-        for w in workers {
-            w.join().expect("a counting worker panicked");
+            n = 4;
+            tally.classes.fetch_add(1, Ordering::Relaxed);
+        } else if self.square {
+            tally.add_canonical(board);
         }
-        stop.store(true, Ordering::Relaxed);
-        watcher.thread().unpark();
-    });
-    let tasks_done = done.load(Ordering::Relaxed);
-    let complete = tasks_done == total_tasks;
-    let solutions = found.load(Ordering::Relaxed);
-    let up_to_rotation = if first.is_some() {
-        Some(classes.load(Ordering::Relaxed))
-    } else {
-        square.then(|| canonical.lock().expect("no panics while held").len() as u64)
-    };
-    Ok(ScanCount {
-        solutions,
-        up_to_rotation,
-        complete,
-        nodes: nodes.load(Ordering::Relaxed),
-        best_depth: (deepest.load(Ordering::Relaxed) as usize).min(t.cells),
-        tasks: total_tasks,
-        tasks_done,
-        tasks_resumed: resumed,
-        nodes_resumed,
-        split_depth: split,
-        symmetry: first.is_some(),
-        corner_piece: first,
-        column_scan: mirror,
-        estimated_nodes,
-        threads,
-        wall_s: start.elapsed().as_secs_f64(),
-    })
+        let total = tally.found.fetch_add(n, Ordering::Relaxed) + n;
+        if self.opts.limit.is_some_and(|l| total >= l) {
+            tally.stop.store(true, Ordering::Relaxed);
+        }
+        n
+    }
+
+    /// The outcome, once the workers have stopped.
+    fn report(&self, total_tasks: u64, resumed: Resumed, threads: usize, start: Instant) -> ScanCount {
+        let tally = &self.tally;
+        let tasks_done = tally.done.load(Ordering::Relaxed);
+        let up_to_rotation = if self.tree.first.is_some() {
+            Some(tally.classes.load(Ordering::Relaxed))
+        } else {
+            self.square.then(|| tally.canonical.lock().expect("no panics while held").len() as u64)
+        };
+        ScanCount {
+            solutions: tally.found.load(Ordering::Relaxed),
+            up_to_rotation,
+            complete: tasks_done == total_tasks,
+            nodes: tally.nodes.load(Ordering::Relaxed),
+            best_depth: (tally.deepest.load(Ordering::Relaxed) as usize).min(self.t.cells),
+            tasks: total_tasks,
+            tasks_done,
+            tasks_resumed: resumed.tasks,
+            nodes_resumed: resumed.nodes,
+            split_depth: self.split,
+            symmetry: self.tree.first.is_some(),
+            corner_piece: self.tree.first,
+            column_scan: self.tree.mirror,
+            estimated_nodes: self.tree.estimated_nodes,
+            threads,
+            wall_s: start.elapsed().as_secs_f64(),
+        }
+    }
 }
 
 #[cfg(test)]

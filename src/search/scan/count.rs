@@ -485,26 +485,25 @@ impl Counting<'_> {
         let stop = &self.tally.stop;
         std::thread::scope(|s| {
             let watcher = s.spawn(|| self.watch(total_tasks));
-            let workers: Vec<_> = (0..threads.max(1))
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut wk = Walker::new(self.t);
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= tasks.len() {
-                                break;
-                            }
-                            self.work(&mut wk, &tasks[if self.opts.reverse { tasks.len() - 1 - i } else { i }]);
-                        }
-                    })
-                })
-                .collect();
+            let workers: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(|| self.worker(tasks, &next))).collect();
             for w in workers {
                 w.join().expect("a counting worker panicked");
             }
             stop.store(true, Ordering::Relaxed);
             watcher.thread().unpark();
         });
+    }
+
+    /// A worker thread: takes the next subtree from `next` and walks it, until none is left.
+    fn worker(&self, tasks: &[(usize, Vec<u32>)], next: &AtomicUsize) {
+        let mut wk = Walker::new(self.t);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= tasks.len() {
+                break;
+            }
+            self.work(&mut wk, &tasks[if self.opts.reverse { tasks.len() - 1 - i } else { i }]);
+        }
     }
 
     /// The watcher thread: raises `stop` at the time limit, on a stop request or when the

@@ -206,8 +206,47 @@ pub struct ScanProgress {
 /// (`Ending::Exhausted`).
 pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanProgress) + Sync)) -> ScanSolve {
     let start = Instant::now();
-    let (w, h) = (puzzle.width(), puzzle.height());
-    let square = w == h && puzzle.hints().is_empty();
+    let deadline = cfg.time_limit.map(|d| start + d);
+    let (puzzles, tables, trees) = size_trees(puzzle, cfg, candidate_trees(puzzle), deadline);
+    let best = (0..trees.len())
+        .min_by(|&a, &b| trees[a].estimated_nodes.total_cmp(&trees[b].estimated_nodes))
+        .expect("at least one tree");
+    let threads = if cfg.threads == 0 { rayon::current_num_threads() } else { cfg.threads }.max(1);
+    let search = Search {
+        puzzle,
+        cfg,
+        puzzles,
+        tables,
+        trees,
+        best,
+        per_thread: cfg.max_nodes.map(|m| m.div_ceil(threads as u64)),
+        stop: AtomicBool::new(false),
+        exhausted: AtomicBool::new(false),
+        live: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+        restarts_live: AtomicU64::new(0),
+        deepest: AtomicUsize::new(0),
+        winner: std::sync::Mutex::new(None),
+        done_threads: AtomicUsize::new(0),
+        nodes_total: AtomicU64::new(0),
+    };
+    let setup_s = start.elapsed().as_secs_f64();
+    std::thread::scope(|s| {
+        let search = &search;
+        let watcher = s.spawn(move || search.watch(start, deadline, progress));
+        let workers: Vec<_> = (0..threads).map(|thread| s.spawn(move || search.thread(thread))).collect();
+        for wk in workers {
+            wk.join().expect("a search thread panicked");
+        }
+        search.stop.store(true, Ordering::Relaxed);
+        watcher.thread().unpark();
+    });
+    search.report(setup_s, start)
+}
+
+/// The candidate trees: on a square board without hints, both scan directions times each
+/// corner piece in the top-left cell; else the eight orientations.
+fn candidate_trees(puzzle: &Puzzle) -> Vec<(Orientation, Option<u16>)> {
+    let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
     let mut candidates: Vec<(Orientation, Option<u16>)> = Vec::new();
     if square && symmetry_piece(puzzle).is_some() {
         for o in [Orientation { mirror: false, turns: 0 }, Orientation { mirror: true, turns: 0 }] {
@@ -218,10 +257,19 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
     } else {
         candidates.extend(Orientation::all().map(|o| (o, None)));
     }
+    candidates
+}
+
+/// The puzzle and tables of each candidate tree, and Knuth's estimate of its nodes.
+fn size_trees(
+    puzzle: &Puzzle,
+    cfg: &ScanSolveConfig,
+    candidates: Vec<(Orientation, Option<u16>)>,
+    deadline: Option<Instant>,
+) -> (Vec<Puzzle>, Vec<Tables>, Vec<ScanTree>) {
     let mut puzzles: Vec<Puzzle> = Vec::new();
     let mut tables: Vec<Tables> = Vec::new();
     let mut trees: Vec<ScanTree> = Vec::new();
-    let deadline = cfg.time_limit.map(|d| start + d);
     for (i, &(o, p)) in candidates.iter().enumerate() {
         let pz = o.puzzle(puzzle);
         let mut t = Tables::new(&pz, p);
@@ -232,145 +280,156 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
         puzzles.push(pz);
         tables.push(t);
     }
-    let best = (0..trees.len())
-        .min_by(|&a, &b| trees[a].estimated_nodes.total_cmp(&trees[b].estimated_nodes))
-        .expect("at least one tree");
-    let threads = if cfg.threads == 0 { rayon::current_num_threads() } else { cfg.threads }.max(1);
-    let per_thread = cfg.max_nodes.map(|m| m.div_ceil(threads as u64));
-    let setup_s = start.elapsed().as_secs_f64();
-    let stop = AtomicBool::new(false);
-    let exhausted = AtomicBool::new(false);
-    let live: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
-    let restarts_live = AtomicU64::new(0);
-    let deepest = AtomicUsize::new(0);
-    let winner: std::sync::Mutex<Option<(Board, usize, usize, u64)>> = std::sync::Mutex::new(None);
-    let done_threads = AtomicUsize::new(0);
-    let nodes_total = AtomicU64::new(0);
-    std::thread::scope(|s| {
-        let watcher = s.spawn(|| {
-            let mut shown = Instant::now();
-            while !stop.load(Ordering::Relaxed) && done_threads.load(Ordering::Relaxed) < threads {
-                if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                if shown.elapsed() >= Duration::from_millis(500) {
-                    shown = Instant::now();
-                    progress(&ScanProgress {
-                        nodes: live.iter().map(|l| l.load(Ordering::Relaxed)).sum(),
-                        restarts: restarts_live.load(Ordering::Relaxed),
-                        best_depth: deepest.load(Ordering::Relaxed),
-                        elapsed_s: start.elapsed().as_secs_f64(),
-                    });
-                }
-                std::thread::park_timeout(Duration::from_millis(20));
+    (puzzles, tables, trees)
+}
+
+/// One search under way: the trees, what its threads share, and the first verified
+/// solution (board, tree, thread, restart).
+struct Search<'a> {
+    puzzle: &'a Puzzle,
+    cfg: &'a ScanSolveConfig,
+    puzzles: Vec<Puzzle>,
+    tables: Vec<Tables>,
+    trees: Vec<ScanTree>,
+    /// The smallest tree by estimate.
+    best: usize,
+    /// Node limit of each thread.
+    per_thread: Option<u64>,
+    stop: AtomicBool,
+    exhausted: AtomicBool,
+    /// Nodes of each thread so far.
+    live: Vec<AtomicU64>,
+    restarts_live: AtomicU64,
+    deepest: AtomicUsize,
+    winner: std::sync::Mutex<Option<(Board, usize, usize, u64)>>,
+    done_threads: AtomicUsize,
+    nodes_total: AtomicU64,
+}
+
+impl Search<'_> {
+    /// The watcher thread: raises `stop` at the time limit or on a stop request, and reports
+    /// progress twice a second.
+    fn watch(&self, start: Instant, deadline: Option<Instant>, progress: &(dyn Fn(&ScanProgress) + Sync)) {
+        let threads = self.live.len();
+        let mut shown = Instant::now();
+        while !self.stop.load(Ordering::Relaxed) && self.done_threads.load(Ordering::Relaxed) < threads {
+            if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() {
+                self.stop.store(true, Ordering::Relaxed);
             }
-        });
-        let mut workers = Vec::with_capacity(threads);
-        for (thread, live) in live.iter().enumerate() {
-            let (tables, puzzles, stop, exhausted, winner) = (&tables, &puzzles, &stop, &exhausted, &winner);
-            let (restarts_live, deepest, done_threads, nodes_total) =
-                (&restarts_live, &deepest, &done_threads, &nodes_total);
-            let trees = &trees;
-            workers.push(s.spawn(move || {
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(crate::rng::trial_seed(cfg.seed, thread as u64));
-                let mut current = best;
-                let mut wk = Walker::new(&tables[current]);
-                wk.live = Some(live);
-                let budget = per_thread.unwrap_or(u64::MAX);
-                let mut restart = 0u64;
-                while !stop.load(Ordering::Relaxed) && wk.nodes < budget {
-                    if cfg.choice == TreeChoice::Random && trees.len() > 1 {
-                        let pick = rng.random_range(0..trees.len());
-                        if pick != current {
-                            current = pick;
-                            wk.retarget(&tables[current]);
-                        }
-                    }
-                    wk.shuffle(&mut rng);
-                    wk.load(&[]);
-                    let run = if cfg.restarts {
-                        cfg.restart_base.max(1).saturating_mul(crate::search::backtrack::luby(restart + 1))
-                    } else {
-                        u64::MAX
-                    };
-                    wk.limit = wk.nodes.saturating_add(run).min(budget);
-                    let finished = wk.walk(0, Leaf::First, stop);
-                    deepest.fetch_max(wk.deepest, Ordering::Relaxed);
-                    if wk.found {
-                        let pz = &puzzles[current];
-                        let cands = pz.candidates();
-                        let cells = wk
-                            .at
-                            .iter()
-                            .enumerate()
-                            .map(|(c, &e)| cands.of(c)[wk.entries[e as usize].cand as usize])
-                            .collect();
-                        let oriented = Board { width: pz.width(), height: pz.height(), cells };
-                        let board = trees[current].orientation.unorient(&oriented, w, h);
-                        // Never trust the search: only a board that passes the exact check is kept.
-                        if verify::check(puzzle, &board).valid {
-                            let mut slot = winner.lock().expect("no panics while held");
-                            if slot.is_none() {
-                                *slot = Some((board, current, thread, restart));
-                            }
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                        break;
-                    }
-                    if finished {
-                        // The whole tree was walked: no solution.
-                        exhausted.store(true, Ordering::Relaxed);
-                        stop.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    if !cfg.restarts {
-                        break;
-                    }
-                    restart += 1;
-                    // Count a restart only when one begins (not at the time or node limit).
-                    if stop.load(Ordering::Relaxed) || wk.nodes >= budget {
-                        break;
-                    }
-                    restarts_live.fetch_add(1, Ordering::Relaxed);
+            if shown.elapsed() >= Duration::from_millis(500) {
+                shown = Instant::now();
+                progress(&ScanProgress {
+                    nodes: self.live.iter().map(|l| l.load(Ordering::Relaxed)).sum(),
+                    restarts: self.restarts_live.load(Ordering::Relaxed),
+                    best_depth: self.deepest.load(Ordering::Relaxed),
+                    elapsed_s: start.elapsed().as_secs_f64(),
+                });
+            }
+            std::thread::park_timeout(Duration::from_millis(20));
+        }
+    }
+
+    /// Search thread `thread`: restarts from its own random stream, each a walk of the
+    /// chosen (or a random) tree in a fresh value order, until a solution, the whole tree
+    /// walked, a limit or a stop.
+    fn thread(&self, thread: usize) {
+        let (cfg, stop, live) = (self.cfg, &self.stop, &self.live[thread]);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(crate::rng::trial_seed(cfg.seed, thread as u64));
+        let mut current = self.best;
+        let mut wk = Walker::new(&self.tables[current]);
+        wk.live = Some(live);
+        let budget = self.per_thread.unwrap_or(u64::MAX);
+        let mut restart = 0u64;
+        while !stop.load(Ordering::Relaxed) && wk.nodes < budget {
+            if cfg.choice == TreeChoice::Random && self.trees.len() > 1 {
+                let pick = rng.random_range(0..self.trees.len());
+                if pick != current {
+                    current = pick;
+                    wk.retarget(&self.tables[current]);
                 }
-                live.store(wk.nodes, Ordering::Relaxed);
-                nodes_total.fetch_add(wk.nodes, Ordering::Relaxed);
-                done_threads.fetch_add(1, Ordering::Relaxed);
-            }));
+            }
+            wk.shuffle(&mut rng);
+            wk.load(&[]);
+            let run = if cfg.restarts {
+                cfg.restart_base.max(1).saturating_mul(crate::search::backtrack::luby(restart + 1))
+            } else {
+                u64::MAX
+            };
+            wk.limit = wk.nodes.saturating_add(run).min(budget);
+            let finished = wk.walk(0, Leaf::First, stop);
+            self.deepest.fetch_max(wk.deepest, Ordering::Relaxed);
+            if wk.found {
+                self.take_found(&wk, current, thread, restart);
+                break;
+            }
+            if finished {
+                // The whole tree was walked: no solution.
+                self.exhausted.store(true, Ordering::Relaxed);
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            if !cfg.restarts {
+                break;
+            }
+            restart += 1;
+            // Count a restart only when one begins (not at the time or node limit).
+            if stop.load(Ordering::Relaxed) || wk.nodes >= budget {
+                break;
+            }
+            self.restarts_live.fetch_add(1, Ordering::Relaxed);
         }
-        for wk in workers {
-            wk.join().expect("a search thread panicked");
+        live.store(wk.nodes, Ordering::Relaxed);
+        self.nodes_total.fetch_add(wk.nodes, Ordering::Relaxed);
+        self.done_threads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The full board a walk of tree `current` ended on, as a board of the puzzle; kept as
+    /// the winner (if first) when it passes the exact check, which stops every thread.
+    fn take_found(&self, wk: &Walker, current: usize, thread: usize, restart: u64) {
+        let pz = &self.puzzles[current];
+        let cands = pz.candidates();
+        let cells = wk.at.iter().enumerate().map(|(c, &e)| cands.of(c)[wk.entries[e as usize].cand as usize]).collect();
+        let oriented = Board { width: pz.width(), height: pz.height(), cells };
+        let board = self.trees[current].orientation.unorient(&oriented, self.puzzle.width(), self.puzzle.height());
+        // Never trust the search: only a board that passes the exact check is kept.
+        if verify::check(self.puzzle, &board).valid {
+            let mut slot = self.winner.lock().expect("no panics while held");
+            if slot.is_none() {
+                *slot = Some((board, current, thread, restart));
+            }
+            self.stop.store(true, Ordering::Relaxed);
         }
-        stop.store(true, Ordering::Relaxed);
-        watcher.thread().unpark();
-    });
-    let found = winner.into_inner().expect("no panics while held");
-    let ending = if found.is_some() {
-        Ending::Stopped
-    } else if exhausted.load(Ordering::Relaxed) {
-        Ending::Exhausted
-    } else {
-        Ending::Limit
-    };
-    let restarts = restarts_live.load(Ordering::Relaxed);
-    let (board, solved_tree, solved_thread, solved_restart) = match found {
-        Some((b, t, th, r)) => (Some(b), Some(t), Some(th), Some(r)),
-        None => (None, None, None, None),
-    };
-    ScanSolve {
-        board,
-        ending,
-        nodes: nodes_total.load(Ordering::Relaxed),
-        restarts,
-        best_depth: deepest.load(Ordering::Relaxed).min(puzzle.cells()),
-        threads,
-        chosen_tree: (cfg.choice == TreeChoice::Estimate).then_some(best),
-        trees,
-        solved_tree,
-        solved_thread,
-        solved_restart,
-        setup_s,
-        wall_s: start.elapsed().as_secs_f64(),
+    }
+
+    /// The outcome, once every thread has stopped.
+    fn report(self, setup_s: f64, start: Instant) -> ScanSolve {
+        let found = self.winner.into_inner().expect("no panics while held");
+        let ending = if found.is_some() {
+            Ending::Stopped
+        } else if self.exhausted.load(Ordering::Relaxed) {
+            Ending::Exhausted
+        } else {
+            Ending::Limit
+        };
+        let (board, solved_tree, solved_thread, solved_restart) = match found {
+            Some((b, t, th, r)) => (Some(b), Some(t), Some(th), Some(r)),
+            None => (None, None, None, None),
+        };
+        ScanSolve {
+            board,
+            ending,
+            nodes: self.nodes_total.load(Ordering::Relaxed),
+            restarts: self.restarts_live.load(Ordering::Relaxed),
+            best_depth: self.deepest.load(Ordering::Relaxed).min(self.puzzle.cells()),
+            threads: self.live.len(),
+            chosen_tree: (self.cfg.choice == TreeChoice::Estimate).then_some(self.best),
+            trees: self.trees,
+            solved_tree,
+            solved_thread,
+            solved_restart,
+            setup_s,
+            wall_s: start.elapsed().as_secs_f64(),
+        }
     }
 }
 

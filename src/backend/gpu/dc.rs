@@ -232,14 +232,15 @@ impl ChunkSpec<'_> {
         let (ctx, pipes) = (self.ctx, self.pipes);
         let t4 = 4 * tc as u64;
         let st = self.state(tc);
+        let (bg_main, bg_concur) = self.divide_concur_binds(&st);
         Chunk {
             first,
             trials: tc,
             st_status: ctx.staging("st_status", 2 * t4),
             st_board: ctx.staging("st_board", t4 * self.base.cells as u64),
             st_sums: ctx.staging("st_sums", 2 * t4),
-            bg_main: self.main_bind(&st),
-            bg_concur: self.concur_bind(&st),
+            bg_main,
+            bg_concur,
             bg_adapt: ctx.bind(&pipes.adapt, &[(0, &st.p), (3, &st.lambda), (6, &st.err), (9, &st.live)]),
             bg_argmax: ctx.bind(&pipes.argmax, &[(0, &st.p), (4, &st.m), (16, &self.tables[6]), (22, &st.cell_best)]),
             bg_readout: self.readout_bind(&st),
@@ -283,11 +284,12 @@ impl ChunkSpec<'_> {
         }
     }
 
-    /// The divide pass (the update fused with the next divide).
-    fn main_bind(&self, st: &ChunkState) -> wgpu::BindGroup {
+    /// The divide pass (the update fused with the next divide) and the concur pass.
+    fn divide_concur_binds(&self, st: &ChunkState) -> (wgpu::BindGroup, wgpu::BindGroup) {
+        let (ctx, pipes) = (self.ctx, self.pipes);
         let tb = |i: usize| &self.tables[i];
-        self.ctx.bind(
-            &self.pipes.divide,
+        let main = ctx.bind(
+            &pipes.divide,
             &[
                 (0, &st.p),
                 (1, &st.x),
@@ -305,13 +307,9 @@ impl ChunkSpec<'_> {
                 (20, tb(10)),
                 (21, tb(11)),
             ],
-        )
-    }
-
-    fn concur_bind(&self, st: &ChunkState) -> wgpu::BindGroup {
-        let tb = |i: usize| &self.tables[i];
-        self.ctx.bind(
-            &self.pipes.concur,
+        );
+        let concur = ctx.bind(
+            &pipes.concur,
             &[
                 (0, &st.p),
                 (1, &st.x),
@@ -324,7 +322,8 @@ impl ChunkSpec<'_> {
                 (13, tb(3)),
                 (15, tb(5)),
             ],
-        )
+        );
+        (main, concur)
     }
 
     fn readout_bind(&self, st: &ChunkState) -> wgpu::BindGroup {

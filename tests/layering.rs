@@ -25,7 +25,11 @@ fn low_modules_do_not_import_the_ones_above_them() {
         ("src/verify/network.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search"]),
         // The searches other than the map-guided one never use the maps.
         ("src/search/backtrack.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
-        ("src/search/scan.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
+        ("src/search/scan/mod.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
+        ("src/search/scan/tables.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
+        ("src/search/scan/walk.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
+        ("src/search/scan/count.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
+        ("src/search/scan/solve.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
         ("src/search/hill.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
         ("src/search/alns.rs", &["crate::f1", "crate::dc", "crate::batch", "crate::search::guided"]),
         // The batch core is below both formulations' drivers.

@@ -24,9 +24,10 @@ use super::f1::HashParams;
 use super::{DC_WGSL, HASH_WGSL, LAYOUT_WGSL};
 use crate::assign::Assigner;
 use crate::backend::{EngineError, GpuError, Unsupported};
-use crate::batch::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
+use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
 use crate::puzzle::{Board, Puzzle};
+use crate::search::backtrack::Backtracker;
 use crate::verify;
 use rand::RngExt;
 use rayon::prelude::*;
@@ -137,6 +138,203 @@ struct Chunk {
     bg_hash_lambda: wgpu::BindGroup,
 }
 
+impl Pipelines {
+    fn new(ctx: &GpuContext) -> Self {
+        let module = ctx.module("dc", DC_WGSL);
+        let hash = ctx.module("hash", HASH_WGSL);
+        let layout_module = ctx.module("layout", LAYOUT_WGSL);
+        Pipelines {
+            concur: ctx.pipeline(&module, "concur"),
+            divide: ctx.pipeline(&module, "divide"),
+            adapt: ctx.pipeline(&module, "adapt"),
+            argmax: ctx.pipeline(&module, "argmax"),
+            readout: ctx.pipeline(&module, "readout"),
+            hash: ctx.pipeline(&hash, "fingerprint"),
+            scatter: ctx.pipeline(&layout_module, "scatter"),
+            gather: ctx.pipeline(&layout_module, "gather"),
+        }
+    }
+}
+
+/// The layout's tables on the device, in the order [`ChunkSpec`] binds them by index.
+fn tables(ctx: &GpuContext, layout: &Layout) -> Vec<wgpu::Buffer> {
+    let joins: Vec<u32> = layout.joins().iter().flatten().copied().collect();
+    vec![
+        ctx.storage("slot_var", layout.slot_var()),
+        ctx.storage("var_off", layout.var_off()),
+        ctx.storage("var_slot", layout.var_slot()),
+        ctx.storage("var_con", layout.var_con()),
+        ctx.storage("con_off", layout.con_off()),
+        ctx.storage("choice_off", layout.choice_off()),
+        ctx.storage("cell_off", layout.cell_off()),
+        ctx.storage("cand_piece", layout.cand_piece()),
+        ctx.storage("cand_colors", layout.cand_colors()),
+        ctx.storage("side_grp", layout.side_grp()),
+        ctx.storage("side_sorted", layout.side_sorted()),
+        ctx.storage("joins", &joins),
+    ]
+}
+
+impl Params {
+    /// The parameters of a chunk, but for its trial count (0 here).
+    fn new(layout: &Layout, cfg: &DcConfig) -> Self {
+        Params {
+            trials: 0,
+            vars: layout.vars() as u32,
+            slots: layout.slots() as u32,
+            cons: layout.constraints() as u32,
+            choices: layout.choices() as u32,
+            cells: layout.cells() as u32,
+            colors: layout.colors() as u32,
+            first_join: layout.first_join() as u32,
+            dm: (cfg.kind == MapKind::Dm) as u32,
+            adaptive: (cfg.weights == Weights::Adaptive) as u32,
+            pad0: 0,
+            pad1: 0,
+            beta: cfg.beta,
+            inv: 1.0 / cfg.beta,
+            gamma: cfg.gamma,
+            min_weight: MIN_WEIGHT,
+        }
+    }
+}
+
+/// What every chunk of one batch is built from ([`DcGpu::with_chunk_trials`]).
+struct ChunkSpec<'s> {
+    ctx: &'s GpuContext,
+    pipes: &'s Pipelines,
+    tables: &'s [wgpu::Buffer],
+    /// The chunks' parameters, but for their trial count.
+    base: Params,
+}
+
+/// The state of one chunk on the device, trial-minor (see [`Chunk`]), and its uniforms.
+struct ChunkState {
+    p: wgpu::Buffer,
+    p_hash: wgpu::Buffer,
+    p_hash_l: wgpu::Buffer,
+    x: wgpu::Buffer,
+    chosen: wgpu::Buffer,
+    lambda: wgpu::Buffer,
+    m: wgpu::Buffer,
+    ca: wgpu::Buffer,
+    err: wgpu::Buffer,
+    board: wgpu::Buffer,
+    status: wgpu::Buffer,
+    live: wgpu::Buffer,
+    sums: wgpu::Buffer,
+    cell_best: wgpu::Buffer,
+}
+
+impl ChunkSpec<'_> {
+    /// The chunk of trials `first..first + tc`: its buffers and bind groups.
+    fn chunk(&self, first: usize, tc: usize) -> Chunk {
+        let (ctx, pipes) = (self.ctx, self.pipes);
+        let t4 = 4 * tc as u64;
+        let st = self.state(tc);
+        let (bg_main, bg_concur) = self.divide_concur_binds(&st);
+        Chunk {
+            first,
+            trials: tc,
+            st_status: ctx.staging("st_status", 2 * t4),
+            st_board: ctx.staging("st_board", t4 * self.base.cells as u64),
+            st_sums: ctx.staging("st_sums", 2 * t4),
+            bg_main,
+            bg_concur,
+            bg_adapt: ctx.bind(&pipes.adapt, &[(0, &st.p), (3, &st.lambda), (6, &st.err), (9, &st.live)]),
+            bg_argmax: ctx.bind(&pipes.argmax, &[(0, &st.p), (4, &st.m), (16, &self.tables[6]), (22, &st.cell_best)]),
+            bg_readout: self.readout_bind(&st),
+            bg_hash: ctx.bind(&pipes.hash, &[(0, &st.p_hash), (1, &st.x), (2, &st.sums)]),
+            bg_hash_lambda: ctx.bind(&pipes.hash, &[(0, &st.p_hash_l), (1, &st.lambda), (2, &st.sums)]),
+            x: st.x,
+            chosen: st.chosen,
+            lambda: st.lambda,
+            m: st.m,
+            ca: st.ca,
+            err: st.err,
+            board: st.board,
+            status: st.status,
+            live: st.live,
+            sums: st.sums,
+            _cell_best: st.cell_best,
+        }
+    }
+
+    fn state(&self, tc: usize) -> ChunkState {
+        let (ctx, b) = (self.ctx, &self.base);
+        let (s, v, c, nc, n) = (b.slots as u64, b.vars as u64, b.cons as u64, b.choices as u64, b.cells as u64);
+        let (dm, adaptive) = (b.dm == 1, b.adaptive == 1);
+        let t4 = 4 * tc as u64;
+        ChunkState {
+            p: ctx.uniform("dc params", &Params { trials: tc as u32, ..*b }),
+            // The state is trial-minor on the device (shaders/dc.wgsl).
+            p_hash: ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: b.slots, pad0: 1, pad1: 0 }),
+            p_hash_l: ctx.uniform("p_hash_l", &HashParams { trials: tc as u32, len: b.cons, pad0: 1, pad1: 0 }),
+            x: ctx.zeroed("x", t4 * s),
+            chosen: ctx.zeroed("chosen", t4 * nc),
+            lambda: ctx.storage("lambda", &vec![1.0f32; tc * c as usize]),
+            m: ctx.zeroed("m", t4 * v),
+            ca: ctx.zeroed("ca", if dm { t4 * v } else { 4 }),
+            err: ctx.zeroed("err", if adaptive { t4 * c } else { 4 }),
+            board: ctx.zeroed("board", t4 * n),
+            status: ctx.zeroed("status", 2 * t4),
+            live: ctx.storage("live", &vec![1u32; tc]),
+            sums: ctx.zeroed("sums", 2 * t4),
+            cell_best: ctx.zeroed("cell_best", t4 * n),
+        }
+    }
+
+    /// The divide pass (the update fused with the next divide) and the concur pass.
+    fn divide_concur_binds(&self, st: &ChunkState) -> (wgpu::BindGroup, wgpu::BindGroup) {
+        let (ctx, pipes) = (self.ctx, self.pipes);
+        let tb = |i: usize| &self.tables[i];
+        let main = ctx.bind(
+            &pipes.divide,
+            &[
+                (0, &st.p),
+                (1, &st.x),
+                (2, &st.chosen),
+                (4, &st.m),
+                (5, &st.ca),
+                (6, &st.err),
+                (9, &st.live),
+                (10, tb(0)),
+                (14, tb(4)),
+                (15, tb(5)),
+                (16, tb(6)),
+                (17, tb(7)),
+                (19, tb(9)),
+                (20, tb(10)),
+                (21, tb(11)),
+            ],
+        );
+        let concur = ctx.bind(
+            &pipes.concur,
+            &[
+                (0, &st.p),
+                (1, &st.x),
+                (2, &st.chosen),
+                (3, &st.lambda),
+                (4, &st.m),
+                (5, &st.ca),
+                (11, tb(1)),
+                (12, tb(2)),
+                (13, tb(3)),
+                (15, tb(5)),
+            ],
+        );
+        (main, concur)
+    }
+
+    fn readout_bind(&self, st: &ChunkState) -> wgpu::BindGroup {
+        let tb = |i: usize| &self.tables[i];
+        self.ctx.bind(
+            &self.pipes.readout,
+            &[(0, &st.p), (7, &st.board), (8, &st.status), (17, tb(7)), (18, tb(8)), (21, tb(11)), (22, &st.cell_best)],
+        )
+    }
+}
+
 /// Slot values, chosen slots and constraint weights of every trial, trial-major.
 pub type DcState = (Vec<f32>, Vec<u32>, Vec<f32>);
 
@@ -184,149 +382,20 @@ impl<'a> DcGpu<'a> {
         let layout = Layout::new(puzzle, false);
         layout.check_feasible()?;
         let trials = cfg.trials.max(1);
-        let (s, v, c, nc, n) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices(), layout.cells());
+        let (s, v, c, nc) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices());
         let per_trial = 4 * s.max(v).max(c).max(nc) as u64;
         let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
         // A device that runs out of memory while the buffers are made says so as an error,
         // not through wgpu's uncaptured-error handler (which panics).
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let module = ctx.module("dc", DC_WGSL);
-        let hash = ctx.module("hash", HASH_WGSL);
-        let layout_module = ctx.module("layout", LAYOUT_WGSL);
-        let pipes = Pipelines {
-            concur: ctx.pipeline(&module, "concur"),
-            divide: ctx.pipeline(&module, "divide"),
-            adapt: ctx.pipeline(&module, "adapt"),
-            argmax: ctx.pipeline(&module, "argmax"),
-            readout: ctx.pipeline(&module, "readout"),
-            hash: ctx.pipeline(&hash, "fingerprint"),
-            scatter: ctx.pipeline(&layout_module, "scatter"),
-            gather: ctx.pipeline(&layout_module, "gather"),
-        };
-        let joins: Vec<u32> = layout.joins().iter().flatten().copied().collect();
-        let tables = vec![
-            ctx.storage("slot_var", layout.slot_var()),
-            ctx.storage("var_off", layout.var_off()),
-            ctx.storage("var_slot", layout.var_slot()),
-            ctx.storage("var_con", layout.var_con()),
-            ctx.storage("con_off", layout.con_off()),
-            ctx.storage("choice_off", layout.choice_off()),
-            ctx.storage("cell_off", layout.cell_off()),
-            ctx.storage("cand_piece", layout.cand_piece()),
-            ctx.storage("cand_colors", layout.cand_colors()),
-            ctx.storage("side_grp", layout.side_grp()),
-            ctx.storage("side_sorted", layout.side_sorted()),
-            ctx.storage("joins", &joins),
-        ];
-        let dm = cfg.kind == MapKind::Dm;
-        let adaptive = cfg.weights == Weights::Adaptive;
+        let pipes = Pipelines::new(&ctx);
+        let tables = tables(&ctx, &layout);
+        let spec = ChunkSpec { ctx: &ctx, pipes: &pipes, tables: &tables, base: Params::new(&layout, &cfg) };
         let mut chunks = Vec::new();
         let mut first = 0;
         while first < trials {
             let tc = per_chunk.min(trials - first);
-            let params = Params {
-                trials: tc as u32,
-                vars: v as u32,
-                slots: s as u32,
-                cons: c as u32,
-                choices: nc as u32,
-                cells: n as u32,
-                colors: layout.colors() as u32,
-                first_join: layout.first_join() as u32,
-                dm: dm as u32,
-                adaptive: adaptive as u32,
-                pad0: 0,
-                pad1: 0,
-                beta: cfg.beta,
-                inv: 1.0 / cfg.beta,
-                gamma: cfg.gamma,
-                min_weight: MIN_WEIGHT,
-            };
-            let p = ctx.uniform("dc params", &params);
-            // The state is trial-minor on the device (shaders/dc.wgsl).
-            let p_hash = ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: s as u32, pad0: 1, pad1: 0 });
-            let p_hash_l = ctx.uniform("p_hash_l", &HashParams { trials: tc as u32, len: c as u32, pad0: 1, pad1: 0 });
-            let t4 = 4 * tc as u64;
-            let x = ctx.zeroed("x", t4 * s as u64);
-            let chosen = ctx.zeroed("chosen", t4 * nc as u64);
-            let lambda = ctx.storage("lambda", &vec![1.0f32; tc * c]);
-            let m = ctx.zeroed("m", t4 * v as u64);
-            let ca = ctx.zeroed("ca", if dm { t4 * v as u64 } else { 4 });
-            let err = ctx.zeroed("err", if adaptive { t4 * c as u64 } else { 4 });
-            let board = ctx.zeroed("board", t4 * n as u64);
-            let status = ctx.zeroed("status", 2 * t4);
-            let live = ctx.storage("live", &vec![1u32; tc]);
-            let sums = ctx.zeroed("sums", 2 * t4);
-            let tb = |i: usize| &tables[i];
-            let bg_main = ctx.bind(
-                &pipes.divide,
-                &[
-                    (0, &p),
-                    (1, &x),
-                    (2, &chosen),
-                    (4, &m),
-                    (5, &ca),
-                    (6, &err),
-                    (9, &live),
-                    (10, tb(0)),
-                    (14, tb(4)),
-                    (15, tb(5)),
-                    (16, tb(6)),
-                    (17, tb(7)),
-                    (19, tb(9)),
-                    (20, tb(10)),
-                    (21, tb(11)),
-                ],
-            );
-            let bg_concur = ctx.bind(
-                &pipes.concur,
-                &[
-                    (0, &p),
-                    (1, &x),
-                    (2, &chosen),
-                    (3, &lambda),
-                    (4, &m),
-                    (5, &ca),
-                    (11, tb(1)),
-                    (12, tb(2)),
-                    (13, tb(3)),
-                    (15, tb(5)),
-                ],
-            );
-            let bg_adapt = ctx.bind(&pipes.adapt, &[(0, &p), (3, &lambda), (6, &err), (9, &live)]);
-            let cell_best = ctx.zeroed("cell_best", t4 * n as u64);
-            let bg_argmax = ctx.bind(&pipes.argmax, &[(0, &p), (4, &m), (16, tb(6)), (22, &cell_best)]);
-            let bg_readout = ctx.bind(
-                &pipes.readout,
-                &[(0, &p), (7, &board), (8, &status), (17, tb(7)), (18, tb(8)), (21, tb(11)), (22, &cell_best)],
-            );
-            let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
-            let bg_hash_lambda = ctx.bind(&pipes.hash, &[(0, &p_hash_l), (1, &lambda), (2, &sums)]);
-            chunks.push(Chunk {
-                first,
-                trials: tc,
-                st_status: ctx.staging("st_status", 2 * t4),
-                st_board: ctx.staging("st_board", t4 * n as u64),
-                st_sums: ctx.staging("st_sums", 2 * t4),
-                x,
-                chosen,
-                lambda,
-                m,
-                ca,
-                err,
-                board,
-                status,
-                live,
-                sums,
-                bg_main,
-                bg_concur,
-                bg_adapt,
-                _cell_best: cell_best,
-                bg_argmax,
-                bg_readout,
-                bg_hash,
-                bg_hash_lambda,
-            });
+            chunks.push(spec.chunk(first, tc));
             first += tc;
         }
         let scratch = ctx.zeroed("scatter", 4 * SCATTER_WORDS.min(trials * s.max(v).max(c).max(nc)) as u64);
@@ -620,16 +689,35 @@ impl<'a> DcGpu<'a> {
         let rounds = Rounds::start();
         let cfg = self.cfg.clone();
         let l = &self.layout;
-        let (t_all, s, nc, nk, n, v) = (self.trials, l.slots(), l.choices(), l.constraints(), l.cells(), l.vars());
-        let max_score = self.puzzle.max_score();
-        let mut div = DivideScratch::new(l);
-        let mut trials: Vec<DcTrial> = (0..t_all)
+        let mut trials: Vec<DcTrial> = (0..self.trials)
             .map(|t| GpuTrial::new(cfg.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
             .collect();
-        let mut best = vec![0u32; t_all * n];
-        let (mut x, mut ch) = (vec![0.0f32; s], vec![0u32; nc]);
-        let ones = vec![1.0f32; nk];
-        // The starts, on all cores, a block of trials at a time (host memory stays bounded).
+        let mut best = vec![0u32; self.trials * l.cells()];
+        self.start_all(&mut trials, &mut best)?;
+        let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
+        let mut h = DcLoop::new(l, self.trials);
+        loop {
+            for _ in 0..ROUND {
+                if self.iteration(&mut trials, &mut best, &mut h, &mut completion)? {
+                    break;
+                }
+            }
+            self.assignment_readout(&mut trials, &mut best)?;
+            if cfg.cycle_restart {
+                self.cycle_restarts(&mut trials, &mut h)?;
+            }
+            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+                break;
+            }
+        }
+        Ok(batch::result(self.puzzle, &trials, &best, |b| l.placements(b), rounds.elapsed_s()))
+    }
+
+    /// The starts of every trial, on all cores, a block of trials at a time (host memory
+    /// stays bounded), with the assignment readout of each start as its first best board.
+    fn start_all(&self, trials: &mut [DcTrial], best: &mut [u32]) -> Result<(), EngineError> {
+        let l = &self.layout;
+        let (t_all, s, nc, n, v) = (self.trials, l.slots(), l.choices(), l.cells(), l.vars());
         const BLOCK: usize = 256;
         let mut xs = vec![0.0f32; BLOCK.min(t_all) * s];
         let mut chs = vec![0u32; BLOCK.min(t_all) * nc];
@@ -654,140 +742,168 @@ impl<'a> DcGpu<'a> {
             // The weights start at 1 on the device.
             self.write_state(b0, &xs[..k * s], &chs[..k * nc], &[]);
         }
-        let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
-        let mut status = vec![0u32; 2 * t_all];
-        let mut boards = vec![0u32; t_all * n];
-        let mut live = vec![1u32; t_all];
-        let mut live_sent: Vec<u32> = Vec::new();
-        let mut want = Vec::new();
-        loop {
-            for _ in 0..ROUND {
-                for (a, tr) in live.iter_mut().zip(&trials) {
-                    *a = tr.is_active(cfg.max_iters) as u32;
-                }
-                if live.iter().all(|&a| a == 0) {
-                    break;
-                }
-                if live != live_sent {
-                    self.write_live(&live);
-                    live_sent.clone_from(&live);
-                }
-                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                for c in &self.chunks {
-                    self.encode_iteration(&mut enc, c);
-                    enc.copy_buffer_to_buffer(&c.status, 0, &c.st_status, 0, 8 * c.trials as u64);
-                }
-                self.ctx.queue.submit([enc.finish()]);
-                for c in &self.chunks {
-                    let r = 2 * c.first..2 * (c.first + c.trials);
-                    self.ctx.read_back(&mut [(&c.st_status, bytemuck::cast_slice_mut(&mut status[r]))])?;
-                }
-                want.clear();
-                for (t, tr) in trials.iter_mut().enumerate() {
-                    if live[t] == 0 {
-                        continue;
-                    }
-                    tr.iterations += 1;
-                    tr.warm = true;
-                    let (bad, extra) = (status[2 * t] as usize, status[2 * t + 1]);
-                    tr.extra.permutation = extra == 0;
-                    if extra == 0 && max_score - bad.min(max_score) > tr.best_score {
-                        want.push(t);
-                    }
-                }
-                if !want.is_empty() {
-                    self.read_boards(&want, &mut boards)?;
-                    for &t in &want {
-                        let board = &boards[t * n..(t + 1) * n];
-                        let score = l.score(board);
-                        if score + status[2 * t] as usize != max_score {
-                            return Err(GpuError::Device(format!(
-                                "the device counted {} mismatched joins on trial {t}, the CPU {}",
-                                status[2 * t],
-                                max_score - score
-                            ))
-                            .into());
-                        }
-                        let tr = &mut trials[t];
-                        tr.best_score = score;
-                        best[t * n..(t + 1) * n].copy_from_slice(board);
-                        if score == max_score && self.is_solution(board) {
-                            tr.solve(Mechanism::Map);
-                        }
-                    }
-                }
-                if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
-                    for (t, tr) in trials.iter_mut().enumerate() {
-                        if live[t] == 1 && tr.solved_at.is_none() {
-                            let improved = want.binary_search(&t).is_ok();
-                            let (place, id) = (|b: &[u32]| l.placements(b), |c, pl| l.variable_of(c, pl));
-                            let score = tr.best_score;
-                            tr.complete(
-                                comp,
-                                bt,
-                                self.puzzle,
-                                improved,
-                                score,
-                                &mut best[t * n..(t + 1) * n],
-                                place,
-                                id,
-                            );
-                        }
-                    }
-                }
-                if cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
-                    break;
-                }
+        Ok(())
+    }
+
+    /// One iteration of every live trial: one submission, the per-trial status read back,
+    /// the boards of the trials that improved (rescored and checked), the completion search.
+    /// True when the round ends early: no trial is live, or one solved and the run stops at
+    /// the first.
+    fn iteration(
+        &self,
+        trials: &mut [DcTrial],
+        best: &mut [u32],
+        h: &mut DcLoop,
+        completion: &mut Option<Backtracker<'_>>,
+    ) -> Result<bool, EngineError> {
+        let cfg = &self.cfg;
+        for (a, tr) in h.live.iter_mut().zip(trials.iter()) {
+            *a = tr.is_active(cfg.max_iters) as u32;
+        }
+        if h.live.iter().all(|&a| a == 0) {
+            return Ok(true);
+        }
+        if h.live != h.live_sent {
+            self.write_live(&h.live);
+            h.live_sent.clone_from(&h.live);
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for c in &self.chunks {
+            self.encode_iteration(&mut enc, c);
+            enc.copy_buffer_to_buffer(&c.status, 0, &c.st_status, 0, 8 * c.trials as u64);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        for c in &self.chunks {
+            let r = 2 * c.first..2 * (c.first + c.trials);
+            self.ctx.read_back(&mut [(&c.st_status, bytemuck::cast_slice_mut(&mut h.status[r]))])?;
+        }
+        self.take_status(trials, h);
+        if !h.want.is_empty() {
+            self.take_boards(trials, best, h)?;
+        }
+        if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
+            self.complete(trials, best, h, comp, bt);
+        }
+        Ok(cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()))
+    }
+
+    /// Counts the iteration of each live trial and notes in `want` those whose readout is a
+    /// permutation that improves on their best (their boards come up).
+    fn take_status(&self, trials: &mut [DcTrial], h: &mut DcLoop) {
+        let max_score = self.puzzle.max_score();
+        h.want.clear();
+        for (t, tr) in trials.iter_mut().enumerate() {
+            if h.live[t] == 0 {
+                continue;
             }
-            // The assignment readout of the round's last concur point, for trials whose argmax
-            // board was not a permutation (as the CPU backend does).
-            let need: Vec<usize> =
-                (0..t_all).filter(|&t| trials[t].is_active(cfg.max_iters) && !trials[t].extra.permutation).collect();
-            if !need.is_empty() {
-                let (m, _) = self.read_concur()?;
-                let read: Vec<(usize, usize, Vec<u32>)> = trials
-                    .par_iter_mut()
-                    .enumerate()
-                    .filter(|(t, _)| need.binary_search(t).is_ok())
-                    .map_init(
-                        || (l.assign_scratch(), vec![0u32; n]),
-                        |(scr, b), (t, tr)| {
-                            let ok = l.assign(&m[t * v..(t + 1) * v], scr, &mut tr.extra.asg_read, tr.warm, b).is_ok();
-                            let score = if ok { l.score(b) } else { 0 };
-                            (t, score, b.clone())
-                        },
-                    )
-                    .collect();
-                for (t, score, b) in read {
-                    if score > trials[t].best_score {
-                        trials[t].best_score = score;
-                        best[t * n..(t + 1) * n].copy_from_slice(&b);
-                        if score == max_score && self.is_solution(&b) {
-                            trials[t].solve(Mechanism::Map);
-                        }
-                    }
-                }
-            }
-            if cfg.cycle_restart {
-                let h = self.fingerprints()?;
-                for t in 0..t_all {
-                    let tr = &mut trials[t];
-                    if !tr.is_active(cfg.max_iters) || !tr.iterations.is_multiple_of(ROUND) {
-                        continue;
-                    }
-                    if tr.in_cycle(h[t]) {
-                        tr.restarts += 1;
-                        tr.warm = false;
-                        self.start(tr, &mut x, &mut ch, &mut div)?;
-                        self.write_state(t, &x, &ch, &ones);
-                    }
-                }
-            }
-            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
-                break;
+            tr.iterations += 1;
+            tr.warm = true;
+            let (bad, extra) = (h.status[2 * t] as usize, h.status[2 * t + 1]);
+            tr.extra.permutation = extra == 0;
+            if extra == 0 && max_score - bad.min(max_score) > tr.best_score {
+                h.want.push(t);
             }
         }
-        Ok(batch::result(self.puzzle, &trials, &best, |b| l.placements(b), rounds.elapsed_s()))
+    }
+
+    /// Reads the boards of the trials in `want`, rescores each exactly against the device's
+    /// count, keeps it as the trial's best and solves the trial when it passes the exact check.
+    fn take_boards(&self, trials: &mut [DcTrial], best: &mut [u32], h: &mut DcLoop) -> Result<(), EngineError> {
+        let (n, max_score, l) = (self.layout.cells(), self.puzzle.max_score(), &self.layout);
+        self.read_boards(&h.want, &mut h.boards)?;
+        for &t in &h.want {
+            let board = &h.boards[t * n..(t + 1) * n];
+            let score = l.score(board);
+            if score + h.status[2 * t] as usize != max_score {
+                return Err(GpuError::Device(format!(
+                    "the device counted {} mismatched joins on trial {t}, the CPU {}",
+                    h.status[2 * t],
+                    max_score - score
+                ))
+                .into());
+            }
+            let tr = &mut trials[t];
+            tr.best_score = score;
+            best[t * n..(t + 1) * n].copy_from_slice(board);
+            if score == max_score && self.is_solution(board) {
+                tr.solve(Mechanism::Map);
+            }
+        }
+        Ok(())
+    }
+
+    /// The completion search of every live unsolved trial, from its best board.
+    fn complete(
+        &self,
+        trials: &mut [DcTrial],
+        best: &mut [u32],
+        h: &DcLoop,
+        comp: &Completion,
+        bt: &mut Backtracker<'_>,
+    ) {
+        let (n, l) = (self.layout.cells(), &self.layout);
+        for (t, tr) in trials.iter_mut().enumerate() {
+            if h.live[t] == 1 && tr.solved_at.is_none() {
+                let improved = h.want.binary_search(&t).is_ok();
+                let (place, id) = (|b: &[u32]| l.placements(b), |c, pl| l.variable_of(c, pl));
+                let score = tr.best_score;
+                tr.complete(comp, bt, self.puzzle, improved, score, &mut best[t * n..(t + 1) * n], place, id);
+            }
+        }
+    }
+
+    /// The assignment readout of the round's last concur point, for trials whose argmax
+    /// board was not a permutation (as the CPU backend does).
+    fn assignment_readout(&self, trials: &mut [DcTrial], best: &mut [u32]) -> Result<(), EngineError> {
+        let (l, max_iters, max_score) = (&self.layout, self.cfg.max_iters, self.puzzle.max_score());
+        let (n, v) = (l.cells(), l.vars());
+        let need: Vec<usize> =
+            (0..self.trials).filter(|&t| trials[t].is_active(max_iters) && !trials[t].extra.permutation).collect();
+        if need.is_empty() {
+            return Ok(());
+        }
+        let (m, _) = self.read_concur()?;
+        let read: Vec<(usize, usize, Vec<u32>)> = trials
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(t, _)| need.binary_search(t).is_ok())
+            .map_init(
+                || (l.assign_scratch(), vec![0u32; n]),
+                |(scr, b), (t, tr)| {
+                    let ok = l.assign(&m[t * v..(t + 1) * v], scr, &mut tr.extra.asg_read, tr.warm, b).is_ok();
+                    let score = if ok { l.score(b) } else { 0 };
+                    (t, score, b.clone())
+                },
+            )
+            .collect();
+        for (t, score, b) in read {
+            if score > trials[t].best_score {
+                trials[t].best_score = score;
+                best[t * n..(t + 1) * n].copy_from_slice(&b);
+                if score == max_score && self.is_solution(&b) {
+                    trials[t].solve(Mechanism::Map);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end of a round: restarts the active trials whose state's fingerprint came
+    /// round again (exact limit cycles), weights back at 1.
+    fn cycle_restarts(&self, trials: &mut [DcTrial], h: &mut DcLoop) -> Result<(), EngineError> {
+        let hashes = self.fingerprints()?;
+        for (t, tr) in trials.iter_mut().enumerate() {
+            if !tr.is_active(self.cfg.max_iters) || !tr.iterations.is_multiple_of(ROUND) {
+                continue;
+            }
+            if tr.in_cycle(hashes[t]) {
+                tr.restarts += 1;
+                tr.warm = false;
+                self.start(tr, &mut h.x, &mut h.ch, &mut h.div)?;
+                self.write_state(t, &h.x, &h.ch, &h.ones);
+            }
+        }
+        Ok(())
     }
 
     fn is_solution(&self, board: &[u32]) -> bool {
@@ -806,6 +922,40 @@ struct DcExtra {
 }
 
 type DcTrial = GpuTrial<DcExtra>;
+
+/// The host arrays of [`DcGpu::run`], batch-wide, and the scratch of a restart.
+struct DcLoop {
+    /// Per trial: mismatched joins and pieces used more than once, as the device counted.
+    status: Vec<u32>,
+    /// Boards read back.
+    boards: Vec<u32>,
+    /// Which trials run, and what the device was last told.
+    live: Vec<u32>,
+    live_sent: Vec<u32>,
+    /// The trials whose boards come up this iteration (ascending).
+    want: Vec<usize>,
+    /// A restart's state, chosen slots, unit weights and divide scratch.
+    x: Vec<f32>,
+    ch: Vec<u32>,
+    ones: Vec<f32>,
+    div: DivideScratch,
+}
+
+impl DcLoop {
+    fn new(l: &Layout, t_all: usize) -> Self {
+        DcLoop {
+            status: vec![0u32; 2 * t_all],
+            boards: vec![0u32; t_all * l.cells()],
+            live: vec![1u32; t_all],
+            live_sent: Vec::new(),
+            want: Vec::new(),
+            x: vec![0.0f32; l.slots()],
+            ch: vec![0u32; l.choices()],
+            ones: vec![1.0f32; l.constraints()],
+            div: DivideScratch::new(l),
+        }
+    }
+}
 
 /// Runs a divide-and-concur batch on the device; every reported solution has passed the
 /// exact check.

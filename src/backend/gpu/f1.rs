@@ -25,8 +25,9 @@ use super::{F1_WGSL, HASH_WGSL};
 use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::batch::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::f1::map::{AssignOn, MapConfig};
-use crate::f1::project::{Assigners, EdgeProjection, F1};
+use crate::f1::project::{Assigners, EdgeProjection, F1, F1Tables};
 use crate::puzzle::{Board, Puzzle};
+use crate::search::backtrack::Backtracker;
 use crate::verify;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -223,6 +224,391 @@ impl Span for Chunk {
     }
 }
 
+impl Pipelines {
+    fn new(ctx: &GpuContext) -> Self {
+        let module = ctx.module("f1", F1_WGSL);
+        let hash = ctx.module("hash", HASH_WGSL);
+        Pipelines {
+            edges: ctx.pipeline(&module, "edges"),
+            weights: ctx.pipeline(&module, "weights"),
+            update: ctx.pipeline(&module, "update"),
+            mix: ctx.pipeline(&module, "mix"),
+            score: ctx.pipeline(&module, "score"),
+            track: ctx.pipeline(&module, "track"),
+            hash: ctx.pipeline(&hash, "fingerprint"),
+        }
+    }
+}
+
+impl Tables {
+    fn new(ctx: &GpuContext, tab: &F1Tables, puzzle: &Puzzle, cfg: &MapConfig) -> Self {
+        Tables {
+            partner: ctx.storage("partner", &tab.partner),
+            pc_off: ctx.storage("pc_off", &tab.pc_off),
+            pc_cand: ctx.storage("pc_cand", &tab.pc_cand),
+            cand_idx: ctx.storage("cand_idx", &tab.cand_idx),
+            joins: ctx.storage("joins", &tab.joins),
+            // The slot weights of a weighted metric (one unread float for the uniform one).
+            slotw: match cfg.join_weights {
+                Some(jw) => ctx.storage("slotw", &crate::f1::project::join_slot_weights(puzzle, jw)),
+                None => ctx.storage("slotw", &[1.0f32]),
+            },
+        }
+    }
+}
+
+impl Params {
+    /// The main passes' parameters of a chunk, but for its trial count (0 here).
+    fn new(f1: &F1, cfg: &MapConfig, joins: usize) -> Self {
+        let beta = cfg.beta;
+        let inv = 1.0 / beta;
+        // The reflection whose weights are scored: RRR 2 P_E(x) - x; DM f_b(y).
+        let (a, b) = match cfg.kind {
+            MapKind::Rrr => (2.0, -1.0),
+            MapKind::Dm => (1.0 + inv, -inv),
+        };
+        Params {
+            trials: 0,
+            cells: f1.cells() as u32,
+            colors: f1.colors() as u32,
+            dim: f1.dim() as u32,
+            wtot: f1.weight_len() as u32,
+            joins: joins as u32,
+            one_color: (cfg.edge == EdgeProjection::OneColor) as u32,
+            weighted: u32::from(cfg.join_weights.is_some()),
+            a,
+            b,
+            beta,
+            pad1: 0.0,
+        }
+    }
+}
+
+impl TrackParams {
+    fn new(puzzle: &Puzzle, cfg: &MapConfig) -> Self {
+        TrackParams {
+            max_score: puzzle.max_score() as u32,
+            max_iters: cfg.max_iters.min(u32::MAX as u64 - 1) as u32,
+            stall: cfg.restart_stall.map_or(0, |l| l.clamp(1, u32::MAX as u64) as u32),
+            cycle: u32::from(cfg.cycle_restart),
+        }
+    }
+}
+
+/// The device JV takes classes of at most [`super::jv::MAX_N`] cells.
+fn check_device_jv(f1: &F1, cfg: &MapConfig) -> Result<(), GpuError> {
+    if cfg.assign == AssignOn::GpuJv
+        && let Some(n) = f1.class_cells().iter().map(|c| c.len()).find(|&n| n > super::jv::MAX_N)
+    {
+        return Err(GpuError::Misuse(format!(
+            "the device JV takes classes of at most {} cells; this puzzle has one of {n} (use --assign gpu-auction or cpu)",
+            super::jv::MAX_N
+        )));
+    }
+    Ok(())
+}
+
+/// With `--assign gpu*`: the device assignment kernel (the auction or the JV), the class
+/// sizes and, per row of a trial's classes, its cell and the offset of its row in the flat
+/// weights.
+struct DeviceKernel {
+    kernel: Result<AssignGpu, JvGpu>,
+    sizes: Vec<usize>,
+    row_cell: wgpu::Buffer,
+}
+
+impl DeviceKernel {
+    fn new(ctx: &Arc<GpuContext>, f1: &F1, cfg: &MapConfig) -> Option<Self> {
+        cfg.assign.on_device().then(|| {
+            let classes = f1.class_cells();
+            let offs = f1.weight_offsets();
+            let sizes: Vec<usize> = classes.iter().map(|c| c.len()).collect();
+            let rc: Vec<[u32; 2]> = classes
+                .iter()
+                .zip(&offs)
+                .flat_map(|(cells, &off)| {
+                    let n = cells.len();
+                    cells.iter().enumerate().map(move |(i, &c)| [c, (off + i * n) as u32])
+                })
+                .collect();
+            let kernel = match cfg.assign {
+                AssignOn::GpuAuction => Ok(AssignGpu::new(ctx.clone())),
+                _ => Err(JvGpu::new(ctx.clone())),
+            };
+            DeviceKernel { kernel, sizes, row_cell: ctx.storage("row_cell", &rc) }
+        })
+    }
+}
+
+/// What every chunk of one batch is built from ([`F1Gpu::with_chunk_trials`]).
+struct ChunkSpec<'s> {
+    ctx: &'s GpuContext,
+    pipes: &'s Pipelines,
+    tables: &'s Tables,
+    assign: Option<&'s DeviceKernel>,
+    track_params: wgpu::Buffer,
+    /// The chunks' parameters, but for their trial count.
+    base: Params,
+    dm: bool,
+}
+
+/// The uniforms of one chunk: the main passes, the plain weights (of `x` itself), the
+/// difference map's mix, and the fingerprint.
+struct ChunkParams {
+    main: wgpu::Buffer,
+    plain: wgpu::Buffer,
+    mix: wgpu::Buffer,
+    hash: wgpu::Buffer,
+}
+
+/// The per-trial state of one chunk on the device (see [`Chunk`]).
+struct ChunkState {
+    x: wgpu::Buffer,
+    pe: wgpu::Buffer,
+    tmp: wgpu::Buffer,
+    w: wgpu::Buffer,
+    w2: wgpu::Buffer,
+    bestc: wgpu::Buffer,
+    bestc2: wgpu::Buffer,
+    sel: wgpu::Buffer,
+    sel2: wgpu::Buffer,
+    board: wgpu::Buffer,
+    viol: wgpu::Buffer,
+    active: wgpu::Buffer,
+    sums: wgpu::Buffer,
+}
+
+/// The device loop's buffers of one chunk (one word each without the device loop).
+struct LoopState {
+    tstat: wgpu::Buffer,
+    bestb: wgpu::Buffer,
+    fail: wgpu::Buffer,
+    cold: wgpu::Buffer,
+    ring: wgpu::Buffer,
+    st_stat: [wgpu::Buffer; 2],
+}
+
+/// The bind groups of one chunk's passes.
+struct ChunkBinds {
+    edges_x: wgpu::BindGroup,
+    edges_tmp: wgpu::BindGroup,
+    weights: wgpu::BindGroup,
+    weights_plain: wgpu::BindGroup,
+    update: wgpu::BindGroup,
+    mix: wgpu::BindGroup,
+    score: wgpu::BindGroup,
+    hash: wgpu::BindGroup,
+    track: wgpu::BindGroup,
+}
+
+impl ChunkSpec<'_> {
+    /// The chunk of trials `first..first + tc`: its buffers, bind groups and device
+    /// assignment.
+    fn chunk(&self, first: usize, tc: usize) -> Chunk {
+        let ctx = self.ctx;
+        let (n, dm) = (self.base.cells as usize, self.dm);
+        let ub = 4 * (tc * self.base.wtot as usize) as u64;
+        let p = self.params(tc);
+        let s = self.state(tc);
+        let l = self.loop_state(tc);
+        let bg = self.binds(&p, &s, &l);
+        let dev = self.device_assign(tc, &s, &l);
+        let LoopState { tstat, bestb, cold, st_stat, .. } = l;
+        let ChunkState { x, pe, tmp, w, w2, bestc, bestc2, sel, sel2, board, viol, active, sums } = s;
+        Chunk {
+            dev,
+            first,
+            trials: tc,
+            st_w: ctx.staging("st_w", ub),
+            st_w2: ctx.staging("st_w2", if dm { ub } else { 4 }),
+            st_viol: ctx.staging("st_viol", 4 * tc as u64),
+            st_board: ctx.staging("st_board", 4 * (tc * n) as u64),
+            st_sums: ctx.staging("st_sums", 8 * tc as u64),
+            tstat,
+            bestb,
+            cold,
+            st_stat,
+            bg_track: bg.track,
+            x,
+            pe,
+            tmp,
+            w,
+            w2,
+            bestc,
+            bestc2,
+            sel,
+            sel2,
+            board,
+            viol,
+            active,
+            sums,
+            bg_edges_x: bg.edges_x,
+            bg_edges_tmp: bg.edges_tmp,
+            bg_weights: bg.weights,
+            bg_weights_plain: bg.weights_plain,
+            bg_update: bg.update,
+            bg_mix: bg.mix,
+            bg_score: bg.score,
+            bg_hash: bg.hash,
+        }
+    }
+
+    fn params(&self, tc: usize) -> ChunkParams {
+        let (ctx, inv) = (self.ctx, 1.0 / self.base.beta);
+        let base = Params { trials: tc as u32, ..self.base };
+        ChunkParams {
+            main: ctx.uniform("p_main", &base),
+            plain: ctx.uniform("p_plain", &Params { a: 0.0, b: 1.0, ..base }),
+            mix: ctx.uniform("p_mix", &Params { a: 1.0 - inv, b: inv, ..base }),
+            hash: ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: base.dim, pad0: 0, pad1: 0 }),
+        }
+    }
+
+    fn state(&self, tc: usize) -> ChunkState {
+        let (ctx, dm, n) = (self.ctx, self.dm, self.base.cells as usize);
+        let (fb, ub) = (4 * (tc * self.base.dim as usize) as u64, 4 * (tc * self.base.wtot as usize) as u64);
+        ChunkState {
+            x: ctx.zeroed("x", fb),
+            pe: ctx.zeroed("pe", fb),
+            tmp: ctx.zeroed("tmp", if dm { fb } else { 4 }),
+            w: ctx.zeroed("w", ub),
+            w2: ctx.zeroed("w2", if dm { ub } else { 4 }),
+            bestc: ctx.zeroed("bestc", ub),
+            bestc2: ctx.zeroed("bestc2", if dm { ub } else { 4 }),
+            sel: ctx.zeroed("sel", 4 * (tc * n) as u64),
+            sel2: ctx.zeroed("sel2", 4 * (tc * n) as u64),
+            board: ctx.zeroed("board", 4 * (tc * n) as u64),
+            viol: ctx.zeroed("viol", 4 * tc as u64),
+            active: ctx.storage("active", &vec![1u32; tc]),
+            sums: ctx.zeroed("sums", 8 * tc as u64),
+        }
+    }
+
+    fn loop_state(&self, tc: usize) -> LoopState {
+        let (ctx, n) = (self.ctx, self.base.cells as usize);
+        let looped = self.assign.is_some();
+        let per = |words: usize| if looped { 4 * (tc * words) as u64 } else { 4 };
+        LoopState {
+            tstat: ctx.zeroed("tstat", per(TS)),
+            bestb: ctx.zeroed("bestb", per(n)),
+            fail: ctx.zeroed("fail", per(1)),
+            cold: ctx.storage("cold", &vec![1u32; if looped { tc } else { 1 }]),
+            ring: ctx.zeroed("ring", per(RING_WORDS)),
+            st_stat: [ctx.staging("st_stat0", per(TS)), ctx.staging("st_stat1", per(TS))],
+        }
+    }
+
+    fn binds(&self, p: &ChunkParams, s: &ChunkState, l: &LoopState) -> ChunkBinds {
+        let (ctx, pipes, t, dm) = (self.ctx, self.pipes, self.tables, self.dm);
+        ChunkBinds {
+            edges_x: ctx.bind(&pipes.edges, &[(0, &p.main), (1, &s.x), (2, &s.pe), (9, &t.partner)]),
+            edges_tmp: ctx.bind(&pipes.edges, &[(0, &p.main), (1, &s.tmp), (2, &s.pe), (9, &t.partner)]),
+            weights: self.weights_bind(&p.main, s, &s.w, &s.bestc),
+            weights_plain: self.weights_bind(
+                &p.plain,
+                s,
+                if dm { &s.w2 } else { &s.w },
+                if dm { &s.bestc2 } else { &s.bestc },
+            ),
+            update: self.update_bind(p, s),
+            mix: self.mix_bind(p, s),
+            score: ctx
+                .bind(&pipes.score, &[(0, &p.main), (7, &s.board), (8, &s.viol), (12, &t.cand_idx), (14, &t.joins)]),
+            hash: ctx.bind(&pipes.hash, &[(0, &p.hash), (1, &s.x), (2, &s.sums)]),
+            track: self.track_bind(p, s, l),
+        }
+    }
+
+    /// The weights pass with parameters `p` into weights `wb` and their best candidates `bb`.
+    fn weights_bind(&self, p: &wgpu::Buffer, s: &ChunkState, wb: &wgpu::Buffer, bb: &wgpu::Buffer) -> wgpu::BindGroup {
+        let t = self.tables;
+        self.ctx.bind(
+            &self.pipes.weights,
+            &[
+                (0, p),
+                (2, &s.pe),
+                (3, &s.x),
+                (4, wb),
+                (5, bb),
+                (10, &t.pc_off),
+                (11, &t.pc_cand),
+                (12, &t.cand_idx),
+                (13, &t.slotw),
+            ],
+        )
+    }
+
+    fn update_bind(&self, p: &ChunkParams, s: &ChunkState) -> wgpu::BindGroup {
+        self.ctx.bind(
+            &self.pipes.update,
+            &[
+                (0, &p.main),
+                (2, &s.pe),
+                (3, &s.x),
+                (5, &s.bestc),
+                (6, &s.sel),
+                (7, &s.board),
+                (12, &self.tables.cand_idx),
+                (15, &s.active),
+            ],
+        )
+    }
+
+    fn mix_bind(&self, p: &ChunkParams, s: &ChunkState) -> wgpu::BindGroup {
+        let dm = self.dm;
+        self.ctx.bind(
+            &self.pipes.mix,
+            &[
+                (0, &p.mix),
+                (3, &s.x),
+                (5, if dm { &s.bestc2 } else { &s.bestc }),
+                (6, &s.sel2),
+                (12, &self.tables.cand_idx),
+                (16, if dm { &s.tmp } else { &s.pe }),
+            ],
+        )
+    }
+
+    fn track_bind(&self, p: &ChunkParams, s: &ChunkState, l: &LoopState) -> wgpu::BindGroup {
+        self.ctx.bind(
+            &self.pipes.track,
+            &[
+                (0, &p.main),
+                (3, &s.x),
+                (7, &s.board),
+                (8, &s.viol),
+                (15, &s.active),
+                (17, &l.tstat),
+                (18, &l.bestb),
+                (19, &l.fail),
+                (20, &l.cold),
+                (21, &l.ring),
+                (22, &self.track_params),
+            ],
+        )
+    }
+
+    /// With `--assign gpu*`: the assignment over `w` (and over `w2` for the difference map)
+    /// and its `select` passes into `sel` (and `sel2`).
+    fn device_assign(&self, tc: usize, s: &ChunkState, l: &LoopState) -> Option<DeviceAssign> {
+        let DeviceKernel { kernel, sizes, row_cell } = self.assign?;
+        let n = self.base.cells as usize;
+        let solver = |wb: &wgpu::Buffer| match kernel {
+            Ok(a) => {
+                let b = a.batch_on(sizes, tc, false, Some(wb), n);
+                let settle = b.settle_into(&l.fail);
+                Solver::Auction(b, settle)
+            }
+            Err(j) => Solver::Jv(j.batch_on(sizes, tc, Some((wb, &l.cold, &l.fail)), n)),
+        };
+        let main = solver(&s.w);
+        let plain = self.dm.then(|| solver(&s.w2));
+        let bg_sel = main.select_into(row_cell, &s.sel);
+        let bg_sel2 = plain.as_ref().map(|p| p.select_into(row_cell, &s.sel2));
+        Some(DeviceAssign { main, plain, bg_sel, bg_sel2 })
+    }
+}
+
 /// One kernel of the family, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
@@ -278,234 +664,24 @@ impl<'a> F1Gpu<'a> {
         // A device that runs out of memory while the buffers are made says so as an error,
         // not through wgpu's uncaptured-error handler (which panics).
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let module = ctx.module("f1", F1_WGSL);
-        let hash = ctx.module("hash", HASH_WGSL);
-        let pipes = Pipelines {
-            edges: ctx.pipeline(&module, "edges"),
-            weights: ctx.pipeline(&module, "weights"),
-            update: ctx.pipeline(&module, "update"),
-            mix: ctx.pipeline(&module, "mix"),
-            score: ctx.pipeline(&module, "score"),
-            track: ctx.pipeline(&module, "track"),
-            hash: ctx.pipeline(&hash, "fingerprint"),
+        let pipes = Pipelines::new(&ctx);
+        let tables = Tables::new(&ctx, &tab, puzzle, &cfg);
+        check_device_jv(&f1, &cfg)?;
+        let assign = DeviceKernel::new(&ctx, &f1, &cfg);
+        let spec = ChunkSpec {
+            ctx: &ctx,
+            pipes: &pipes,
+            tables: &tables,
+            assign: assign.as_ref(),
+            track_params: ctx.uniform("track", &TrackParams::new(puzzle, &cfg)),
+            base: Params::new(&f1, &cfg, joins),
+            dm: cfg.kind == MapKind::Dm,
         };
-        let tables = Tables {
-            partner: ctx.storage("partner", &tab.partner),
-            pc_off: ctx.storage("pc_off", &tab.pc_off),
-            pc_cand: ctx.storage("pc_cand", &tab.pc_cand),
-            cand_idx: ctx.storage("cand_idx", &tab.cand_idx),
-            joins: ctx.storage("joins", &tab.joins),
-            // The slot weights of a weighted metric (one unread float for the uniform one).
-            slotw: match cfg.join_weights {
-                Some(jw) => ctx.storage("slotw", &crate::f1::project::join_slot_weights(puzzle, jw)),
-                None => ctx.storage("slotw", &[1.0f32]),
-            },
-        };
-        let beta = cfg.beta;
-        let inv = 1.0 / beta;
-        // The reflection whose weights are scored: RRR 2 P_E(x) - x; DM f_b(y).
-        let (a, b) = match cfg.kind {
-            MapKind::Rrr => (2.0, -1.0),
-            MapKind::Dm => (1.0 + inv, -inv),
-        };
-        // With `--assign gpu`: the auction, the class sizes and, per row of a trial's classes,
-        // its cell and the offset of its row in the flat weights.
-        if cfg.assign == AssignOn::GpuJv
-            && let Some(n) = f1.class_cells().iter().map(|c| c.len()).find(|&n| n > super::jv::MAX_N)
-        {
-            return Err(GpuError::Misuse(format!(
-                    "the device JV takes classes of at most {} cells; this puzzle has one of {n} (use --assign gpu-auction or cpu)",
-                    super::jv::MAX_N
-                ))
-                .into());
-        }
-        let auction = cfg.assign.on_device().then(|| {
-            let classes = f1.class_cells();
-            let offs = f1.weight_offsets();
-            let sizes: Vec<usize> = classes.iter().map(|c| c.len()).collect();
-            let rc: Vec<[u32; 2]> = classes
-                .iter()
-                .zip(&offs)
-                .flat_map(|(cells, &off)| {
-                    let n = cells.len();
-                    cells.iter().enumerate().map(move |(i, &c)| [c, (off + i * n) as u32])
-                })
-                .collect();
-            let kernel = match cfg.assign {
-                AssignOn::GpuAuction => Ok(AssignGpu::new(ctx.clone())),
-                _ => Err(JvGpu::new(ctx.clone())),
-            };
-            (kernel, sizes, ctx.storage("row_cell", &rc))
-        });
-        let track_params = ctx.uniform(
-            "track",
-            &TrackParams {
-                max_score: puzzle.max_score() as u32,
-                max_iters: cfg.max_iters.min(u32::MAX as u64 - 1) as u32,
-                stall: cfg.restart_stall.map_or(0, |l| l.clamp(1, u32::MAX as u64) as u32),
-                cycle: u32::from(cfg.cycle_restart),
-            },
-        );
         let mut chunks = Vec::new();
         let mut first = 0;
         while first < trials {
             let tc = per_chunk.min(trials - first);
-            let base = Params {
-                trials: tc as u32,
-                cells: n as u32,
-                colors: f1.colors() as u32,
-                dim: dim as u32,
-                wtot: wtot as u32,
-                joins: joins as u32,
-                one_color: (cfg.edge == EdgeProjection::OneColor) as u32,
-                weighted: u32::from(cfg.join_weights.is_some()),
-                a,
-                b,
-                beta,
-                pad1: 0.0,
-            };
-            let p_main = ctx.uniform("p_main", &base);
-            let p_plain = ctx.uniform("p_plain", &Params { a: 0.0, b: 1.0, ..base });
-            let p_mix = ctx.uniform("p_mix", &Params { a: 1.0 - inv, b: inv, ..base });
-            let p_hash = ctx.uniform("p_hash", &HashParams { trials: tc as u32, len: dim as u32, pad0: 0, pad1: 0 });
-            let (fb, ub) = (4 * (tc * dim) as u64, 4 * (tc * wtot) as u64);
-            let dm = cfg.kind == MapKind::Dm;
-            let x = ctx.zeroed("x", fb);
-            let pe = ctx.zeroed("pe", fb);
-            let tmp = ctx.zeroed("tmp", if dm { fb } else { 4 });
-            let w = ctx.zeroed("w", ub);
-            let w2 = ctx.zeroed("w2", if dm { ub } else { 4 });
-            let bestc = ctx.zeroed("bestc", ub);
-            let bestc2 = ctx.zeroed("bestc2", if dm { ub } else { 4 });
-            let sel = ctx.zeroed("sel", 4 * (tc * n) as u64);
-            let sel2 = ctx.zeroed("sel2", 4 * (tc * n) as u64);
-            let board = ctx.zeroed("board", 4 * (tc * n) as u64);
-            let viol = ctx.zeroed("viol", 4 * tc as u64);
-            let active = ctx.storage("active", &vec![1u32; tc]);
-            let sums = ctx.zeroed("sums", 8 * tc as u64);
-            let looped = auction.is_some();
-            let per = |words: usize| if looped { 4 * (tc * words) as u64 } else { 4 };
-            let tstat = ctx.zeroed("tstat", per(TS));
-            let bestb = ctx.zeroed("bestb", per(n));
-            let fail = ctx.zeroed("fail", per(1));
-            let cold = ctx.storage("cold", &vec![1u32; if looped { tc } else { 1 }]);
-            let ring = ctx.zeroed("ring", per(RING_WORDS));
-            let st_stat = [ctx.staging("st_stat0", per(TS)), ctx.staging("st_stat1", per(TS))];
-            let t = &tables;
-            let bg_edges_x = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &x), (2, &pe), (9, &t.partner)]);
-            let bg_edges_tmp = ctx.bind(&pipes.edges, &[(0, &p_main), (1, &tmp), (2, &pe), (9, &t.partner)]);
-            let weights = |p: &wgpu::Buffer, wb: &wgpu::Buffer, bb: &wgpu::Buffer| {
-                ctx.bind(
-                    &pipes.weights,
-                    &[
-                        (0, p),
-                        (2, &pe),
-                        (3, &x),
-                        (4, wb),
-                        (5, bb),
-                        (10, &t.pc_off),
-                        (11, &t.pc_cand),
-                        (12, &t.cand_idx),
-                        (13, &t.slotw),
-                    ],
-                )
-            };
-            let bg_weights = weights(&p_main, &w, &bestc);
-            let bg_weights_plain = weights(&p_plain, if dm { &w2 } else { &w }, if dm { &bestc2 } else { &bestc });
-            let bg_update = ctx.bind(
-                &pipes.update,
-                &[
-                    (0, &p_main),
-                    (2, &pe),
-                    (3, &x),
-                    (5, &bestc),
-                    (6, &sel),
-                    (7, &board),
-                    (12, &t.cand_idx),
-                    (15, &active),
-                ],
-            );
-            let bg_mix = ctx.bind(
-                &pipes.mix,
-                &[
-                    (0, &p_mix),
-                    (3, &x),
-                    (5, if dm { &bestc2 } else { &bestc }),
-                    (6, &sel2),
-                    (12, &t.cand_idx),
-                    (16, if dm { &tmp } else { &pe }),
-                ],
-            );
-            let bg_score =
-                ctx.bind(&pipes.score, &[(0, &p_main), (7, &board), (8, &viol), (12, &t.cand_idx), (14, &t.joins)]);
-            let bg_hash = ctx.bind(&pipes.hash, &[(0, &p_hash), (1, &x), (2, &sums)]);
-            let bg_track = ctx.bind(
-                &pipes.track,
-                &[
-                    (0, &p_main),
-                    (3, &x),
-                    (7, &board),
-                    (8, &viol),
-                    (15, &active),
-                    (17, &tstat),
-                    (18, &bestb),
-                    (19, &fail),
-                    (20, &cold),
-                    (21, &ring),
-                    (22, &track_params),
-                ],
-            );
-            let dev = auction.as_ref().map(|(kernel, sizes, rc)| {
-                let solver = |wb: &wgpu::Buffer| match kernel {
-                    Ok(a) => {
-                        let b = a.batch_on(sizes, tc, false, Some(wb), n);
-                        let settle = b.settle_into(&fail);
-                        Solver::Auction(b, settle)
-                    }
-                    Err(j) => Solver::Jv(j.batch_on(sizes, tc, Some((wb, &cold, &fail)), n)),
-                };
-                let main = solver(&w);
-                let plain = dm.then(|| solver(&w2));
-                let bg_sel = main.select_into(rc, &sel);
-                let bg_sel2 = plain.as_ref().map(|p| p.select_into(rc, &sel2));
-                DeviceAssign { main, plain, bg_sel, bg_sel2 }
-            });
-            chunks.push(Chunk {
-                dev,
-                first,
-                trials: tc,
-                st_w: ctx.staging("st_w", ub),
-                st_w2: ctx.staging("st_w2", if dm { ub } else { 4 }),
-                st_viol: ctx.staging("st_viol", 4 * tc as u64),
-                st_board: ctx.staging("st_board", 4 * (tc * n) as u64),
-                st_sums: ctx.staging("st_sums", 8 * tc as u64),
-                tstat,
-                bestb,
-                cold,
-                st_stat,
-                bg_track,
-                x,
-                pe,
-                tmp,
-                w,
-                w2,
-                bestc,
-                bestc2,
-                sel,
-                sel2,
-                board,
-                viol,
-                active,
-                sums,
-                bg_edges_x,
-                bg_edges_tmp,
-                bg_weights,
-                bg_weights_plain,
-                bg_update,
-                bg_mix,
-                bg_score,
-                bg_hash,
-            });
+            chunks.push(spec.chunk(first, tc));
             first += tc;
         }
         if let Some(e) = pollster::block_on(oom.pop()) {
@@ -861,14 +1037,8 @@ impl<'a> F1Gpu<'a> {
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let rounds = Rounds::start();
         let cfg = self.cfg.clone();
-        let (t_all, n, dim) = (self.trials, self.puzzle.cells(), self.dim);
-        let max_score = self.puzzle.max_score();
-        let mut trials: Vec<GpuTrial<()>> = (0..t_all).map(|t| GpuTrial::new(cfg.seed, t, ())).collect();
-        let mut x0 = vec![0.0f32; dim];
-        for (t, tr) in trials.iter_mut().enumerate() {
-            randomize(&mut x0, &mut tr.rng);
-            self.write_state(t, &x0);
-        }
+        let (t_all, n) = (self.trials, self.puzzle.cells());
+        let (mut trials, mut x0) = self.start_trials(|| ());
         let mut words = vec![0u32; t_all * TS];
         let mut handled = vec![u32::MAX; t_all];
         let mut board = vec![0u32; n];
@@ -882,31 +1052,68 @@ impl<'a> F1Gpu<'a> {
             read += 1;
             for (t, tr) in trials.iter_mut().enumerate() {
                 let w = &words[t * TS..(t + 1) * TS];
-                tr.iterations = w[0] as u64;
-                tr.best_score = w[1] as usize;
-                match w[3] {
-                    ST_SOLVED if tr.solved_at.is_none() => {
-                        self.verify_solved(t, w[2], tr, &mut board)?;
-                    }
-                    ST_STALL | ST_CYCLE | ST_FAIL if handled[t] != w[0] => {
-                        handled[t] = w[0];
-                        if w[3] == ST_STALL {
-                            tr.stall_restarts += 1;
-                        } else {
-                            tr.restarts += 1;
-                        }
-                        randomize(&mut x0, &mut tr.rng);
-                        self.write_state(t, &x0);
-                        self.resume(t);
-                    }
-                    _ => {}
-                }
+                self.take_status(t, w, tr, &mut handled[t], &mut x0, &mut board)?;
             }
             if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
                 break;
             }
         }
-        // The final words and best boards, after the submission still in flight.
+        let best = self.finish_device(&mut trials, &mut board)?;
+        let f1 = &self.f1;
+        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+    }
+
+    /// Fresh trials of the batch (with `extra` each), their random starting states written
+    /// to the device; and the host's state buffer for later restarts.
+    fn start_trials<E>(&self, extra: impl Fn() -> E) -> (Vec<GpuTrial<E>>, Vec<f32>) {
+        let mut trials: Vec<GpuTrial<E>> = (0..self.trials).map(|t| GpuTrial::new(self.cfg.seed, t, extra())).collect();
+        let mut x0 = vec![0.0f32; self.dim];
+        for (t, tr) in trials.iter_mut().enumerate() {
+            randomize(&mut x0, &mut tr.rng);
+            self.write_state(t, &x0);
+        }
+        (trials, x0)
+    }
+
+    /// Takes trial `t`'s per-trial words `w` of the device loop: its iterations and best
+    /// score; a solve (read back and checked); or a freeze (stall, cycle, failed assignment)
+    /// not handled yet (`handled`: the iteration of the last one), restarted from a fresh
+    /// random state.
+    fn take_status(
+        &self,
+        t: usize,
+        w: &[u32],
+        tr: &mut GpuTrial<()>,
+        handled: &mut u32,
+        x0: &mut [f32],
+        board: &mut [u32],
+    ) -> Result<(), GpuError> {
+        tr.iterations = w[0] as u64;
+        tr.best_score = w[1] as usize;
+        match w[3] {
+            ST_SOLVED if tr.solved_at.is_none() => {
+                self.verify_solved(t, w[2], tr, board)?;
+            }
+            ST_STALL | ST_CYCLE | ST_FAIL if *handled != w[0] => {
+                *handled = w[0];
+                if w[3] == ST_STALL {
+                    tr.stall_restarts += 1;
+                } else {
+                    tr.restarts += 1;
+                }
+                randomize(x0, &mut tr.rng);
+                self.write_state(t, x0);
+                self.resume(t);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The final words and best boards, after the submission still in flight; returns the
+    /// best boards.
+    fn finish_device(&self, trials: &mut [GpuTrial<()>], board: &mut [u32]) -> Result<Vec<u32>, GpuError> {
+        let n = self.puzzle.cells();
         self.ctx.wait()?;
         let words: Vec<u32> = self.read_per_trial(TS, |c| &c.tstat)?;
         let best: Vec<u32> = self.read_per_trial(n, |c| &c.bestb)?;
@@ -915,12 +1122,11 @@ impl<'a> F1Gpu<'a> {
             tr.iterations = w[0] as u64;
             tr.best_score = w[1] as usize;
             if w[3] == ST_SOLVED && tr.solved_at.is_none() {
-                self.verify_solved(t, w[2], tr, &mut board)?;
+                self.verify_solved(t, w[2], tr, board)?;
             }
         }
-        debug_assert!(trials.iter().all(|t| t.best_score <= max_score));
-        let f1 = &self.f1;
-        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+        debug_assert!(trials.iter().all(|t| t.best_score <= self.puzzle.max_score()));
+        Ok(best)
     }
 
     /// Reads the per-trial words of staging slot `slot` of every chunk.
@@ -970,186 +1176,215 @@ impl<'a> F1Gpu<'a> {
     fn run_host(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let rounds = Rounds::start();
         let cfg = self.cfg.clone();
-        let (t_all, n, dim, wt) = (self.trials, self.puzzle.cells(), self.dim, self.wtot);
-        let max_score = self.puzzle.max_score();
-        let dm = cfg.kind == MapKind::Dm;
-        let mut trials: Vec<GpuTrial<Assigners>> =
-            (0..t_all).map(|t| GpuTrial::new(cfg.seed, t, self.f1.assigners())).collect();
-        let mut x0 = vec![0.0f32; dim];
-        for (t, tr) in trials.iter_mut().enumerate() {
-            randomize(&mut x0, &mut tr.rng);
-            self.write_state(t, &x0);
-        }
-        let mut w = vec![0.0f32; t_all * wt];
-        let mut w2 = vec![0.0f32; if dm { t_all * wt } else { 0 }];
-        let mut sel = vec![0u32; t_all * n];
-        let mut sel2 = vec![0u32; t_all * n];
-        let mut viol = vec![0u32; t_all];
-        let mut boards = vec![0u32; t_all * n];
-        let mut best = vec![0u32; t_all * n];
-        let mut active = vec![1u32; t_all];
-        // Whether a trial's board of this iteration came up (see the read-back below).
-        let mut fresh = vec![true; t_all];
-        // What the device holds (all live at creation); rewritten only when a trial stops.
-        let mut active_sent = active.clone();
-        self.refresh(&mut w, &mut w2)?;
-        let f1 = &self.f1;
+        let (mut trials, x0) = self.start_trials(|| self.f1.assigners());
+        let mut h = HostLoop::new(self, x0);
+        self.refresh(&mut h.w, &mut h.w2)?;
         let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
         loop {
             for _ in 0..ROUND {
-                // 1. The assignments: on the device (`--assign gpu`), or on the CPU from the
-                // weights read back, also when the device left a problem unsolved.
-                let on_device = self.device_assign(cfg.warm_start)?;
-                if !on_device {
-                    if self.chunks.iter().any(|c| c.dev.is_some()) {
-                        self.refresh(&mut w, &mut w2)?;
-                    }
-                    // 1. The assignments, on the CPU.
-                    let per = crate::batch::chunk_size(t_all);
-                    let failed: Vec<usize> = trials
-                        .par_chunks_mut(per)
-                        .zip(sel.par_chunks_mut(per * n))
-                        .zip(sel2.par_chunks_mut(per * n))
-                        .zip(w.par_chunks(per * wt))
-                        .enumerate()
-                        .flat_map_iter(|(ci, (((trs, sels), sels2), ws))| {
-                            let mut bad = Vec::new();
-                            let rows =
-                                trs.iter_mut().zip(sels.chunks_mut(n)).zip(sels2.chunks_mut(n)).zip(ws.chunks(wt));
-                            for (i, (((tr, s), s2), wv)) in rows.enumerate() {
-                                if !tr.is_active(cfg.max_iters) {
-                                    continue;
-                                }
-                                let t = ci * per + i;
-                                let ok = if dm {
-                                    // P_P(y) first, as on the CPU (its duals warm the second solve).
-                                    f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.extra, s2, tr.warm)
-                                        .and_then(|()| f1.assign_entries(wv, &mut tr.extra, s, tr.warm))
-                                } else {
-                                    f1.assign_entries(wv, &mut tr.extra, s, tr.warm)
-                                };
-                                if ok.is_err() {
-                                    bad.push(t);
-                                }
-                            }
-                            bad
-                        })
-                        .collect();
-                    if !failed.is_empty() {
-                        // Non-finite weights cannot come from finite states; restart defensively.
-                        for &t in &failed {
-                            trials[t].iterations += 1;
-                            self.restart(t, &mut trials[t], &mut x0);
-                        }
-                        self.refresh(&mut w, &mut w2)?;
-                        continue;
-                    }
-                }
-                for (a, tr) in active.iter_mut().zip(&trials) {
-                    *a = tr.is_active(cfg.max_iters) as u32;
-                }
-                if active.iter().all(|&a| a == 0) {
-                    break;
-                }
-                // 2. The device passes, one submission; 3. read back.
-                if active != active_sent {
-                    self.write_active(&active);
-                    active_sent.clone_from(&active);
-                }
-                if !on_device {
-                    self.write_sel(&sel, false);
-                    if dm {
-                        self.write_sel(&sel2, true);
-                    }
-                }
-                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                self.encode_iteration(&mut enc, on_device);
-                self.ctx.queue.submit([enc.finish()]);
-                // With the device assignment only the mismatch counts come up every iteration,
-                // and the boards of a chunk only when one of its trials improves (each board
-                // that comes up is recounted exactly on the CPU); else every board comes up.
-                if on_device {
-                    self.read_violations_into(&mut viol)?;
-                    for (t, tr) in trials.iter().enumerate() {
-                        fresh[t] = active[t] != 0
-                            && (tr.iterations == 0 || max_score - (viol[t] as usize).min(max_score) > tr.best_score);
-                    }
-                    self.read_boards_where(&fresh, &mut boards)?;
-                } else {
-                    self.read_staged(&mut w, &mut w2, Some((&mut viol, &mut boards)))?;
-                    fresh.iter_mut().for_each(|f| *f = true);
-                }
-                let mut stall_restarted = false;
-                for (t, tr) in trials.iter_mut().enumerate() {
-                    if active[t] == 0 {
-                        continue;
-                    }
-                    tr.iterations += 1;
-                    tr.warm = cfg.warm_start;
-                    let board = &boards[t * n..(t + 1) * n];
-                    let score = if fresh[t] { f1.score(board) } else { max_score - viol[t] as usize };
-                    if fresh[t] && score + viol[t] as usize != max_score {
-                        return Err(GpuError::Device(format!(
-                            "the device counted {} mismatched joins on trial {t}, the CPU {}",
-                            viol[t],
-                            max_score - score
-                        ))
-                        .into());
-                    }
-                    let improved = score > tr.best_score || tr.iterations == 1;
-                    if improved {
-                        tr.best_score = score;
-                        best[t * n..(t + 1) * n].copy_from_slice(board);
-                    }
-                    if score == max_score {
-                        let b = Board {
-                            width: self.puzzle.width(),
-                            height: self.puzzle.height(),
-                            cells: f1.placements(board),
-                        };
-                        if verify::check(self.puzzle, &b).valid {
-                            tr.solve(Mechanism::Map);
-                        }
-                    } else if cfg.restart_stall.is_some_and(|l| tr.stalled(score, l)) {
-                        randomize(&mut x0, &mut tr.rng);
-                        self.write_state(t, &x0);
-                        tr.warm = false;
-                        stall_restarted = true;
-                    } else if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
-                        let best = &mut best[t * n..(t + 1) * n];
-                        let (place, id) = (|b: &[u32]| f1.placements(b), |c, pl| f1.candidate_id(c, pl));
-                        tr.complete(comp, bt, self.puzzle, improved, score, best, place, id);
-                    }
-                }
-                if stall_restarted {
-                    // The weights read back were of the old states.
-                    self.refresh(&mut w, &mut w2)?;
-                }
-                if cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
+                if self.host_iteration(&mut trials, &mut h, &mut completion)? {
                     break;
                 }
             }
             if cfg.cycle_restart {
-                let h = self.fingerprints()?;
-                let mut restarted = false;
-                for (t, tr) in trials.iter_mut().enumerate() {
-                    if !tr.is_active(cfg.max_iters) || tr.iterations % ROUND != 0 {
-                        continue;
-                    }
-                    if tr.in_cycle(h[t]) {
-                        self.restart(t, tr, &mut x0);
-                        restarted = true;
-                    }
-                }
-                if restarted {
-                    self.refresh(&mut w, &mut w2)?;
-                }
+                self.cycle_restarts(&mut trials, &mut h)?;
             }
             if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
                 break;
             }
         }
-        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+        let f1 = &self.f1;
+        Ok(batch::result(self.puzzle, &trials, &h.best, |b| f1.placements(b), rounds.elapsed_s()))
+    }
+
+    /// One iteration of the per-iteration loop: 1. the assignments, 2. the device passes
+    /// (one submission), 3. the read-back, taken into the trials. True when the round ends
+    /// early: no trial is active, or one solved and the run stops at the first.
+    fn host_iteration(
+        &self,
+        trials: &mut [GpuTrial<Assigners>],
+        h: &mut HostLoop,
+        completion: &mut Option<Backtracker<'_>>,
+    ) -> Result<bool, EngineError> {
+        let cfg = &self.cfg;
+        // 1. The assignments: on the device (`--assign gpu`), or on the CPU from the
+        // weights read back, also when the device left a problem unsolved.
+        let on_device = self.device_assign(cfg.warm_start)?;
+        if !on_device && !self.assign_on_host(trials, h)? {
+            return Ok(false);
+        }
+        for (a, tr) in h.active.iter_mut().zip(trials.iter()) {
+            *a = tr.is_active(cfg.max_iters) as u32;
+        }
+        if h.active.iter().all(|&a| a == 0) {
+            return Ok(true);
+        }
+        // 2. The device passes, one submission; 3. read back.
+        if h.active != h.active_sent {
+            self.write_active(&h.active);
+            h.active_sent.clone_from(&h.active);
+        }
+        if !on_device {
+            self.write_sel(&h.sel, false);
+            if cfg.kind == MapKind::Dm {
+                self.write_sel(&h.sel2, true);
+            }
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.encode_iteration(&mut enc, on_device);
+        self.ctx.queue.submit([enc.finish()]);
+        self.read_iteration(trials, h, on_device)?;
+        if self.take_iteration(trials, h, completion)? {
+            // The weights read back were of the old states.
+            self.refresh(&mut h.w, &mut h.w2)?;
+        }
+        Ok(cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()))
+    }
+
+    /// The assignments on the CPU (rayon over trials) from the weights read back, into
+    /// `sel` (and `sel2`). False when one failed: those trials restarted (non-finite
+    /// weights cannot come from finite states; a defensive restart) and the iteration is
+    /// to be tried again.
+    fn assign_on_host(&self, trials: &mut [GpuTrial<Assigners>], h: &mut HostLoop) -> Result<bool, GpuError> {
+        if self.chunks.iter().any(|c| c.dev.is_some()) {
+            self.refresh(&mut h.w, &mut h.w2)?;
+        }
+        let (n, wt, f1, cfg) = (self.puzzle.cells(), self.wtot, &self.f1, &self.cfg);
+        let dm = cfg.kind == MapKind::Dm;
+        let per = crate::batch::chunk_size(self.trials);
+        let w2 = &h.w2;
+        let failed: Vec<usize> = trials
+            .par_chunks_mut(per)
+            .zip(h.sel.par_chunks_mut(per * n))
+            .zip(h.sel2.par_chunks_mut(per * n))
+            .zip(h.w.par_chunks(per * wt))
+            .enumerate()
+            .flat_map_iter(|(ci, (((trs, sels), sels2), ws))| {
+                let mut bad = Vec::new();
+                let rows = trs.iter_mut().zip(sels.chunks_mut(n)).zip(sels2.chunks_mut(n)).zip(ws.chunks(wt));
+                for (i, (((tr, s), s2), wv)) in rows.enumerate() {
+                    if !tr.is_active(cfg.max_iters) {
+                        continue;
+                    }
+                    let t = ci * per + i;
+                    let ok = if dm {
+                        // P_P(y) first, as on the CPU (its duals warm the second solve).
+                        f1.assign_entries(&w2[t * wt..(t + 1) * wt], &mut tr.extra, s2, tr.warm)
+                            .and_then(|()| f1.assign_entries(wv, &mut tr.extra, s, tr.warm))
+                    } else {
+                        f1.assign_entries(wv, &mut tr.extra, s, tr.warm)
+                    };
+                    if ok.is_err() {
+                        bad.push(t);
+                    }
+                }
+                bad
+            })
+            .collect();
+        if failed.is_empty() {
+            return Ok(true);
+        }
+        for &t in &failed {
+            trials[t].iterations += 1;
+            self.restart(t, &mut trials[t], &mut h.x0);
+        }
+        self.refresh(&mut h.w, &mut h.w2)?;
+        Ok(false)
+    }
+
+    /// Reads the iteration back. With the device assignment only the mismatch counts come up
+    /// every iteration, and the boards of a chunk only when one of its trials improves (each
+    /// board that comes up is recounted exactly on the CPU); else every board comes up, with
+    /// the weights of the next iteration.
+    fn read_iteration(
+        &self,
+        trials: &[GpuTrial<Assigners>],
+        h: &mut HostLoop,
+        on_device: bool,
+    ) -> Result<(), GpuError> {
+        if !on_device {
+            self.read_staged(&mut h.w, &mut h.w2, Some((&mut h.viol, &mut h.boards)))?;
+            h.fresh.iter_mut().for_each(|f| *f = true);
+            return Ok(());
+        }
+        let max_score = self.puzzle.max_score();
+        self.read_violations_into(&mut h.viol)?;
+        for (t, tr) in trials.iter().enumerate() {
+            h.fresh[t] = h.active[t] != 0
+                && (tr.iterations == 0 || max_score - (h.viol[t] as usize).min(max_score) > tr.best_score);
+        }
+        self.read_boards_where(&h.fresh, &mut h.boards)
+    }
+
+    /// Takes the boards read back into the active trials: the exact recount against the
+    /// device's, the best board, a solve (after the exact check), a stall restart or the
+    /// completion search. True when a stall restart rewrote a state.
+    fn take_iteration(
+        &self,
+        trials: &mut [GpuTrial<Assigners>],
+        h: &mut HostLoop,
+        completion: &mut Option<Backtracker<'_>>,
+    ) -> Result<bool, EngineError> {
+        let (n, max_score, cfg, f1) = (self.puzzle.cells(), self.puzzle.max_score(), &self.cfg, &self.f1);
+        let mut stall_restarted = false;
+        for (t, tr) in trials.iter_mut().enumerate() {
+            if h.active[t] == 0 {
+                continue;
+            }
+            tr.iterations += 1;
+            tr.warm = cfg.warm_start;
+            let board = &h.boards[t * n..(t + 1) * n];
+            let score = if h.fresh[t] { f1.score(board) } else { max_score - h.viol[t] as usize };
+            if h.fresh[t] && score + h.viol[t] as usize != max_score {
+                return Err(GpuError::Device(format!(
+                    "the device counted {} mismatched joins on trial {t}, the CPU {}",
+                    h.viol[t],
+                    max_score - score
+                ))
+                .into());
+            }
+            let improved = score > tr.best_score || tr.iterations == 1;
+            if improved {
+                tr.best_score = score;
+                h.best[t * n..(t + 1) * n].copy_from_slice(board);
+            }
+            if score == max_score {
+                let b = Board { width: self.puzzle.width(), height: self.puzzle.height(), cells: f1.placements(board) };
+                if verify::check(self.puzzle, &b).valid {
+                    tr.solve(Mechanism::Map);
+                }
+            } else if cfg.restart_stall.is_some_and(|l| tr.stalled(score, l)) {
+                randomize(&mut h.x0, &mut tr.rng);
+                self.write_state(t, &h.x0);
+                tr.warm = false;
+                stall_restarted = true;
+            } else if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
+                let best = &mut h.best[t * n..(t + 1) * n];
+                let (place, id) = (|b: &[u32]| f1.placements(b), |c, pl| f1.candidate_id(c, pl));
+                tr.complete(comp, bt, self.puzzle, improved, score, best, place, id);
+            }
+        }
+        Ok(stall_restarted)
+    }
+
+    /// At the end of a round: restarts the active trials whose state's fingerprint came
+    /// round again (exact limit cycles).
+    fn cycle_restarts(&self, trials: &mut [GpuTrial<Assigners>], h: &mut HostLoop) -> Result<(), GpuError> {
+        let hashes = self.fingerprints()?;
+        let mut restarted = false;
+        for (t, tr) in trials.iter_mut().enumerate() {
+            if !tr.is_active(self.cfg.max_iters) || tr.iterations % ROUND != 0 {
+                continue;
+            }
+            if tr.in_cycle(hashes[t]) {
+                self.restart(t, tr, &mut h.x0);
+                restarted = true;
+            }
+        }
+        if restarted {
+            self.refresh(&mut h.w, &mut h.w2)?;
+        }
+        Ok(())
     }
 
     /// Runs the device auction of every chunk (the difference map's `P_P(y)` first); false
@@ -1171,6 +1406,49 @@ impl<'a> F1Gpu<'a> {
         self.write_state(t, x0);
         tr.warm = false;
         tr.restarts += 1;
+    }
+}
+
+/// The host arrays of the per-iteration loop ([`F1Gpu::run_host`]), batch-wide.
+struct HostLoop {
+    /// The weights read back (and of `x` itself for the difference map).
+    w: Vec<f32>,
+    w2: Vec<f32>,
+    /// The assignments of the CPU, per cell the chosen entry.
+    sel: Vec<u32>,
+    sel2: Vec<u32>,
+    /// Mismatch counts and boards read back, and the best board of each trial.
+    viol: Vec<u32>,
+    boards: Vec<u32>,
+    best: Vec<u32>,
+    /// Which trials run this iteration.
+    active: Vec<u32>,
+    /// Whether a trial's board of this iteration came up (see `F1Gpu::read_iteration`).
+    fresh: Vec<bool>,
+    /// What the device holds (all live at creation); rewritten only when a trial stops.
+    active_sent: Vec<u32>,
+    /// A state for restarts.
+    x0: Vec<f32>,
+}
+
+impl HostLoop {
+    fn new(g: &F1Gpu, x0: Vec<f32>) -> Self {
+        let (t_all, n, wt) = (g.trials, g.puzzle.cells(), g.wtot);
+        let dm = g.cfg.kind == MapKind::Dm;
+        let active = vec![1u32; t_all];
+        HostLoop {
+            w: vec![0.0f32; t_all * wt],
+            w2: vec![0.0f32; if dm { t_all * wt } else { 0 }],
+            sel: vec![0u32; t_all * n],
+            sel2: vec![0u32; t_all * n],
+            viol: vec![0u32; t_all],
+            boards: vec![0u32; t_all * n],
+            best: vec![0u32; t_all * n],
+            active_sent: active.clone(),
+            active,
+            fresh: vec![true; t_all],
+            x0,
+        }
     }
 }
 

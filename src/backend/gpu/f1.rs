@@ -133,19 +133,8 @@ struct Tables {
 struct Chunk {
     first: usize,
     trials: usize,
-    x: wgpu::Buffer,
-    pe: wgpu::Buffer,
-    tmp: wgpu::Buffer,
-    w: wgpu::Buffer,
-    w2: wgpu::Buffer,
-    bestc: wgpu::Buffer,
-    bestc2: wgpu::Buffer,
-    sel: wgpu::Buffer,
-    sel2: wgpu::Buffer,
-    board: wgpu::Buffer,
-    viol: wgpu::Buffer,
-    active: wgpu::Buffer,
-    sums: wgpu::Buffer,
+    /// The per-trial state on the device.
+    s: ChunkState,
     /// The device loop: per-trial words, best boards, assignment failures, cold words and
     /// fingerprint rings; the per-trial words' two staging buffers (double-buffered reads).
     tstat: wgpu::Buffer,
@@ -414,7 +403,6 @@ impl ChunkSpec<'_> {
         let bg = self.binds(&p, &s, &l);
         let dev = self.device_assign(tc, &s, &l);
         let LoopState { tstat, bestb, cold, st_stat, .. } = l;
-        let ChunkState { x, pe, tmp, w, w2, bestc, bestc2, sel, sel2, board, viol, active, sums } = s;
         Chunk {
             dev,
             first,
@@ -429,19 +417,7 @@ impl ChunkSpec<'_> {
             cold,
             st_stat,
             bg_track: bg.track,
-            x,
-            pe,
-            tmp,
-            w,
-            w2,
-            bestc,
-            bestc2,
-            sel,
-            sel2,
-            board,
-            viol,
-            active,
-            sums,
+            s,
             bg_edges_x: bg.edges_x,
             bg_edges_tmp: bg.edges_tmp,
             bg_weights: bg.weights,
@@ -698,19 +674,19 @@ impl<'a> F1Gpu<'a> {
         let tables = [&t.partner, &t.pc_off, &t.pc_cand, &t.cand_idx, &t.joins, &t.slotw];
         let chunks = self.chunks.iter().flat_map(|c| {
             [
-                &c.x,
-                &c.pe,
-                &c.tmp,
-                &c.w,
-                &c.w2,
-                &c.bestc,
-                &c.bestc2,
-                &c.sel,
-                &c.sel2,
-                &c.board,
-                &c.viol,
-                &c.active,
-                &c.sums,
+                &c.s.x,
+                &c.s.pe,
+                &c.s.tmp,
+                &c.s.w,
+                &c.s.w2,
+                &c.s.bestc,
+                &c.s.bestc2,
+                &c.s.sel,
+                &c.s.sel2,
+                &c.s.board,
+                &c.s.viol,
+                &c.s.active,
+                &c.s.sums,
                 &c.st_w,
                 &c.st_w2,
                 &c.st_viol,
@@ -734,24 +710,24 @@ impl<'a> F1Gpu<'a> {
 
     /// Writes the state of trials `first..first + x.len() / dim`.
     pub fn write_state(&self, first: usize, x: &[f32]) {
-        self.write_per_trial(first, x, self.dim, |c| &c.x);
+        self.write_per_trial(first, x, self.dim, |c| &c.s.x);
     }
 
     /// Writes per-cell chosen weight entries (`sel`, or `sel2` for the difference map's
     /// `P_P(y)`), trial-major.
     pub fn write_sel(&self, sel: &[u32], second: bool) {
         let n = self.puzzle.cells();
-        self.write_per_trial(0, sel, n, |c| if second { &c.sel2 } else { &c.sel });
+        self.write_per_trial(0, sel, n, |c| if second { &c.s.sel2 } else { &c.s.sel });
     }
 
     /// Writes boards (candidate per cell), trial-major, for [`Kernel::Score`].
     pub fn write_boards(&self, boards: &[u32]) {
-        self.write_per_trial(0, boards, self.puzzle.cells(), |c| &c.board);
+        self.write_per_trial(0, boards, self.puzzle.cells(), |c| &c.s.board);
     }
 
     /// Which trials the update kernel moves.
     pub fn write_active(&self, active: &[u32]) {
-        self.write_per_trial(0, active, 1, |c| &c.active);
+        self.write_per_trial(0, active, 1, |c| &c.s.active);
     }
 
     fn write_per_trial<T: bytemuck::Pod>(
@@ -781,33 +757,33 @@ impl<'a> F1Gpu<'a> {
 
     /// The state of every trial, trial-major.
     pub fn read_state(&self) -> Result<Vec<f32>, GpuError> {
-        self.read_per_trial(self.dim, |c| &c.x)
+        self.read_per_trial(self.dim, |c| &c.s.x)
     }
     /// The edge projection buffer (`pe`).
     pub fn read_edges(&self) -> Result<Vec<f32>, GpuError> {
-        self.read_per_trial(self.dim, |c| &c.pe)
+        self.read_per_trial(self.dim, |c| &c.s.pe)
     }
     /// The difference map's `f_a(y)` buffer.
     pub fn read_mix(&self) -> Result<Vec<f32>, GpuError> {
         self.need_dm()?;
-        self.read_per_trial(self.dim, |c| &c.tmp)
+        self.read_per_trial(self.dim, |c| &c.s.tmp)
     }
     /// The flat weights and their argmax candidates.
     pub fn read_weights(&self) -> Result<(Vec<f32>, Vec<u32>), GpuError> {
-        Ok((self.read_per_trial(self.wtot, |c| &c.w)?, self.read_per_trial(self.wtot, |c| &c.bestc)?))
+        Ok((self.read_per_trial(self.wtot, |c| &c.s.w)?, self.read_per_trial(self.wtot, |c| &c.s.bestc)?))
     }
     /// The difference map's weights of `y` itself (for `P_P(y)`) and their argmax.
     pub fn read_weights_plain(&self) -> Result<(Vec<f32>, Vec<u32>), GpuError> {
         self.need_dm()?;
-        Ok((self.read_per_trial(self.wtot, |c| &c.w2)?, self.read_per_trial(self.wtot, |c| &c.bestc2)?))
+        Ok((self.read_per_trial(self.wtot, |c| &c.s.w2)?, self.read_per_trial(self.wtot, |c| &c.s.bestc2)?))
     }
     /// The boards (candidate per cell).
     pub fn read_boards(&self) -> Result<Vec<u32>, GpuError> {
-        self.read_per_trial(self.puzzle.cells(), |c| &c.board)
+        self.read_per_trial(self.puzzle.cells(), |c| &c.s.board)
     }
     /// The per-trial mismatch counts.
     pub fn read_violations(&self) -> Result<Vec<u32>, GpuError> {
-        self.read_per_trial(1, |c| &c.viol)
+        self.read_per_trial(1, |c| &c.s.viol)
     }
 
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk, k: Kernel) {
@@ -823,7 +799,7 @@ impl<'a> F1Gpu<'a> {
             Kernel::Update => dispatch(enc, &self.pipes.update, &ch.bg_update, grid(tc * self.dim as u64)),
             Kernel::Mix => dispatch(enc, &self.pipes.mix, &ch.bg_mix, grid(tc * self.dim as u64)),
             Kernel::Score => {
-                enc.clear_buffer(&ch.viol, 0, None);
+                enc.clear_buffer(&ch.s.viol, 0, None);
                 dispatch(enc, &self.pipes.score, &ch.bg_score, grid(tc * self.joins as u64))
             }
         }
@@ -877,8 +853,8 @@ impl<'a> F1Gpu<'a> {
             self.encode(enc, ch, Kernel::Update);
             self.encode(enc, ch, Kernel::Score);
             self.encode_weights(enc, ch, ch.dev.is_none());
-            enc.copy_buffer_to_buffer(&ch.viol, 0, &ch.st_viol, 0, 4 * tc);
-            enc.copy_buffer_to_buffer(&ch.board, 0, &ch.st_board, 0, 4 * tc * self.puzzle.cells() as u64);
+            enc.copy_buffer_to_buffer(&ch.s.viol, 0, &ch.st_viol, 0, 4 * tc);
+            enc.copy_buffer_to_buffer(&ch.s.board, 0, &ch.st_board, 0, 4 * tc * self.puzzle.cells() as u64);
         }
     }
 
@@ -891,9 +867,9 @@ impl<'a> F1Gpu<'a> {
             return;
         }
         let ub = 4 * tc * self.wtot as u64;
-        enc.copy_buffer_to_buffer(&ch.w, 0, &ch.st_w, 0, ub);
+        enc.copy_buffer_to_buffer(&ch.s.w, 0, &ch.st_w, 0, ub);
         if self.cfg.kind == MapKind::Dm {
-            enc.copy_buffer_to_buffer(&ch.w2, 0, &ch.st_w2, 0, ub);
+            enc.copy_buffer_to_buffer(&ch.s.w2, 0, &ch.st_w2, 0, ub);
         }
     }
 
@@ -966,7 +942,7 @@ impl<'a> F1Gpu<'a> {
         batch::fingerprints(
             &self.ctx,
             &self.chunks,
-            |c| (&c.sums, &c.st_sums),
+            |c| (&c.s.sums, &c.st_sums),
             |enc, ch| dispatch(enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * self.dim) as u64)),
         )
     }
@@ -1168,7 +1144,7 @@ impl<'a> F1Gpu<'a> {
         let i = (t - ch.first) as u64;
         let q = &self.ctx.queue;
         q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 3), bytemuck::bytes_of(&ST_LIVE));
-        q.write_buffer(&ch.active, 4 * i, bytemuck::bytes_of(&1u32));
+        q.write_buffer(&ch.s.active, 4 * i, bytemuck::bytes_of(&1u32));
         q.write_buffer(&ch.cold, 4 * i, bytemuck::bytes_of(&1u32));
     }
 

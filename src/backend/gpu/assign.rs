@@ -112,6 +112,22 @@ pub fn rounds_per_dispatch(n: usize) -> u32 {
     (50_000 / (2 * n as u32 + 16)).max(1)
 }
 
+/// Writes `trials` trials of `wtot` assignment weights into `buf` (either device kernel's
+/// weights), refusing another shape.
+pub(crate) fn write_weights(
+    ctx: &GpuContext,
+    buf: &wgpu::Buffer,
+    w: &[f32],
+    trials: usize,
+    wtot: usize,
+) -> Result<(), GpuError> {
+    if w.len() != wtot * trials {
+        return Err(GpuError::Misuse(format!("assignment weights: {} entries for {trials} trials of {wtot}", w.len())));
+    }
+    ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(w));
+    Ok(())
+}
+
 /// The auction's workgroup sizes: a class of n rows takes the first at or above n.
 const SIZES: [u32; 4] = [32, 64, 128, 256];
 
@@ -326,16 +342,7 @@ impl AssignBatch {
     }
 
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
-        if w.len() != self.wtot * self.trials {
-            return Err(GpuError::Misuse(format!(
-                "assignment weights: {} entries for {} trials of {}",
-                w.len(),
-                self.trials,
-                self.wtot
-            )));
-        }
-        self.ctx.queue.write_buffer(&self.weights, 0, bytemuck::cast_slice(w));
-        Ok(())
+        write_weights(&self.ctx, &self.weights, w, self.trials, self.wtot)
     }
 
     /// The weights buffer (trials x the classes' blocks), for a caller that fills it on the

@@ -241,16 +241,7 @@ impl JvBatch {
     }
 
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
-        if w.len() != self.wtot * self.trials {
-            return Err(GpuError::Misuse(format!(
-                "assignment weights: {} entries for {} trials of {}",
-                w.len(),
-                self.trials,
-                self.wtot
-            )));
-        }
-        self.ctx.queue.write_buffer(&self.weights, 0, bytemuck::cast_slice(w));
-        Ok(())
+        super::assign::write_weights(&self.ctx, &self.weights, w, self.trials, self.wtot)
     }
 
     /// Writes a warm start: the rows' columns and the column duals.

@@ -17,7 +17,8 @@
 //! cargo run --release --example diagnose -- prune P.txt --solutions sol.jsonl --trials 16 --tau 0.9 --max-iters 20000
 //! ```
 //!
-//! `dist` also takes `--restart-stall L` and `--kick S` (MapConfig's stall restart and kick).
+//! `dist` also takes `--restart-stall L` and `--kick S` (MapConfig's stall restart and kick),
+//! and `--reduced-costs f32` (the assignments' precision).
 //!
 //! `dist` writes one JSON line per trial (`solved_at` is null for a trial that did not solve)
 //! after one line with the run's settings, and prints a summary: quantiles, the coefficient
@@ -58,6 +59,7 @@ struct Args {
     fix_corner: bool,
     dm: bool,
     tau: f32,
+    reduced_costs: concur::assign::Precision,
 }
 
 fn parse() -> Result<Args> {
@@ -87,6 +89,7 @@ fn parse() -> Result<Args> {
         fix_corner: false,
         dm: false,
         tau: 0.9,
+        reduced_costs: concur::assign::Precision::F64,
     };
     while let Some(flag) = it.next() {
         if flag == "--no-cycle-restart" {
@@ -127,6 +130,13 @@ fn parse() -> Result<Args> {
                     Some(w[..].try_into().with_context(|| format!("--join-weights: not three numbers: {v}"))?);
             }
             "--adapt" => a.adapt = Some(v.parse().map_err(anyhow::Error::msg)?),
+            "--reduced-costs" => {
+                a.reduced_costs = match v.as_str() {
+                    "f64" => concur::assign::Precision::F64,
+                    "f32" => concur::assign::Precision::F32,
+                    _ => bail!("--reduced-costs: f64 or f32, not {v}"),
+                }
+            }
             "--out" => a.out = Some(PathBuf::from(v)),
             "--solutions" => a.solutions = Some(PathBuf::from(v)),
             _ => bail!("unknown option {flag}"),
@@ -162,6 +172,7 @@ fn run() -> Result<()> {
         kick: a.kick,
         join_weights: a.join_weights,
         adapt: a.adapt,
+        reduced_costs: a.reduced_costs,
         ..Default::default()
     };
     match a.cmd.as_str() {
@@ -193,7 +204,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": if a.dm { "dm" } else { "rrr" }, "beta": cfg.beta,
             "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": cfg.cycle_restart,
-            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "adapt": cfg.adapt, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
+            "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "adapt": cfg.adapt, "reduced_costs": cfg.reduced_costs, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;
     for (t, s) in r.trials.iter().enumerate() {
         writeln!(

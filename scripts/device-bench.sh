@@ -100,8 +100,11 @@ for size in 07x07 08x08; do
       python3 -c '
 import json, sys
 r = json.loads(sys.argv[1]); run = r["run"] or {}
-t = f"{run[\"wall_s\"]:.2f} s" if run.get("solved") else f"> {r[\"cap_s\"]} s (unsolved)"
-print(f"  {r[\"puzzle\"]} {r[\"trials\"]:>6} trials seed {r[\"seed\"]}: {t}")' "$(tail -1 "$out/first-solution.jsonl")" \
+if run.get("solved"):
+    t = "%.2f s, %s iterations" % (run["wall_s"], run.get("iterations"))
+else:
+    t = "> %s s (unsolved, best %s/%s)" % (r["cap_s"], run.get("best_score"), run.get("max_score"))
+print("  %s %6d trials seed %s: %s" % (r["puzzle"], r["trials"], r["seed"], t))' "$(tail -1 "$out/first-solution.jsonl")" \
         | tee -a "$summary"
     done
   done

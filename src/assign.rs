@@ -54,7 +54,105 @@ pub enum AssignError {
     InvalidWeight { row: usize, col: usize, value: f32 },
 }
 
-const INF: f64 = f64::INFINITY;
+/// The precision of a solver's potentials, distances and reduced costs: `f64` (the default,
+/// and the reference) or `f32` (twice the lanes per vector). Weights are `f32` either way, and
+/// totals are summed in `f64`. Every kernel computes a reduced cost `cost(w) - v` with the same
+/// expression, so minima found in one pass are found again by exact comparison in another, in
+/// either precision. With `f32` the potentials round at 2^-24 of their size: the assignment is
+/// optimal up to that rounding, and near-ties may break differently from the `f64` solver's.
+pub trait Real:
+    Copy
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::AddAssign
+    + std::ops::SubAssign
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+{
+    /// `+inf`: a forbidden pair's cost, and a masked column.
+    const INF: Self;
+    /// `0`.
+    const ZERO: Self;
+    /// Min-cost view of a weight: `-w` (forbidden `-inf` becomes `+inf`).
+    fn cost(w: f32) -> Self;
+    /// A small integer (a row index), held exactly.
+    fn from_index(i: usize) -> Self;
+    /// The integer [`Real::from_index`] stored.
+    fn to_index(self) -> usize;
+    /// Widening, for certificates and tests.
+    fn to_f64(self) -> f64;
+    /// Runs a solve compiled for the machine's instruction sets.
+    #[doc(hidden)]
+    fn dispatch(a: &mut Assigner<Self>, w: &[f32], warm: bool) -> Result<f32, AssignError>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+}
+
+impl Real for f64 {
+    const INF: Self = f64::INFINITY;
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn cost(w: f32) -> Self {
+        -(w as f64)
+    }
+    #[inline(always)]
+    fn from_index(i: usize) -> Self {
+        i as f64
+    }
+    #[inline(always)]
+    fn to_index(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn dispatch(a: &mut Assigner<Self>, w: &[f32], warm: bool) -> Result<f32, AssignError> {
+        run_dispatch(a, w, warm)
+    }
+}
+
+impl Real for f32 {
+    const INF: Self = f32::INFINITY;
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn cost(w: f32) -> Self {
+        -w
+    }
+    #[inline(always)]
+    fn from_index(i: usize) -> Self {
+        i as f32
+    }
+    #[inline(always)]
+    fn to_index(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn dispatch(a: &mut Assigner<Self>, w: &[f32], warm: bool) -> Result<f32, AssignError> {
+        run_dispatch_f32(a, w, warm)
+    }
+}
+
+/// The precision a map's host assignments run in (`--reduced-costs`): the solver's
+/// potentials, distances and reduced costs in `f64` (the reference) or `f32` (see [`Real`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    #[default]
+    F64,
+    F32,
+}
 
 /// Problems up to this size can be solved by enumerating permutations
 /// ([`Assigner::solve_enumerate`]).
@@ -82,12 +180,6 @@ const PERMS4: [[u8; 4]; 24] = {
     }
     out
 };
-
-/// Min-cost view of a weight: `-w` (forbidden `-inf` becomes `+inf`).
-#[inline(always)]
-fn cost(w: f32) -> f64 {
-    -(w as f64)
-}
 
 /// Cumulative counts of what an [`Assigner`] did, for measuring how much of each solve the
 /// warm start saves (plain counters: one add each, no effect on the result).
@@ -129,14 +221,14 @@ impl AssignStats {
 /// Owns the column potentials, the current assignment and all scratch space:
 /// `solve`/`solve_warm` never allocate.
 #[derive(Debug, Clone)]
-pub struct Assigner {
+pub struct Assigner<R: Real = f64> {
     n: usize,
     /// Column potentials (min-cost convention).
-    v: Vec<f64>,
+    v: Vec<R>,
     /// Shortest-path distances (scratch; column minima during cold init).
-    d: Vec<f64>,
+    d: Vec<R>,
     /// Scratch (arg-row of the column minima during cold init).
-    h: Vec<f64>,
+    h: Vec<R>,
     /// Row -> column.
     x: Vec<u32>,
     /// Column -> row.
@@ -147,9 +239,9 @@ pub struct Assigner {
     /// match counts of the cold init).
     cols: Vec<u32>,
     /// Scratch of the shortest-path search: each scanned column's distance when scanned.
-    ds: Vec<f64>,
+    ds: Vec<R>,
     /// Scratch of the shortest-path search: `0` for an unassigned column, `+inf` otherwise.
-    fm: Vec<f64>,
+    fm: Vec<R>,
     /// Free rows.
     free: Vec<u32>,
     /// `v` and `x`/`y` describe a completed optimal solve (warm start usable).
@@ -159,19 +251,34 @@ pub struct Assigner {
 }
 
 impl Assigner {
-    /// A solver for `n × n` matrices.
+    /// A solver for `n × n` matrices, with `f64` potentials and reduced costs.
     pub fn new(n: usize) -> Self {
+        Self::with_precision(n)
+    }
+}
+
+impl Assigner<f32> {
+    /// A solver for `n × n` matrices with `f32` potentials and reduced costs: twice the
+    /// lanes per vector, and optimal up to `f32` rounding (see [`Real`]).
+    pub fn new_f32(n: usize) -> Self {
+        Self::with_precision(n)
+    }
+}
+
+impl<R: Real> Assigner<R> {
+    /// A solver for `n × n` matrices in the precision `R`.
+    pub fn with_precision(n: usize) -> Self {
         Self {
             n,
-            v: vec![0.0; n],
-            d: vec![0.0; n],
-            h: vec![0.0; n],
+            v: vec![R::ZERO; n],
+            d: vec![R::ZERO; n],
+            h: vec![R::ZERO; n],
             x: vec![UNASSIGNED; n],
             y: vec![UNASSIGNED; n],
             pred: vec![0; n],
             cols: vec![0; n],
-            ds: vec![0.0; n],
-            fm: vec![0.0; n],
+            ds: vec![R::ZERO; n],
+            fm: vec![R::ZERO; n],
             free: Vec::with_capacity(n),
             has_duals: false,
             total: 0.0,
@@ -209,7 +316,7 @@ impl Assigner {
     /// Column potentials of the last solve (min-cost convention on `-w`:
     /// with `u[r] = max_c (w[r][c] + v[c])`, `u[r] - v[c] >= w[r][c]` holds
     /// up to rounding, with equality on assigned pairs).
-    pub fn col_potentials(&self) -> &[f64] {
+    pub fn col_potentials(&self) -> &[R] {
         &self.v
     }
 
@@ -234,7 +341,7 @@ impl Assigner {
     }
 
     fn run(&mut self, w: &[f32], warm: bool) -> Result<f32, AssignError> {
-        run_dispatch(self, w, warm)
+        R::dispatch(self, w, warm)
     }
 
     #[inline(always)]
@@ -319,7 +426,7 @@ impl Assigner {
                 self.total = f64::NAN;
                 return Err(AssignError::Infeasible);
             }
-            self.v.fill(0.0);
+            self.v.fill(R::ZERO);
             for (r, &c) in PERMS4[at].iter().enumerate() {
                 self.x[r] = c as u32;
                 self.y[c as usize] = r as u32;
@@ -355,7 +462,7 @@ impl Assigner {
             self.total = f64::NAN;
             return Err(AssignError::Infeasible);
         }
-        self.v.fill(0.0);
+        self.v.fill(R::ZERO);
         for r in 0..n {
             self.x[r] = best_perm[r] as u32;
             self.y[best_perm[r] as usize] = r as u32;
@@ -373,7 +480,7 @@ impl Assigner {
         if column_minima(n, w, colmin, argrow) {
             validate(n, w)?;
         }
-        if colmin.contains(&INF) {
+        if colmin.contains(&R::INF) {
             // A column with no allowed pair.
             return Err(AssignError::Infeasible);
         }
@@ -384,7 +491,7 @@ impl Assigner {
         let matches = &mut self.cols[..n];
         matches.fill(0);
         for j in (0..n).rev() {
-            let i = argrow[j] as usize; // exact small integer stored in f64
+            let i = argrow[j].to_index(); // an exact small integer
             matches[i] += 1;
             if matches[i] == 1 {
                 self.x[i] = j as u32;
@@ -402,7 +509,7 @@ impl Assigner {
                     let row = &w[i * n..(i + 1) * n];
                     let mu =
                         fmin(min_reduced(&row[..j1], &self.v[..j1]), min_reduced(&row[j1 + 1..], &self.v[j1 + 1..]));
-                    if mu < INF {
+                    if mu < R::INF {
                         self.v[j1] -= mu;
                     }
                 }
@@ -426,14 +533,14 @@ impl Assigner {
                 validate(n, w)?;
             }
             let (m, m2) = top2_reduced(row, &self.v);
-            if m == INF {
+            if m == R::INF {
                 // A row with no allowed pair.
                 return Err(AssignError::Infeasible);
             }
             let prev = self.x[i];
             if prev != UNASSIGNED {
                 let p = prev as usize;
-                let a = cost(row[p]) - self.v[p];
+                let a = R::cost(row[p]) - self.v[p];
                 if a <= m {
                     // Previous columns are distinct: no conflict possible.
                     self.y[p] = i as u32;
@@ -442,7 +549,7 @@ impl Assigner {
                     // indifferent between p and its best alternative. Other
                     // rows' alternatives only get worse, so every kept or
                     // pending row's choice stays minimal.
-                    if m2 < INF {
+                    if m2 < R::INF {
                         self.v[p] -= m2 - a;
                     }
                     continue;
@@ -495,7 +602,7 @@ impl Assigner {
             k += 1;
             let row = &w[i * n..(i + 1) * n];
             let (umin, usub) = top2_reduced(row, &self.v);
-            if umin == INF {
+            if umin == R::INF {
                 // Row with no allowed pair.
                 return Err(AssignError::Infeasible);
             }
@@ -503,7 +610,7 @@ impl Assigner {
             let mut i0 = self.y[j1];
             // `reprocess`: the displaced row is handled right away (price
             // strictly dropped); otherwise it waits for the next pass.
-            let reprocess = umin < usub && usub < INF;
+            let reprocess = umin < usub && usub < R::INF;
             if reprocess {
                 self.v[j1] -= usub - umin;
             } else if i0 != UNASSIGNED && usub == umin {
@@ -562,16 +669,16 @@ impl Assigner {
 
         let frow = &w[f * n..(f + 1) * n];
         for j in 0..n {
-            d[j] = cost(frow[j]) - v[j];
+            d[j] = R::cost(frow[j]) - v[j];
             pred[j] = f as u32;
-            mask[j] = 0.0;
-            fm[j] = if y[j] == UNASSIGNED { 0.0 } else { INF };
+            mask[j] = R::ZERO;
+            fm[j] = if y[j] == UNASSIGNED { R::ZERO } else { R::INF };
         }
         self.stats.augmentations += 1;
         let mut lo = 0usize;
         let (endcol, min) = loop {
             let (min, min_free) = min_and_min_free(d, fm);
-            if min == INF {
+            if min == R::INF {
                 // No further column reachable through allowed pairs.
                 return Err(AssignError::Infeasible);
             }
@@ -583,11 +690,11 @@ impl Assigner {
             cols[lo] = j1 as u32;
             ds[lo] = min;
             lo += 1;
-            d[j1] = INF;
-            mask[j1] = INF;
+            d[j1] = R::INF;
+            mask[j1] = R::INF;
             let i = y[j1] as usize;
             let row = &w[i * n..(i + 1) * n];
-            let h = cost(row[j1]) - v[j1] - min;
+            let h = R::cost(row[j1]) - v[j1] - min;
             relax(row, v, mask, h, i as u32, d, pred);
         };
         self.stats.scanned_rows += lo as u64;
@@ -615,10 +722,10 @@ impl Assigner {
 
 /// The smallest `d[j]`, and the smallest `d[j] + fm[j]` (over the unassigned columns).
 #[inline(always)]
-fn min_and_min_free(d: &[f64], fm: &[f64]) -> (f64, f64) {
+fn min_and_min_free<R: Real>(d: &[R], fm: &[R]) -> (R, R) {
     let fm = &fm[..d.len()];
-    let mut a = [INF; LANES];
-    let mut b = [INF; LANES];
+    let mut a = [R::INF; LANES];
+    let mut b = [R::INF; LANES];
     let dc = d.chunks_exact(LANES);
     let fc = fm.chunks_exact(LANES);
     let (dr, fr) = (dc.remainder(), fc.remainder());
@@ -628,8 +735,8 @@ fn min_and_min_free(d: &[f64], fm: &[f64]) -> (f64, f64) {
             b[k] = fmin(b[k], d8[k] + f8[k]);
         }
     }
-    let mut m = a.iter().fold(INF, |x, &y| fmin(x, y));
-    let mut mf = b.iter().fold(INF, |x, &y| fmin(x, y));
+    let mut m = a.iter().fold(R::INF, |x, &y| fmin(x, y));
+    let mut mf = b.iter().fold(R::INF, |x, &y| fmin(x, y));
     for (&dj, &fj) in dr.iter().zip(fr) {
         m = fmin(m, dj);
         mf = fmin(mf, dj + fj);
@@ -639,24 +746,24 @@ fn min_and_min_free(d: &[f64], fm: &[f64]) -> (f64, f64) {
 
 /// The first `j` with `d[j] == target` (`target` must occur).
 #[inline(always)]
-fn find_at(d: &[f64], target: f64) -> usize {
+fn find_at<R: Real>(d: &[R], target: R) -> usize {
     d.iter().position(|&dj| dj == target).unwrap_or(0)
 }
 
 /// The first unassigned `j` with `d[j] == target` (one must exist).
 #[inline(always)]
-fn find_free_at(d: &[f64], fm: &[f64], target: f64) -> usize {
+fn find_free_at<R: Real>(d: &[R], fm: &[R], target: R) -> usize {
     d.iter().zip(fm).position(|(&dj, &fj)| dj + fj == target).unwrap_or(0)
 }
 
 /// Relaxes every unscanned column through row `i`: `d[j] = min(d[j], c[i][j] - v[j] - h)`,
 /// with `pred[j] = i` where it drops. Branch-free.
 #[inline(always)]
-fn relax(row: &[f32], v: &[f64], mask: &[f64], h: f64, i: u32, d: &mut [f64], pred: &mut [u32]) {
+fn relax<R: Real>(row: &[f32], v: &[R], mask: &[R], h: R, i: u32, d: &mut [R], pred: &mut [u32]) {
     let n = d.len();
     let (row, v, mask, pred) = (&row[..n], &v[..n], &mask[..n], &mut pred[..n]);
     for j in 0..n {
-        let cred = cost(row[j]) - v[j] - h + mask[j];
+        let cred = R::cost(row[j]) - v[j] - h + mask[j];
         let lt = cred < d[j];
         d[j] = if lt { cred } else { d[j] };
         pred[j] = if lt { i } else { pred[j] };
@@ -672,8 +779,14 @@ fn run_dispatch(a: &mut Assigner, w: &[f32], warm: bool) -> Result<f32, AssignEr
     a.run_inner(w, warm)
 }
 
+/// [`run_dispatch`] for the `f32` solver.
+#[multiversion::multiversion(targets("x86_64+avx2+fma"))]
+fn run_dispatch_f32(a: &mut Assigner<f32>, w: &[f32], warm: bool) -> Result<f32, AssignError> {
+    a.run_inner(w, warm)
+}
+
 // ---------------------------------------------------------------------------
-// Row kernels. They work on `h_j = cost(row[j]) - v[j]` and are written as
+// Row kernels. They work on `h_j = R::cost(row[j]) - v[j]` and are written as
 // independent lanes over fixed-size chunks so that LLVM vectorises them
 // (the scalar argmin loop is ~3x slower). Every kernel computes `h_j` with
 // the same expression, so values are bitwise reproducible across kernels and
@@ -682,31 +795,31 @@ fn run_dispatch(a: &mut Assigner, w: &[f32], warm: bool) -> Result<f32, AssignEr
 const LANES: usize = 8;
 
 #[inline(always)]
-fn fmin(a: f64, b: f64) -> f64 {
+fn fmin<R: Real>(a: R, b: R) -> R {
     if b < a { b } else { a }
 }
 
 #[inline(always)]
-fn fmax(a: f64, b: f64) -> f64 {
+fn fmax<R: Real>(a: R, b: R) -> R {
     if b > a { b } else { a }
 }
 
-/// `min_j cost(row[j]) - v[j]` (`+inf` for an empty or all-forbidden row).
+/// `min_j R::cost(row[j]) - v[j]` (`+inf` for an empty or all-forbidden row).
 #[inline(always)]
-fn min_reduced(row: &[f32], v: &[f64]) -> f64 {
+fn min_reduced<R: Real>(row: &[f32], v: &[R]) -> R {
     let v = &v[..row.len()];
-    let mut acc = [INF; LANES];
+    let mut acc = [R::INF; LANES];
     let rc = row.chunks_exact(LANES);
     let vc = v.chunks_exact(LANES);
     let (rr, vr) = (rc.remainder(), vc.remainder());
     for (r8, v8) in rc.zip(vc) {
         for k in 0..LANES {
-            acc[k] = fmin(acc[k], cost(r8[k]) - v8[k]);
+            acc[k] = fmin(acc[k], R::cost(r8[k]) - v8[k]);
         }
     }
-    let mut m = acc.iter().fold(INF, |a, &b| fmin(a, b));
+    let mut m = acc.iter().fold(R::INF, |a, &b| fmin(a, b));
     for (&r, &vj) in rr.iter().zip(vr) {
-        m = fmin(m, cost(r) - vj);
+        m = fmin(m, R::cost(r) - vj);
     }
     m
 }
@@ -722,18 +835,18 @@ fn row_invalid(row: &[f32]) -> bool {
     bad != 0
 }
 
-/// The two smallest values (as a multiset) of `cost(row[j]) - v[j]`.
+/// The two smallest values (as a multiset) of `R::cost(row[j]) - v[j]`.
 #[inline(always)]
-fn top2_reduced(row: &[f32], v: &[f64]) -> (f64, f64) {
+fn top2_reduced<R: Real>(row: &[f32], v: &[R]) -> (R, R) {
     let v = &v[..row.len()];
-    let mut m1 = [INF; LANES];
-    let mut m2 = [INF; LANES];
+    let mut m1 = [R::INF; LANES];
+    let mut m2 = [R::INF; LANES];
     let rc = row.chunks_exact(LANES);
     let vc = v.chunks_exact(LANES);
     let (rr, vr) = (rc.remainder(), vc.remainder());
     for (r8, v8) in rc.zip(vc) {
         for k in 0..LANES {
-            let h = cost(r8[k]) - v8[k];
+            let h = R::cost(r8[k]) - v8[k];
             let lt = h < m1[k];
             let hi = if lt { m1[k] } else { h };
             m1[k] = if lt { h } else { m1[k] };
@@ -754,17 +867,17 @@ fn top2_reduced(row: &[f32], v: &[f64]) -> (f64, f64) {
     }
     let (mut a, mut b) = (m1[0], m2[0]);
     for (&r, &vj) in rr.iter().zip(vr) {
-        let h = cost(r) - vj;
+        let h = R::cost(r) - vj;
         b = fmin(b, fmax(a, h));
         a = fmin(a, h);
     }
     (a, b)
 }
 
-/// First `j >= start` with `cost(row[j]) - v[j] == target`, else `row.len()`.
+/// First `j >= start` with `R::cost(row[j]) - v[j] == target`, else `row.len()`.
 /// Tests a chunk at a time (vectorised) before locating the hit.
 #[inline(always)]
-fn find_reduced(row: &[f32], v: &[f64], start: usize, target: f64) -> usize {
+fn find_reduced<R: Real>(row: &[f32], v: &[R], start: usize, target: R) -> usize {
     let v = &v[..row.len()];
     let (r, vv) = (&row[start..], &v[start..]);
     let rc = r.chunks_exact(LANES);
@@ -772,35 +885,35 @@ fn find_reduced(row: &[f32], v: &[f64], start: usize, target: f64) -> usize {
     for (c, (r8, v8)) in rc.zip(vc).enumerate() {
         let mut hit = false;
         for k in 0..LANES {
-            hit |= cost(r8[k]) - v8[k] == target;
+            hit |= R::cost(r8[k]) - v8[k] == target;
         }
         if hit {
             for k in 0..LANES {
-                if cost(r8[k]) - v8[k] == target {
+                if R::cost(r8[k]) - v8[k] == target {
                     return start + c * LANES + k;
                 }
             }
         }
     }
     let tail = start + (r.len() / LANES) * LANES;
-    (tail..row.len()).find(|&j| cost(row[j]) - v[j] == target).unwrap_or(row.len())
+    (tail..row.len()).find(|&j| R::cost(row[j]) - v[j] == target).unwrap_or(row.len())
 }
 
 /// Column minima of the cost matrix with (lowest) arg-row, as `f64` row
 /// indices so that the update vectorises. Returns whether a NaN or `+inf`
 /// weight was seen.
 #[inline(always)]
-fn column_minima(n: usize, w: &[f32], colmin: &mut [f64], argrow: &mut [f64]) -> bool {
+fn column_minima<R: Real>(n: usize, w: &[f32], colmin: &mut [R], argrow: &mut [R]) -> bool {
     let colmin = &mut colmin[..n];
     let argrow = &mut argrow[..n];
-    colmin.fill(INF);
-    argrow.fill(0.0);
+    colmin.fill(R::INF);
+    argrow.fill(R::ZERO);
     let mut bad = false;
     for (i, row) in w.chunks_exact(n).enumerate() {
-        let fi = i as f64;
+        let fi = R::from_index(i);
         bad |= row_invalid(row);
         for ((m, a), &wij) in colmin.iter_mut().zip(argrow.iter_mut()).zip(row) {
-            let c = cost(wij);
+            let c = R::cost(wij);
             let lt = c < *m;
             *m = if lt { c } else { *m };
             *a = if lt { fi } else { *a };
@@ -1418,6 +1531,106 @@ mod tests {
                     prop_assert!((e.solve_warm(&w).unwrap() as f64 - bt as f64).abs() <= 1e-5);
                 }
             }
+        }
+    }
+
+    /// The `f32` solver's answer on `w`: a valid perfect assignment on allowed pairs, with
+    /// its total summed in `f64`.
+    fn f32_total(a: &Assigner<f32>, w: &[f32]) -> f64 {
+        let n = a.n();
+        let mut seen = vec![false; n];
+        let mut sum = 0.0;
+        for (r, &c) in a.row_to_col().iter().enumerate() {
+            let c = c as usize;
+            assert!(c < n && !seen[c], "row {r}: column {c} missing or used twice");
+            seen[c] = true;
+            assert_eq!(a.col_to_row()[c] as usize, r);
+            assert!(w[r * n + c] != NEG, "forbidden pair ({r},{c}) used");
+            sum += w[r * n + c] as f64;
+        }
+        assert_eq!(sum, a.total_f64());
+        sum
+    }
+
+    /// How far an `f32` solve may fall short of the optimum: the rounding of reduced costs
+    /// of size `scale`, summed along paths of at most `n` steps per row.
+    fn f32_slack(n: usize, w: &[f32]) -> f64 {
+        let scale = w.iter().filter(|x| x.is_finite()).fold(1.0f64, |m, &x| m.max(x.abs() as f64));
+        4.0 * f32::EPSILON as f64 * scale * ((n * n) as f64 + 1.0)
+    }
+
+    /// f32 reduced costs against brute force, cold and warm, on every kind of matrix the
+    /// f64 solver is tested on: optimal up to f32 rounding, and infeasible exactly when
+    /// brute force finds no permutation.
+    #[test]
+    fn f32_solver_is_optimal_up_to_rounding_against_brute_force() {
+        let (mut feasible, mut infeasible) = (0, 0);
+        for n in 1..=8 {
+            for s in 0..120u64 {
+                let mut r = rng(9000 * n as u64 + s);
+                let w: Vec<f32> = match s % 6 {
+                    0 => uniform(&mut r, n),
+                    1 => (0..n * n).map(|_| r.random_range(0..3) as f32).collect(),
+                    2 => {
+                        let f: Vec<f32> = (0..n).map(|_| r.random_range(-5.0f32..5.0)).collect();
+                        (0..n * n).map(|k| f[k / n] + f[k % n] * 0.5).collect()
+                    }
+                    3 => (0..n * n)
+                        .map(|_| if r.random_bool(0.2) { r.random_range(-1e4f32..1e4) } else { r.random() })
+                        .collect(),
+                    // Near-ties: values a few f32 ulps apart.
+                    4 => (0..n * n).map(|_| 1.0 + r.random_range(0..4) as f32 * f32::EPSILON).collect(),
+                    _ => (0..n * n)
+                        .map(|_| if r.random_bool(0.5) { NEG } else { r.random_range(-1.0f32..1.0) })
+                        .collect(),
+                };
+                let mut a = Assigner::new_f32(n);
+                let cold = a.solve(&w);
+                match brute_force(n, &w) {
+                    None => {
+                        assert_eq!(cold, Err(AssignError::Infeasible), "n={n} s={s}");
+                        infeasible += 1;
+                    }
+                    Some((_, perm)) => {
+                        let best: f64 = (0..n).map(|i| w[i * n + perm[i]] as f64).sum();
+                        cold.unwrap_or_else(|e| panic!("n={n} s={s}: {e}"));
+                        let got = f32_total(&a, &w);
+                        assert!(best - got <= f32_slack(n, &w), "n={n} s={s}: {got} < optimum {best}");
+                        a.solve_warm(&w).unwrap();
+                        let warm = f32_total(&a, &w);
+                        assert!(best - warm <= f32_slack(n, &w), "n={n} s={s}: warm {warm} < optimum {best}");
+                        feasible += 1;
+                    }
+                }
+            }
+        }
+        assert!(feasible > 700 && infeasible > 20, "{feasible} / {infeasible}");
+    }
+
+    /// Long warm-started sequences, as a map makes them (each matrix a small move from the
+    /// last): the f32 solver stays within rounding of the f64 solver's optimum at every
+    /// step, for the class sizes of set 1 up to 16x16, and its potentials do not drift.
+    #[test]
+    fn f32_warm_sequences_track_the_f64_solver() {
+        for (n, steps) in [(5, 3000), (12, 2000), (24, 1500), (36, 800), (56, 300), (196, 40)] {
+            let mut r = rng(77 + n as u64);
+            let mut w = uniform(&mut r, n);
+            let (mut a64, mut a32) = (Assigner::new(n), Assigner::new_f32(n));
+            let mut differ = 0;
+            for step in 0..steps {
+                for x in w.iter_mut() {
+                    *x = (*x + r.random_range(-0.05f32..0.05)).clamp(0.0, 4.0);
+                }
+                a64.solve_warm(&w).unwrap();
+                a32.solve_warm(&w).unwrap();
+                let (t64, t32) = (a64.total_f64(), f32_total(&a32, &w));
+                assert!(t64 - t32 <= f32_slack(n, &w), "n={n} step {step}: f32 {t32} < f64 {t64}");
+                differ += (a64.row_to_col() != a32.row_to_col()) as usize;
+                let vmax = a32.col_potentials().iter().fold(0.0f32, |m, &v| m.max(v.abs()));
+                assert!(vmax < 1e3, "n={n} step {step}: f32 potentials drifted to {vmax}");
+            }
+            // Continuous random weights have no exact ties: the two agree almost always.
+            assert!(differ * 20 <= steps, "n={n}: {differ} of {steps} assignments differ");
         }
     }
 }

@@ -237,7 +237,7 @@ impl Tracer {
         let mut x = vec![0.0; dim];
         x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
         Ok(Tracer {
-            asg: f1.assigners(),
+            asg: f1.assigners_in(cfg.reduced_costs),
             pieces: f1.piece_scratch(),
             pe: vec![0.0; dim],
             r: vec![0.0; dim],

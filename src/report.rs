@@ -183,6 +183,9 @@ impl SolveReport {
     pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
         let mut params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign,
             "join_weights": cfg.join_weights.unwrap_or([1.0; 3]).map(short) });
+        if cfg.reduced_costs != crate::assign::Precision::F64 {
+            params["reduced_costs"] = json!(cfg.reduced_costs);
+        }
         if let Some(a) = cfg.adapt {
             params["adapt"] = json!({ "rate": short(a.rate), "decay": short(a.decay), "max": short(a.max) });
         }

@@ -9,6 +9,7 @@
 //! the CPU (they have no batch to spread). Every claimed solution has passed the exact board
 //! check ([`verify::check`]) before [`solve`] returns it.
 
+use crate::assign::Precision;
 use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, Unsupported};
 use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress};
 use crate::certify::Certificate;
@@ -115,6 +116,11 @@ pub struct F1Options {
     /// wait; only per-trial status and solved boards come back. Needs the GPU backend.
     #[arg(long, value_enum, default_value_t = AssignOn::Cpu)]
     pub assign: AssignOn,
+    /// rrr, dm: the precision of the host assignments' potentials and reduced costs: f64 (the
+    /// reference) or f32 (twice the lanes per vector; optimal up to f32 rounding, so near-ties
+    /// may break differently and the iterates part from f64's).
+    #[arg(long, value_enum, default_value_t = Precision::F64)]
+    pub reduced_costs: Precision,
 }
 
 /// The constraint layout of divide and concur (`--layout`).
@@ -370,6 +376,7 @@ impl SolveSpec {
             (f.restart_stall.is_some() || f.kick.is_some(), "--restart-stall and --kick are options"),
             (f.join_weights.is_some(), "--join-weights is an option"),
             (f.adapt.is_some(), "--adapt is an option"),
+            (f.reduced_costs != Precision::F64, "--reduced-costs is an option"),
         ];
         for (given, what) in only_f1 {
             if given && !self.is_f1() {
@@ -378,6 +385,12 @@ impl SolveSpec {
         }
         if f.adapt.is_some() && self.certify != Certify::None {
             return Err(spec_err("--dump-state certifies a fixed metric; it does not record --adapt's weights"));
+        }
+        if f.reduced_costs != Precision::F64 && self.certify != Certify::None {
+            return Err(spec_err("--dump-state certifies in f64; it does not replay --reduced-costs f32"));
+        }
+        if f.reduced_costs != Precision::F64 && f.assign.on_device() {
+            return Err(spec_err("--reduced-costs sets the host's assignments; the device kernels work in f32 anyway"));
         }
         if let Some(a) = &f.adapt {
             a.check().map_err(SolveError::Spec)?;
@@ -452,6 +465,7 @@ impl SolveSpec {
             complete: self.completion.completion(),
             keep_fixed_points: self.certify != Certify::None,
             assign: f.assign,
+            reduced_costs: f.reduced_costs,
             restart_stall: match f.restart_stall {
                 Some(0) => None,
                 Some(l) => Some(l),
@@ -813,5 +827,21 @@ mod tests {
         assert!(s.check().is_err());
         let s = SolveSpec { method: Method::Rrr, threads: Some(0), ..Default::default() };
         assert!(s.check().is_err());
+    }
+
+    #[test]
+    fn f32_reduced_costs_belong_to_the_maps_host_assignments() {
+        let s: SolveSpec = serde_json::from_str(r#"{"method": "rrr", "reduced_costs": "f32"}"#).unwrap();
+        assert_eq!(s.f1.reduced_costs, Precision::F32);
+        assert!(s.check().is_ok());
+        assert_eq!(s.map_config().reduced_costs, Precision::F32);
+        let mut s = s;
+        s.method = Method::Alns;
+        assert!(s.check().is_err());
+        let mut s = SolveSpec { method: Method::Dm, ..Default::default() };
+        s.f1.reduced_costs = Precision::F32;
+        s.f1.assign = AssignOn::GpuJv;
+        assert!(s.check().is_err());
+        assert_eq!(SolveSpec::default().f1.reduced_costs, Precision::F64);
     }
 }

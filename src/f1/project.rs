@@ -11,7 +11,7 @@
 //!   then a maximum-weight assignment of pieces to cells, then embed the board. Corner, edge
 //!   and inner cells never share pieces, so this is three independent assignments.
 
-use crate::assign::{AssignError, Assigner};
+use crate::assign::{AssignError, Assigner, Precision, Real};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
 /// Which edge projection the map uses.
@@ -125,14 +125,31 @@ pub struct F1Tables {
     pub joins: Vec<u32>,
 }
 
-/// Per-trial assignment state: one warm-startable solver per class.
+/// Per-trial assignment state: one warm-startable solver per class, in one precision.
 #[derive(Clone, Debug)]
-pub struct Assigners(Vec<Assigner>);
+pub struct Assigners(Solvers);
+
+#[derive(Clone, Debug)]
+enum Solvers {
+    F64(Vec<Assigner>),
+    F32(Vec<Assigner<f32>>),
+}
 
 impl Assigners {
     /// Per class (corner, edge, inner: the non-empty ones), its size and what its solver did.
     pub fn stats(&self) -> Vec<(usize, crate::assign::AssignStats)> {
-        self.0.iter().map(|a| (a.n(), *a.stats())).collect()
+        match &self.0 {
+            Solvers::F64(v) => v.iter().map(|a| (a.n(), *a.stats())).collect(),
+            Solvers::F32(v) => v.iter().map(|a| (a.n(), *a.stats())).collect(),
+        }
+    }
+
+    /// The precision of the solvers' reduced costs.
+    pub fn precision(&self) -> Precision {
+        match &self.0 {
+            Solvers::F64(_) => Precision::F64,
+            Solvers::F32(_) => Precision::F32,
+        }
     }
 }
 
@@ -216,8 +233,18 @@ impl F1 {
         }
     }
 
+    /// One solver per class, in `f64` (the reference).
     pub fn assigners(&self) -> Assigners {
-        Assigners(self.classes.iter().map(|t| Assigner::new(t.cells.len())).collect())
+        self.assigners_in(Precision::F64)
+    }
+
+    /// One solver per class, with reduced costs in the given precision.
+    pub fn assigners_in(&self, precision: Precision) -> Assigners {
+        let sizes = self.classes.iter().map(|t| t.cells.len());
+        Assigners(match precision {
+            Precision::F64 => Solvers::F64(sizes.map(Assigner::new).collect()),
+            Precision::F32 => Solvers::F32(sizes.map(Assigner::new_f32).collect()),
+        })
     }
 
     /// P_E: average each interior join, rim sides to `e_0`.
@@ -499,10 +526,22 @@ impl F1 {
         entry: &mut [u32],
         warm: bool,
     ) -> Result<(), AssignError> {
+        match &mut asg.0 {
+            Solvers::F64(v) => self.assign_classes(w, v, entry, warm),
+            Solvers::F32(v) => self.assign_classes(w, v, entry, warm),
+        }
+    }
+
+    fn assign_classes<R: Real>(
+        &self,
+        w: &[f32],
+        solvers: &mut [Assigner<R>],
+        entry: &mut [u32],
+        warm: bool,
+    ) -> Result<(), AssignError> {
         let mut off = 0;
-        for (t, table) in self.classes.iter().enumerate() {
+        for (table, solver) in self.classes.iter().zip(solvers) {
             let n = table.cells.len();
-            let solver = &mut asg.0[t];
             let wts = &w[off..off + n * n];
             if n <= crate::assign::ENUMERATE_MAX {
                 solver.solve_enumerate(wts)?

@@ -1152,7 +1152,7 @@ impl<'a> F1Gpu<'a> {
     fn run_host(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let rounds = Rounds::start();
         let cfg = self.cfg.clone();
-        let (mut trials, x0) = self.start_trials(|| self.f1.assigners());
+        let (mut trials, x0) = self.start_trials(|| self.f1.assigners_in(cfg.reduced_costs));
         let mut h = HostLoop::new(self, x0);
         self.refresh(&mut h.w, &mut h.w2)?;
         let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());

@@ -56,7 +56,7 @@ for l in open(sys.argv[1]):
         r = json.loads(l)
     except ValueError:
         continue
-    extra = " ".join(f"{k}={r[k]}" for k in ("assign", "class_n", "chunk_trials", "host_threads") if r.get(k) is not None)
+    extra = " ".join(f"{k}={r[k]}" for k in ("assign", "class_n", "reduced_costs", "chunk_trials", "host_threads") if r.get(k) is not None)
     print(f'  {r["backend"]:>3} {r["formulation"]} {r["size"]:>5} batch {r["batch"]:>6} {r["kernel"]:<9} '
           f'{r["trial_iters_per_s"]:.3e} trial-it/s {r["gb_per_s"]:8.1f} GB/s {extra}')
 PY

@@ -9,7 +9,7 @@
 //! Every measurement runs once to warm up, then as many repetitions as fit its time budget.
 
 use super::{EngineError, GpuError};
-use crate::assign::Assigner;
+use crate::assign::{Assigner, Precision, Real};
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
 use crate::f1::map::{self, MapConfig};
 use crate::f1::project::F1;
@@ -62,6 +62,9 @@ pub struct BenchRow {
     /// The F1 GPU `iteration` and `setup` rows: where the assignments ran (`cpu`, `gpu`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assign: Option<&'static str>,
+    /// The F1 CPU `iteration` and `assign` rows run with f32 reduced costs: `f32`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduced_costs: Option<&'static str>,
 }
 
 /// Measures `f` (one repetition per call) within `budget`: warm-up, then repetitions.
@@ -102,6 +105,7 @@ fn row(
         chunk_trials: None,
         class_n: None,
         assign: None,
+        reduced_costs: None,
     }
 }
 
@@ -205,6 +209,7 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             chunk_trials: None,
             class_n: None,
             assign: None,
+        reduced_costs: None,
         });
     }
     Ok(rows)
@@ -471,26 +476,53 @@ fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Result<Vec<Ben
         Ok(())
     })?;
     out.extend(iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64));
+    let m = whole_iterations(o.budget, |iters| {
+        map::solve(p, MapConfig { reduced_costs: Precision::F32, ..f1_run(batch, iters, o.seed) }, |_| {})?;
+        Ok(())
+    })?;
+    out.extend(f32_rows(iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64)));
     let (a, b) = assign_weights(f1, batch, o.seed);
     for (k, &n) in f1.class_cells().iter().map(|c| c.len()).collect::<Vec<_>>().iter().enumerate() {
         let (ak, bk) = (class_block(f1, &a, batch, k), class_block(f1, &b, batch, k));
-        let mut solvers: Vec<Assigner> = (0..batch).map(|_| Assigner::new(n)).collect();
-        solvers.par_iter_mut().zip(ak.par_chunks(n * n)).try_for_each(|(s, w)| s.solve(w).map(|_| ()))?;
-        let mut flip = false;
-        let m = measure(o.budget, || {
-            flip = !flip;
-            let w = if flip { &bk } else { &ak };
-            // As the map runs them: the corner class by enumeration, the others warm.
-            solvers.par_iter_mut().zip(w.par_chunks(n * n)).try_for_each(|(s, w)| {
-                if n <= crate::assign::ENUMERATE_MAX { s.solve_enumerate(w) } else { s.solve_warm(w) }.map(|_| ())
-            })?;
-            Ok(())
-        })?;
+        let m = assign_warm::<f64>(o.budget, n, batch, &ak, &bk)?;
         let mut r = row("f1", p, batch, "assign", "cpu", m, 4 * (n * n) as u64, 1);
         r.class_n = Some(n);
         out.push(r);
+        if n > crate::assign::ENUMERATE_MAX {
+            let m = assign_warm::<f32>(o.budget, n, batch, &ak, &bk)?;
+            out.extend(f32_rows(vec![row("f1", p, batch, "assign", "cpu", m, 4 * (n * n) as u64, 1)]));
+            out.last_mut().expect("one row").class_n = Some(n);
+        }
     }
     Ok(out)
+}
+
+/// Marks rows as run with f32 reduced costs.
+fn f32_rows(mut rows: Vec<BenchRow>) -> Vec<BenchRow> {
+    rows.iter_mut().for_each(|r| r.reduced_costs = Some("f32"));
+    rows
+}
+
+/// Warm solves of one class's problems, one per trial, alternating between two weight sets
+/// as the map runs them (the corner class by enumeration, the others warm).
+fn assign_warm<R: Real>(
+    budget: Duration,
+    n: usize,
+    batch: usize,
+    ak: &[f32],
+    bk: &[f32],
+) -> Result<Measured, EngineError> {
+    let mut solvers: Vec<Assigner<R>> = (0..batch).map(|_| Assigner::with_precision(n)).collect();
+    solvers.par_iter_mut().zip(ak.par_chunks(n * n)).try_for_each(|(s, w)| s.solve(w).map(|_| ()))?;
+    let mut flip = false;
+    measure(budget, || {
+        flip = !flip;
+        let w = if flip { bk } else { ak };
+        solvers.par_iter_mut().zip(w.par_chunks(n * n)).try_for_each(|(s, w)| {
+            if n <= crate::assign::ENUMERATE_MAX { s.solve_enumerate(w) } else { s.solve_warm(w) }.map(|_| ())
+        })?;
+        Ok(())
+    })
 }
 
 /// Two sets of assignment weights of a batch, as the map produces them: of random states and

@@ -815,11 +815,14 @@ fn run() -> Result<ExitCode> {
                     let line = if json {
                         serde_json::to_string(r).expect("plain record")
                     } else {
-                        let kernel = match (r.class_n, r.assign) {
+                        let mut kernel = match (r.class_n, r.assign) {
                             (Some(n), _) => format!("{}/n{n}", r.kernel),
                             (None, Some(a)) => format!("{}/a-{a}", r.kernel),
                             _ => r.kernel.to_string(),
                         };
+                        if let Some(rc) = r.reduced_costs {
+                            kernel.push_str(&format!("-{rc}"));
+                        }
                         format!(
                             "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
                             r.formulation,

@@ -99,7 +99,9 @@ impl SolveReport {
         cfg: &crate::search::scan::ScanSolveConfig,
     ) -> Self {
         let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
-        let best_score = r.board.as_ref().map_or(0, |b| puzzle.score(b));
+        // Unsolved: the deepest partial board, completed greedily, is the best board.
+        let board = r.board.clone().or_else(|| r.best_board.clone());
+        let best_score = board.as_ref().map_or(0, |b| puzzle.score(b));
         let tree = r.solved_tree.or(r.chosen_tree).map(|t| r.trees[t]);
         let details = json!({
             "nodes": r.nodes,
@@ -117,6 +119,11 @@ impl SolveReport {
             "solved_restart": r.solved_restart,
             "setup_s": r.setup_s,
         });
+        let mut details = details.as_object().expect("object").clone();
+        if r.board.is_none() {
+            let what = if board.is_some() { "the deepest partial board, completed greedily" } else { "none" };
+            details.insert("best_board".into(), json!(what));
+        }
         SolveReport {
             method: Method::Scan,
             solved,
@@ -124,8 +131,8 @@ impl SolveReport {
             max_score: puzzle.max_score(),
             wall_s: r.wall_s,
             seed: cfg.seed,
-            board: r.board.clone(),
-            details: details.as_object().expect("object").clone(),
+            board,
+            details,
         }
     }
 

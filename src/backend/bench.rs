@@ -209,7 +209,7 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             chunk_trials: None,
             class_n: None,
             assign: None,
-        reduced_costs: None,
+            reduced_costs: None,
         });
     }
     Ok(rows)

@@ -977,6 +977,31 @@ impl Search {
 
 /// Runs ALNS until it solves the puzzle or a limit is reached. With neither `max_iterations`
 /// nor `time_limit` set it runs until solved.
+/// Completes a partial board with this module's greedy repair: the open cell with the most
+/// filled neighbours first, then the free piece and rotation that match most of them, ties
+/// at random from `seed`. The hints and the placements given stay where they are. The caller
+/// gives placements of distinct pieces that fit their cells' rim (a tree search's partial
+/// board does), so every class keeps as many free pieces as open cells, and the result is a
+/// full board of the puzzle's pieces.
+pub fn complete_greedily(puzzle: &Puzzle, partial: &[Option<Placement>], seed: u64) -> crate::puzzle::Board {
+    let mut s = Search::new(puzzle, seed, 1);
+    s.st.clear();
+    let n = s.f.cells();
+    let mut used = vec![false; puzzle.pieces().len()];
+    for c in 0..n {
+        if let Some(pl) = s.f.hint_at[c].or(partial.get(c).copied().flatten()) {
+            s.st.place(&s.f, c, pl);
+            used[pl.piece as usize] = true;
+        }
+    }
+    s.holes.clear();
+    s.holes.extend((0..n as u32).filter(|&c| !s.st.filled[c as usize]));
+    s.pool.clear();
+    s.pool.extend((0..puzzle.pieces().len() as u16).filter(|&p| !used[p as usize]));
+    s.greedy_fill();
+    crate::puzzle::Board { width: puzzle.width(), height: puzzle.height(), cells: s.st.cells.clone() }
+}
+
 pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
     let start = Instant::now();
     let n = puzzle.cells();

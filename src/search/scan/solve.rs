@@ -152,6 +152,11 @@ pub struct ScanSolve {
     /// The first solution found; it passed the exact check.
     #[serde(skip)]
     pub board: Option<Board>,
+    /// Without a solution: the deepest partial board any walk reached (`best_depth` cells,
+    /// in its tree's scan order), completed greedily by ALNS's repair
+    /// ([`crate::search::alns::complete_greedily`]), so that a score can be read from it.
+    #[serde(skip)]
+    pub best_board: Option<Board>,
     pub ending: Ending,
     /// Pieces placed, over every thread and restart.
     pub nodes: u64,
@@ -225,6 +230,7 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
         live: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         restarts_live: AtomicU64::new(0),
         deepest: AtomicUsize::new(0),
+        deepest_partial: std::sync::Mutex::new((0, 0, Vec::new())),
         winner: std::sync::Mutex::new(None),
         done_threads: AtomicUsize::new(0),
         nodes_total: AtomicU64::new(0),
@@ -301,6 +307,9 @@ struct Search<'a> {
     live: Vec<AtomicU64>,
     restarts_live: AtomicU64,
     deepest: AtomicUsize,
+    /// The deepest partial placement of any thread: (cells placed, tree, candidate index of
+    /// each placed cell in that tree's candidate lists).
+    deepest_partial: std::sync::Mutex<(usize, usize, Vec<u32>)>,
     winner: std::sync::Mutex<Option<(Board, usize, usize, u64)>>,
     done_threads: AtomicUsize,
     nodes_total: AtomicU64,
@@ -340,6 +349,8 @@ impl Search<'_> {
         wk.live = Some(live);
         let budget = self.per_thread.unwrap_or(u64::MAX);
         let mut restart = 0u64;
+        // This thread's deepest partial placement (depth, tree, candidate indices).
+        let mut mine = (0usize, 0usize, Vec::new());
         while !stop.load(Ordering::Relaxed) && wk.nodes < budget {
             if cfg.choice == TreeChoice::Random && self.trees.len() > 1 {
                 let pick = rng.random_range(0..self.trees.len());
@@ -358,6 +369,13 @@ impl Search<'_> {
             wk.limit = wk.nodes.saturating_add(run).min(budget);
             let finished = wk.walk(0, Leaf::First, stop);
             self.deepest.fetch_max(wk.deepest, Ordering::Relaxed);
+            if wk.deepest > mine.0 {
+                // It grew in this walk, so `deepest_at` holds entries of this walk's tree.
+                mine.0 = wk.deepest;
+                mine.1 = current;
+                mine.2.clear();
+                mine.2.extend(wk.deepest_at.iter().map(|&e| wk.entries[e as usize].cand));
+            }
             if wk.found {
                 self.take_found(&wk, current, thread, restart);
                 break;
@@ -377,6 +395,12 @@ impl Search<'_> {
                 break;
             }
             self.restarts_live.fetch_add(1, Ordering::Relaxed);
+        }
+        {
+            let mut best = self.deepest_partial.lock().expect("no panics while held");
+            if mine.0 > best.0 {
+                *best = mine;
+            }
         }
         live.store(wk.nodes, Ordering::Relaxed);
         self.nodes_total.fetch_add(wk.nodes, Ordering::Relaxed);
@@ -415,8 +439,20 @@ impl Search<'_> {
             Some((b, t, th, r)) => (Some(b), Some(t), Some(th), Some(r)),
             None => (None, None, None, None),
         };
+        let partial = self.deepest_partial.into_inner().expect("no panics while held");
+        let best_board = if board.is_none() && partial.0 > 0 {
+            let (pz, orientation) = (&self.puzzles[partial.1], self.trees[partial.1].orientation);
+            let cands = pz.candidates();
+            let cells: Vec<Option<Placement>> =
+                (0..pz.cells()).map(|c| partial.2.get(c).map(|&k| cands.of(c)[k as usize])).collect();
+            let full = crate::search::alns::complete_greedily(pz, &cells, self.cfg.seed);
+            Some(orientation.unorient(&full, self.puzzle.width(), self.puzzle.height()))
+        } else {
+            None
+        };
         ScanSolve {
             board,
+            best_board,
             ending,
             nodes: self.nodes_total.load(Ordering::Relaxed),
             restarts: self.restarts_live.load(Ordering::Relaxed),
@@ -465,6 +501,48 @@ mod tests {
                 seen.insert(ob.cells);
             }
             assert_eq!(seen.len(), 8, "{w}x{h}: the orientations are not all different");
+        }
+    }
+
+    /// Joins inside the first `d` cells of a row-major scan of a board `w` wide.
+    fn prefix_joins(d: usize, w: usize) -> usize {
+        let (rows, rem) = (d / w, d % w);
+        rows * (w - 1) + rem.saturating_sub(1) + if rows >= 1 { (rows - 1) * w + rem } else { 0 }
+    }
+
+    /// Without a solution within its nodes, the scan's best board is its deepest partial
+    /// board completed greedily: a full board of the puzzle's pieces, each once, that fits
+    /// the rim and keeps the hints, with at least the joins of the deepest prefix matched.
+    #[test]
+    fn an_unsolved_scan_gives_its_deepest_board_completed() {
+        for (w, h, seed, threads) in [(8, 8, 1, 1), (10, 6, 2, 2), (9, 9, 3, 1)] {
+            let (p, b) =
+                generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+                    .unwrap();
+            let hints = [w + 1, 2 * w + 3]
+                .iter()
+                .map(|&c| crate::puzzle::Hint { cell: c, piece: b.cells[c].piece as usize, rot: b.cells[c].rot })
+                .collect();
+            let p = Puzzle::new(w, h, p.pieces().to_vec(), hints).unwrap();
+            let cfg = ScanSolveConfig { threads, max_nodes: Some(3_000), seed, ..Default::default() };
+            let r = solve(&p, &cfg, &|_| {});
+            assert!(r.board.is_none(), "{w}x{h}: solved within 3,000 nodes; pick a harder case");
+            let best = r.best_board.expect("an unsolved scan gives a best board");
+            let mut uses = vec![0; p.cells()];
+            for (c, pl) in best.cells.iter().enumerate() {
+                uses[pl.piece as usize] += 1;
+                let q = crate::puzzle::rotated(p.pieces()[pl.piece as usize], pl.rot);
+                for side in 0..4 {
+                    assert!(p.neighbour(c, side).is_some() || q[side] == 0, "{w}x{h}: cell {c} off the rim");
+                }
+            }
+            assert!(uses.iter().all(|&u| u == 1), "{w}x{h}: not a permutation of the pieces");
+            for hint in p.hints() {
+                assert_eq!(best.cells[hint.cell], Placement { piece: hint.piece as u16, rot: hint.rot });
+            }
+            let floor = prefix_joins(r.best_depth, w).min(prefix_joins(r.best_depth, h));
+            assert!(r.best_depth > 0 && p.score(&best) >= floor, "{w}x{h}: {} < {floor}", p.score(&best));
+            assert!(!verify::check(&p, &best).valid);
         }
     }
 }

@@ -18,6 +18,9 @@ pub(super) struct Walker<'t> {
     pub(super) nodes: u64,
     /// Most cells placed at once.
     pub(super) deepest: usize,
+    /// The entries of the first placement that reached `deepest` (copied when it grows: at
+    /// most once per cell over the walker's life).
+    pub(super) deepest_at: Vec<u32>,
     /// Joins of each kind and colour not opened yet.
     budget: Vec<i32>,
     /// Colours facing each cell from the left (`0..n`) and from above (`n..2n`), as the
@@ -63,6 +66,7 @@ impl<'t> Walker<'t> {
             at: vec![0; n],
             nodes: 0,
             deepest: 0,
+            deepest_at: Vec::with_capacity(n),
             budget: t.budget.clone(),
             shown: vec![0; 2 * n],
             entries: t.entries.clone(),
@@ -290,7 +294,11 @@ impl<'t> Walker<'t> {
                 self.apply(&placed, -1);
                 self.show(pos, &placed);
                 pos += 1;
-                self.deepest = self.deepest.max(pos);
+                if pos > self.deepest {
+                    self.deepest = pos;
+                    self.deepest_at.clear();
+                    self.deepest_at.extend_from_slice(&self.at[..pos]);
+                }
                 self.open(pos);
                 if self.nodes >= self.check_at {
                     if let Some(live) = self.live {

@@ -72,7 +72,8 @@ bench() { # timeout file backend formulation size batches [extra...]
 }
 
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || true
-  echo "cores: $all"; grep -m1 'model name' /proc/cpuinfo || true; cat "$stage/commit.txt" 2>/dev/null || true; }
+  echo "cores: $all"; grep -m1 'model name' /proc/cpuinfo || true; cat "$stage/commit.txt" 2>/dev/null || true; } \
+  | tee "$out/machine.txt"
 
 step "1. GPU tests (filter '$tfilter', REQUIRE_GPU=1)"
 REQUIRE_GPU=1 timeout $((150 * scale)) "$tests" "$tfilter" --test-threads 4 > "$out/gpu-tests.log" 2>&1

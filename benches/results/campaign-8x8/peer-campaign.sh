@@ -10,7 +10,7 @@
 #
 #   PEERS=/tmp/peers benches/results/campaign-8x8/peer-campaign.sh \
 #     ../shared/puzzles/brendan_owen/pieces_set_1/pieces_08x08.txt 3600 $(date -d '+1 hour' +%s) 1 \
-#     benches/results/campaign-8x8/peer-libblackwood-08x08.jsonl
+#     benches/results/campaign-8x8/peer/libblackwood-08x08.jsonl
 set -u
 [ $# -eq 5 ] || { echo "usage: $0 PUZZLE CAP DEADLINE_EPOCH FIRST_SEED OUT.jsonl" >&2; exit 2; }
 PUZ=$1; CAP=$2; DL=$3; SEED=$4; OUT=$5

@@ -975,8 +975,6 @@ impl Search {
     }
 }
 
-/// Runs ALNS until it solves the puzzle or a limit is reached. With neither `max_iterations`
-/// nor `time_limit` set it runs until solved.
 /// Completes a partial board with this module's greedy repair: the open cell with the most
 /// filled neighbours first, then the free piece and rotation that match most of them, ties
 /// at random from `seed`. The hints and the placements given stay where they are. The caller
@@ -1002,6 +1000,8 @@ pub fn complete_greedily(puzzle: &Puzzle, partial: &[Option<Placement>], seed: u
     crate::puzzle::Board { width: puzzle.width(), height: puzzle.height(), cells: s.st.cells.clone() }
 }
 
+/// Runs ALNS until it solves the puzzle or a limit is reached. With neither `max_iterations`
+/// nor `time_limit` set it runs until solved.
 pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
     let start = Instant::now();
     let n = puzzle.cells();

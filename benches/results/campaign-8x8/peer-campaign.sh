@@ -17,6 +17,8 @@ PUZ=$1; CAP=$2; DL=$3; SEED=$4; OUT=$5
 D=${PEERS:-${TMPDIR:-/tmp}/peers}
 [ -x "$D/run.sh" ] || { echo "no peer driver at $D/run.sh: see ../shared/peers/README.md" >&2; exit 2; }
 VERIFY=${VERIFY:-$(pwd)/target/release/concur verify}; export VERIFY
+# The peer lowers its own priority to niceness 19 unless NICE says otherwise; ours run at 0.
+export NICE=${NICE:-0}
 [ -f "$PUZ" ] || { echo "no puzzle $PUZ" >&2; exit 2; }
 if [ -s "$OUT" ]; then
   m=$(python3 -c '

@@ -35,7 +35,7 @@ struct Params {
     // is the first dispatch of a solve (initialise the state).
     flags: u32,
     max_rounds: u32,
-    // Cells per trial (the `select` entry point's output stride).
+    // Unused (the answer goes into F1's `sel` through `shaders/pick.wgsl`).
     cells: u32,
     pad1: u32,
     // `auction`: this dispatch's classes, k_lo .. k_lo + k_n (the problems of one workgroup
@@ -65,10 +65,6 @@ const RUNNING: u32 = 255u;
 @group(0) @binding(5) var<storage, read_write> price_io: array<i32>;
 @group(0) @binding(6) var<storage, read_write> state: array<vec4<u32>>;
 @group(0) @binding(7) var<storage, read_write> qout: array<i32>;
-// `pick`: per row of a trial's classes, its cell and the offset of its row in the trial's
-// flat weights (class offset + i * n); and the chosen weight entry per cell (F1's `sel`).
-@group(0) @binding(8) var<storage, read> row_cell: array<vec2<u32>>;
-@group(0) @binding(9) var<storage, read_write> sel: array<u32>;
 // `settle`: per trial, set to 1 when one of its problems is not solved (the F1 device loop
 // restarts that trial alone).
 @group(0) @binding(10) var<storage, read_write> fail: array<u32>;
@@ -329,19 +325,6 @@ fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: v
         let w4 = select(atomicLoad(&nfree), bitcast<u32>(scale), code == 0u);
         state[problem] = vec4<u32>(u32(eps), rounds, code, w4);
     }
-}
-
-// The answer as F1 takes it: per cell, the index of its chosen entry in the trial's flat
-// weights. One thread per (trial, row).
-@compute @workgroup_size(256)
-fn pick(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>) {
-    let idx = gid.x + gid.y * ng.x * WG;
-    if idx >= P.trials * P.rtot {
-        return;
-    }
-    let t = idx / P.rtot;
-    let rc = row_cell[idx % P.rtot];
-    sel[t * P.cells + rc.x] = rc.y + rows_out[idx];
 }
 
 // After a bounded number of auction dispatches: marks the trials with a problem not solved.

@@ -15,6 +15,7 @@
 // reaches an unassigned column (the first column at the minimum, an unassigned one first, as
 // the host solver picks), the scanned columns' duals are updated and the path is flipped.
 // The result is exactly optimal for the f32 weights up to float rounding of the duals.
+// The answer goes into F1's `sel` through the shared `pick` pass (`shaders/pick.wgsl`).
 //
 // One step of the search is a min-reduction over the columns: with subgroup operations where
 // the adapter has them (the `SUBGROUPS` variant of this file, see `src/backend/gpu/jv.rs`),
@@ -34,7 +35,6 @@ struct Params {
     // bit 1: warm start allowed (per trial unless its `cold` word is set).
     flags: u32,
     pad0: u32,
-    // Cells per trial (the `pick` entry point's output stride).
     cells: u32,
     pad1: u32,
 }
@@ -46,7 +46,7 @@ const INF: f32 = 3.4028235e38;
 
 @group(0) @binding(0) var<uniform> P: Params;
 // Per class: n, offset of its block in a trial's weights, offset of its rows in a trial's
-// outputs, unused.
+// outputs, and 1 when the subgroup kernel (`jv_sg.wgsl`) solves the class instead.
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> w: array<f32>;
 // The row's column (the answer, and the next warm start).
@@ -56,10 +56,6 @@ const INF: f32 = 3.4028235e38;
 @group(0) @binding(6) var<storage, read_write> state: array<vec4<u32>>;
 // Per trial: 1 = solve cold this time.
 @group(0) @binding(7) var<storage, read> cold: array<u32>;
-// `pick`: per row of a trial's classes, its cell and the offset of its row in the trial's
-// flat weights (class offset + i * n); and the chosen weight entry per cell (F1's `sel`).
-@group(0) @binding(8) var<storage, read> row_cell: array<vec2<u32>>;
-@group(0) @binding(9) var<storage, read_write> sel: array<u32>;
 // Per trial: set to 1 when one of its problems is not solved.
 @group(0) @binding(10) var<storage, read_write> fail: array<u32>;
 
@@ -122,6 +118,9 @@ fn jv(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u
     let t = problem / P.classes;
     let k = problem % P.classes;
     let cls = table[k];
+    if cls.w != 0u {
+        return;
+    }
     let n = cls.x;
     let wbase = t * P.wtot + cls.y;
     let rbase = t * P.rtot + cls.z;
@@ -299,19 +298,4 @@ fn jv(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u
             fail[t] = 1u;
         }
     }
-}
-
-// The answer as F1 takes it: per cell, the index of its chosen entry in the trial's flat
-// weights. One thread per (trial, row). A row without an answer (its problem failed, and the
-// trial restarts) takes its first entry, so that every index stays in bounds.
-@compute @workgroup_size(256)
-fn pick(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>) {
-    let idx = gid.x + gid.y * ng.x * 256u;
-    if idx >= P.trials * P.rtot {
-        return;
-    }
-    let t = idx / P.rtot;
-    let rc = row_cell[idx % P.rtot];
-    let r = rows_out[idx];
-    sel[t * P.cells + rc.x] = rc.y + select(r, 0u, r == NONE);
 }

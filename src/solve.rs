@@ -109,12 +109,16 @@ pub struct F1Options {
     /// Solve every assignment cold instead of warm-starting from the previous duals.
     #[arg(long)]
     pub cold_assign: bool,
-    /// Where the GPU backend solves rrr's and dm's assignments: cpu (the host's exact JV, the
-    /// weights read back every iteration), gpu-jv (alias gpu: the device's exact shortest
-    /// augmenting paths) or gpu-auction (the device auction, exact for the weights quantised
-    /// to within n quanta). Both device kernels run K iterations per submission with no host
-    /// wait; only per-trial status and solved boards come back. Needs the GPU backend.
-    #[arg(long, value_enum, default_value_t = AssignOn::Cpu)]
+    /// Where the GPU backend solves rrr's and dm's assignments: auto (the default: gpu-jv on
+    /// the GPU backend, the fastest measured, and cpu where the run needs the host every
+    /// iteration, --complete or --reduced-costs f32), cpu (the host's exact JV, the weights
+    /// read back every iteration; the reference), gpu-jv (alias gpu: the device's exact
+    /// shortest augmenting paths, a workgroup per problem), gpu-jv-sg (the same, a subgroup
+    /// per problem) or gpu-auction (the device auction, exact for the weights quantised to
+    /// within n quanta). The device kernels run K iterations per submission with no host
+    /// wait; only per-trial status and solved boards come back. The JSON's `assign` says which
+    /// ran.
+    #[arg(long, value_enum, default_value_t = AssignOn::Auto)]
     pub assign: AssignOn,
     /// rrr, dm: the precision of the host assignments' potentials and reduced costs: f64 (the
     /// reference) or f32 (twice the lanes per vector; optimal up to f32 rounding, so near-ties
@@ -591,7 +595,9 @@ impl SolveSpec {
         let gpu = backend.is_gpu();
         let estimate = match self.method {
             Method::Rrr | Method::Dm if gpu => {
-                limits::f1_gpu(puzzle, &self.map_config()).in_host_memory(backend.unified_memory())
+                let mut cfg = self.map_config();
+                cfg.assign = backend.f1_assign(&cfg);
+                limits::f1_gpu(puzzle, &cfg).in_host_memory(backend.unified_memory())
             }
             Method::Rrr | Method::Dm => limits::f1_cpu(puzzle, &self.map_config(), threads),
             Method::Dc if gpu => limits::dc_gpu(puzzle, &self.dc_config()).in_host_memory(backend.unified_memory()),
@@ -751,7 +757,8 @@ fn run_map(
         let report = SolveReport::from_map(puzzle, Method::Dc, &batch.result, spec.seed, params);
         (batch, report)
     } else {
-        let cfg = spec.map_config();
+        let mut cfg = spec.map_config();
+        cfg.assign = backend.f1_assign(&cfg);
         let batch = backend.solve_f1(puzzle, &cfg, spec.certify, &mut heard).map_err(no_board)?;
         check_claim(puzzle, &batch.result)?;
         let report = SolveReport::from_f1(puzzle, spec.method, &batch.result, &cfg);

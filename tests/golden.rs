@@ -39,7 +39,9 @@ const CASES: &[(&str, &str, &str, bool)] = &[
     ("scan-6x6", "06x06", "--method scan --seed 3", false),
     ("hill-5x5", "05x05", "--method hill --seed 3 --max-iters 200000", false),
     ("alns-5x5", "05x05", "--method alns --seed 3 --max-iters 3000", false),
-    ("gpu-rrr-5x5", "05x05", "--method rrr --trials 8 --max-iters 2000 --seed 3 --backend gpu", true),
+    ("gpu-rrr-5x5", "05x05", "--method rrr --trials 8 --max-iters 2000 --seed 3 --backend gpu --assign cpu", true),
+    // The GPU backend's default placement, the device JV loop (`--assign auto`).
+    ("gpu-rrr-device-5x5", "05x05", "--method rrr --trials 8 --max-iters 2000 --seed 3 --backend gpu", true),
     ("gpu-dc-plain-4x4", "04x04", "--method dc --layout plain --trials 8 --max-iters 400 --seed 3 --backend gpu", true),
 ];
 

@@ -284,7 +284,8 @@ fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
     assert!(plain.trials.iter().all(|t| t.stall_restarts == 0));
 }
 
-/// The device loop (`--assign gpu-jv` and `gpu-auction`, K iterations per submission) against
+/// The device loop (`--assign gpu-jv`, `gpu-jv-sg` and `gpu-auction`, K iterations per
+/// submission) against
 /// the CPU backend on the same seeds: the same trials solve at the same iterations, and every
 /// trial ends with the same iteration count, best score and restarts. Short runs on generated
 /// 4x4 to 6x6 boards, RRR and the difference map, with stall restarts that fire; over longer
@@ -313,7 +314,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
             ..Default::default()
         };
         let c = concur::f1::map::solve(&p, cfg.clone(), |_| {}).unwrap();
-        for on in [AssignOn::GpuJv, AssignOn::GpuAuction] {
+        for on in [AssignOn::GpuJv, AssignOn::GpuJvSg, AssignOn::GpuAuction] {
             let g = concur::backend::gpu::f1::solve(&ctx, &p, &MapConfig { assign: on, ..cfg.clone() }, &mut |_| {})
                 .unwrap();
             if let Some((_, _, board)) = &g.solution {
@@ -337,34 +338,81 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
             compared += 1;
         }
     }
-    assert_eq!(compared, 5);
+    assert_eq!(compared, 10);
 }
 
-/// The device loop with any K gives the same run (K only sets how often the host looks).
+/// The device loop with any K gives the same run (K only sets how often the host looks), for
+/// both device JV kernels, which give the same run as each other.
 #[test]
 fn gpu_device_loop_does_not_depend_on_k() {
     use concur::backend::gpu::f1::F1Gpu;
     use concur::f1::map::AssignOn;
     let Some(ctx) = gpu("gpu_device_loop_does_not_depend_on_k") else { return };
     let (p, _) = generated(5, 5, 21);
-    let cfg = MapConfig {
-        trials: 5,
-        max_iters: 300,
-        seed: 3,
-        stop_at_first: false,
-        restart_stall: Some(50),
-        assign: AssignOn::GpuJv,
-        ..Default::default()
-    };
-    let runs: Vec<Vec<_>> = [1usize, 16, 64]
-        .iter()
-        .map(|&k| {
-            let r = F1Gpu::new(ctx.clone(), &p, cfg.clone()).unwrap().run_device(k, &mut |_| {}).unwrap();
-            r.trials.iter().map(|t| (t.solved_at, t.iterations, t.best_score, t.restarts, t.stall_restarts)).collect()
-        })
-        .collect();
-    assert_eq!(runs[0], runs[1]);
-    assert_eq!(runs[0], runs[2]);
+    let mut all = Vec::new();
+    for assign in [AssignOn::GpuJv, AssignOn::GpuJvSg] {
+        let cfg = MapConfig {
+            trials: 5,
+            max_iters: 300,
+            seed: 3,
+            stop_at_first: false,
+            restart_stall: Some(50),
+            assign,
+            ..Default::default()
+        };
+        let runs: Vec<Vec<_>> = [1usize, 16, 64]
+            .iter()
+            .map(|&k| {
+                let r = F1Gpu::new(ctx.clone(), &p, cfg.clone()).unwrap().run_device(k, &mut |_| {}).unwrap();
+                r.trials
+                    .iter()
+                    .map(|t| (t.solved_at, t.iterations, t.best_score, t.restarts, t.stall_restarts))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(runs[0], runs[1], "{assign:?}");
+        assert_eq!(runs[0], runs[2], "{assign:?}");
+        all.push(runs[0].clone());
+    }
+    assert_eq!(all[0], all[1], "gpu-jv and gpu-jv-sg");
+}
+
+/// Device timestamps inside the device loop: every pass of whole iterations is timed where the
+/// adapter offers timestamp queries, the kernels sum to no more than the span, and the span is
+/// positive; where it offers none, the profile says so rather than fail silently.
+#[test]
+fn gpu_device_loop_profile_times_every_kernel_inside_the_iteration() {
+    use concur::backend::gpu::f1::F1Gpu;
+    use concur::f1::map::AssignOn;
+    let Some(ctx) = gpu("gpu_device_loop_profile_times_every_kernel_inside_the_iteration") else { return };
+    let (p, _) = generated(6, 6, 5);
+    for (assign, kind) in
+        [(AssignOn::GpuJvSg, MapKind::Rrr), (AssignOn::GpuJv, MapKind::Dm), (AssignOn::GpuAuction, MapKind::Rrr)]
+    {
+        let cfg = MapConfig { kind, trials: 16, seed: 2, assign, ..Default::default() };
+        let g = F1Gpu::new(ctx.clone(), &p, cfg).unwrap();
+        match g.profile_device(4, 1) {
+            Ok(t) => {
+                let names: Vec<&str> = t.kernels.iter().map(|k| k.0).collect();
+                for want in ["edges", "weights", "update", "score", "track"] {
+                    assert!(names.contains(&want), "{assign:?}: {names:?}");
+                }
+                let per_iter = |name: &str| t.kernels.iter().find(|k| k.0 == name).map(|k| k.2).unwrap_or(0);
+                assert_eq!(per_iter("track"), 4, "one track pass an iteration");
+                assert_eq!(per_iter("weights"), if kind == MapKind::Dm { 8 } else { 4 });
+                assert!(t.span_ns > 0.0 && t.busy_ns() <= t.span_ns * 1.0001, "{t:?}");
+                assert_eq!(t.untimed, 0);
+                eprintln!("{assign:?} {kind:?}: {t:?}");
+            }
+            Err(e) => {
+                assert!(!ctx.timestamps, "timestamps offered but the profile failed: {e}");
+                assert!(e.to_string().contains("timestamp"), "{e}");
+            }
+        }
+    }
+    let host =
+        F1Gpu::new(ctx.clone(), &p, MapConfig { trials: 4, assign: AssignOn::Cpu, ..Default::default() }).unwrap();
+    assert!(host.profile_device(2, 0).is_err(), "the host loop is not the device loop");
 }
 
 mod dc_kernels {

@@ -3,7 +3,7 @@
 use crate::gpu::gpu;
 use concur::assign::Assigner;
 use concur::backend::gpu::assign::{AssignGpu, Solved, Status, qmax, quantum};
-use concur::backend::gpu::jv::{JvGpu, JvSolved};
+use concur::backend::gpu::jv::{JvGpu, JvKind, JvSolved};
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -280,6 +280,25 @@ fn check_jv(what: &str, n: usize, w: &[f32], rows: &[u32], status: Status, same:
     }
 }
 
+/// Both device JV kernels: the workgroup one and the subgroup one (which is the workgroup one
+/// on a device without subgroup operations; under REQUIRE_GPU=1 the software adapter CI uses
+/// has them, so there both really run unless CONCUR_NO_SUBGROUPS=1).
+fn kernels(ctx: &std::sync::Arc<concur::backend::gpu::GpuContext>) -> Vec<JvGpu> {
+    let sg = JvGpu::of_kind(ctx.clone(), JvKind::Subgroup);
+    if ctx.subgroups {
+        assert_eq!(sg.kind(), JvKind::Subgroup);
+    }
+    eprintln!(
+        "device JV kernels on {}: subgroups {} ({}-{} lanes), second kernel {:?}",
+        ctx.adapter,
+        ctx.subgroups,
+        ctx.subgroup_min,
+        ctx.subgroup_max,
+        sg.kind()
+    );
+    vec![JvGpu::new(ctx.clone()), sg]
+}
+
 fn jv_problems<'a>(
     sizes: &'a [usize],
     w: &'a [f32],
@@ -302,15 +321,16 @@ fn jv_problems<'a>(
 #[test]
 fn gpu_jv_is_optimal_against_the_host_jv_on_every_class_size() {
     let Some(ctx) = gpu("gpu_jv_is_optimal_against_the_host_jv_on_every_class_size") else { return };
-    let dev = JvGpu::new(ctx);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
-    let ns = class_sizes();
-    for kind in [Kind::Random, Kind::Planted, Kind::Ties, Kind::Close, Kind::Forbidden] {
-        let w: Vec<f32> = ns.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect();
-        let s = dev.solve(&ns, &w, 1, None).expect("device solve");
-        assert!(!s.failed[0], "{kind:?}: a problem failed: {:?}", s.status);
-        for (n, wk, rows, st) in jv_problems(&ns, &w, &s, 1) {
-            check_jv(&format!("{kind:?} n={n}"), n, wk, rows, st, matches!(kind, Kind::Planted));
+    for dev in kernels(&ctx) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+        let ns = class_sizes();
+        for kind in [Kind::Random, Kind::Planted, Kind::Ties, Kind::Close, Kind::Forbidden] {
+            let w: Vec<f32> = ns.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect();
+            let s = dev.solve(&ns, &w, 1, None).expect("device solve");
+            assert!(!s.failed[0], "{kind:?}: a problem failed: {:?}", s.status);
+            for (n, wk, rows, st) in jv_problems(&ns, &w, &s, 1) {
+                check_jv(&format!("{kind:?} n={n}"), n, wk, rows, st, matches!(kind, Kind::Planted));
+            }
         }
     }
 }
@@ -318,42 +338,43 @@ fn gpu_jv_is_optimal_against_the_host_jv_on_every_class_size() {
 #[test]
 fn gpu_jv_warm_starts_stay_optimal_over_moving_weights() {
     let Some(ctx) = gpu("gpu_jv_warm_starts_stay_optimal_over_moving_weights") else { return };
-    let dev = JvGpu::new(ctx);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(19);
-    // The class shapes of a 7x7 and of a 16x16 board, 3 trials.
-    for sizes in [vec![4usize, 20, 25], vec![4, 56, 196]] {
-        let trials = 3;
-        for kind in [Kind::Random, Kind::Forbidden, Kind::Ties] {
-            let mut w: Vec<f32> = (0..trials)
-                .flat_map(|_| sizes.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect::<Vec<_>>())
-                .collect();
-            let b = dev.batch(&sizes, trials);
-            b.write_weights(&w).unwrap();
-            b.run(false).unwrap();
-            let mut last = b.read().unwrap();
-            for step in 0..4 {
-                // The map moves the weights a little each iteration (forbidden entries stay so).
-                w.iter_mut().for_each(|v| {
-                    if v.is_finite() && !matches!(kind, Kind::Ties) {
-                        *v += (rng.random::<f32>() - 0.5) * 0.2
-                    }
-                });
+    for dev in kernels(&ctx) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(19);
+        // The class shapes of a 7x7 and of a 16x16 board, 3 trials.
+        for sizes in [vec![4usize, 20, 25], vec![4, 56, 196]] {
+            let trials = 3;
+            for kind in [Kind::Random, Kind::Forbidden, Kind::Ties] {
+                let mut w: Vec<f32> = (0..trials)
+                    .flat_map(|_| sizes.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect::<Vec<_>>())
+                    .collect();
+                let b = dev.batch(&sizes, trials);
                 b.write_weights(&w).unwrap();
-                b.run(true).unwrap();
-                let warm = b.read().unwrap();
-                for (n, wk, rows, st) in jv_problems(&sizes, &w, &warm, trials) {
-                    check_jv(&format!("{kind:?} warm step {step} n={n}"), n, wk, rows, st, false);
+                b.run(false).unwrap();
+                let mut last = b.read().unwrap();
+                for step in 0..4 {
+                    // The map moves the weights a little each iteration (forbidden entries stay so).
+                    w.iter_mut().for_each(|v| {
+                        if v.is_finite() && !matches!(kind, Kind::Ties) {
+                            *v += (rng.random::<f32>() - 0.5) * 0.2
+                        }
+                    });
+                    b.write_weights(&w).unwrap();
+                    b.run(true).unwrap();
+                    let warm = b.read().unwrap();
+                    for (n, wk, rows, st) in jv_problems(&sizes, &w, &warm, trials) {
+                        check_jv(&format!("{kind:?} warm step {step} n={n}"), n, wk, rows, st, false);
+                    }
+                    let (aw, ac): (u64, u64) = (
+                        warm.augmentations.iter().map(|&a| a as u64).sum(),
+                        last.augmentations.iter().map(|&a| a as u64).sum(),
+                    );
+                    eprintln!("{sizes:?} {kind:?} step {step}: augmentations warm {aw} (previous solve {ac})");
+                    last = warm;
                 }
-                let (aw, ac): (u64, u64) = (
-                    warm.augmentations.iter().map(|&a| a as u64).sum(),
-                    last.augmentations.iter().map(|&a| a as u64).sum(),
-                );
-                eprintln!("{sizes:?} {kind:?} step {step}: augmentations warm {aw} (previous solve {ac})");
-                last = warm;
-            }
-            if matches!(kind, Kind::Ties) {
-                // Unchanged weights: the warm start keeps every row, no search at all.
-                assert!(last.augmentations.iter().all(|&a| a == 0), "{:?}", last.augmentations);
+                if matches!(kind, Kind::Ties) {
+                    // Unchanged weights: the warm start keeps every row, no search at all.
+                    assert!(last.augmentations.iter().all(|&a| a == 0), "{:?}", last.augmentations);
+                }
             }
         }
     }
@@ -362,26 +383,82 @@ fn gpu_jv_warm_starts_stay_optimal_over_moving_weights() {
 #[test]
 fn gpu_jv_reports_what_it_cannot_solve_per_trial() {
     let Some(ctx) = gpu("gpu_jv_reports_what_it_cannot_solve_per_trial") else { return };
-    let dev = JvGpu::new(ctx);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-    let sizes = [5usize, 4, 3];
-    let ok: Vec<f32> = sizes.iter().flat_map(|&n| weights(n, Kind::Random, &mut rng)).collect();
-    let mut infeasible = ok.clone();
-    infeasible[10..15].iter_mut().for_each(|v| *v = f32::NEG_INFINITY);
-    let mut nan = ok.clone();
-    nan[25 + 3] = f32::NAN;
-    let mut column = ok.clone();
-    for r in 0..3 {
-        column[25 + 16 + r * 3 + 1] = f32::NEG_INFINITY;
+    for dev in kernels(&ctx) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let sizes = [5usize, 4, 3];
+        let ok: Vec<f32> = sizes.iter().flat_map(|&n| weights(n, Kind::Random, &mut rng)).collect();
+        let mut infeasible = ok.clone();
+        infeasible[10..15].iter_mut().for_each(|v| *v = f32::NEG_INFINITY);
+        let mut nan = ok.clone();
+        nan[25 + 3] = f32::NAN;
+        let mut column = ok.clone();
+        for r in 0..3 {
+            column[25 + 16 + r * 3 + 1] = f32::NEG_INFINITY;
+        }
+        let w: Vec<f32> = [&ok[..], &infeasible[..], &nan[..], &column[..]].concat();
+        let s = dev.solve(&sizes, &w, 4, None).unwrap();
+        assert_eq!(s.failed, vec![false, true, true, true]);
+        assert_eq!(s.status[3], Status::Infeasible);
+        assert_eq!(s.status[7], Status::BadWeight);
+        assert_eq!(s.status[11], Status::Infeasible);
+        assert!(dev.solve(&sizes, &w[1..], 4, None).is_err(), "a wrong shape is an error");
+        let big = vec![0.0f32; 257 * 257];
+        let s = dev.solve(&[257], &big, 1, None).unwrap();
+        assert_eq!(s.status, vec![Status::TooLarge]);
     }
-    let w: Vec<f32> = [&ok[..], &infeasible[..], &nan[..], &column[..]].concat();
-    let s = dev.solve(&sizes, &w, 4, None).unwrap();
-    assert_eq!(s.failed, vec![false, true, true, true]);
-    assert_eq!(s.status[3], Status::Infeasible);
-    assert_eq!(s.status[7], Status::BadWeight);
-    assert_eq!(s.status[11], Status::Infeasible);
-    assert!(dev.solve(&sizes, &w[1..], 4, None).is_err(), "a wrong shape is an error");
-    let big = vec![0.0f32; 257 * 257];
-    let s = dev.solve(&[257], &big, 1, None).unwrap();
-    assert_eq!(s.status, vec![Status::TooLarge]);
+}
+
+/// The subgroup kernel against the workgroup kernel: the same rows, duals, statuses and
+/// augmentations bit for bit, cold and over warm starts, on every class size up to 64 and on
+/// the class shapes of the boards the map runs (a 16x16's 196 going to the workgroup kernel
+/// inside the subgroup batch), for weights with ties and forbidden entries; and frozen trials
+/// (cold word 2) left as they were.
+#[test]
+fn gpu_jv_subgroup_kernel_gives_the_workgroup_kernels_answers_bit_for_bit() {
+    let Some(ctx) = gpu("gpu_jv_subgroup_kernel_gives_the_workgroup_kernels_answers_bit_for_bit") else { return };
+    let (wg, sg) = (JvGpu::new(ctx.clone()), JvGpu::of_kind(ctx.clone(), JvKind::Subgroup));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(41);
+    let small: Vec<usize> = class_sizes().into_iter().filter(|&n| n <= 64).collect();
+    for sizes in [small, vec![4, 20, 25], vec![4, 24, 36], vec![4, 56, 196], vec![64, 1, 2]] {
+        let trials = 5;
+        for kind in [Kind::Random, Kind::Ties, Kind::Forbidden, Kind::Close] {
+            let mut w: Vec<f32> = (0..trials)
+                .flat_map(|_| sizes.iter().flat_map(|&n| weights(n, kind, &mut rng)).collect::<Vec<_>>())
+                .collect();
+            let (a, b) = (wg.batch(&sizes, trials), sg.batch(&sizes, trials));
+            for step in 0..4 {
+                for x in [&a, &b] {
+                    x.write_weights(&w).unwrap();
+                    x.run(step > 0).unwrap();
+                }
+                let (ra, rb) = (a.read().unwrap(), b.read().unwrap());
+                let what = format!("{sizes:?} {kind:?} step {step}");
+                assert_eq!(ra.rows, rb.rows, "{what}: rows");
+                assert_eq!(ra.status, rb.status, "{what}: status");
+                assert_eq!(ra.augmentations, rb.augmentations, "{what}: augmentations");
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&ra.duals), bits(&rb.duals), "{what}: duals");
+                w.iter_mut().for_each(|v| {
+                    if v.is_finite() && !matches!(kind, Kind::Ties | Kind::Close) {
+                        *v += (rng.random::<f32>() - 0.5) * 0.3
+                    }
+                });
+            }
+            // A frozen trial (cold word 2) keeps its answer in the subgroup kernel.
+            if sg.kind() == JvKind::Subgroup && sizes.iter().all(|&n| n <= 64) {
+                let before = b.read().unwrap();
+                let mut cold = vec![0u32; trials];
+                cold[1] = 2;
+                b.write_cold(&cold).unwrap();
+                let fresh: Vec<f32> = (0..trials)
+                    .flat_map(|_| sizes.iter().flat_map(|&n| weights(n, Kind::Random, &mut rng)).collect::<Vec<_>>())
+                    .collect();
+                b.write_weights(&fresh).unwrap();
+                b.run(true).unwrap();
+                let after = b.read().unwrap();
+                let rtot: usize = sizes.iter().sum();
+                assert_eq!(after.rows[rtot..2 * rtot], before.rows[rtot..2 * rtot], "{sizes:?} {kind:?}: frozen trial");
+            }
+        }
+    }
 }

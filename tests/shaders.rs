@@ -2,14 +2,29 @@
 //! the backend looks up.
 use std::path::Path;
 
+/// Shader files that use subgroup operations (validated with naga's SUBGROUP capability;
+/// the backend builds them only on a device that has it).
+const SUBGROUP_FILES: &[&str] = &["jv_sg.wgsl"];
+
+fn validate_source(what: &str, src: &str, subgroups: bool) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(src)));
+    let mut v = if subgroups {
+        let mut v =
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SUBGROUP);
+        v.subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+            .subgroup_operations(naga::valid::SubgroupOperationSet::all());
+        v
+    } else {
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+    };
+    v.validate(&module).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(src)));
+    module
+}
+
 fn validate(path: &Path) -> naga::Module {
     let src = std::fs::read_to_string(path).unwrap();
-    let module =
-        naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
-    module
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    validate_source(&path.display().to_string(), &src, SUBGROUP_FILES.contains(&name.as_str()))
 }
 
 #[test]
@@ -27,12 +42,14 @@ fn every_wgsl_file_parses_and_validates() {
     }
     seen.sort();
     let want: &[(&str, &[&str])] = &[
-        ("assign.wgsl", &["auction", "pick", "settle"]),
+        ("assign.wgsl", &["auction", "settle"]),
         ("dc.wgsl", &["concur", "divide", "adapt", "argmax", "readout"]),
         ("f1.wgsl", &["edges", "weights", "update", "mix", "score", "track"]),
         ("hash.wgsl", &["fingerprint"]),
-        ("jv.wgsl", &["jv", "pick"]),
+        ("jv.wgsl", &["jv"]),
+        ("jv_sg.wgsl", &["jv_sg"]),
         ("layout.wgsl", &["scatter", "gather"]),
+        ("pick.wgsl", &["pick"]),
     ];
     assert_eq!(seen.len(), want.len(), "shader files: {seen:?}");
     for ((name, entries), (want_name, want_entries)) in seen.iter().zip(want) {
@@ -43,16 +60,18 @@ fn every_wgsl_file_parses_and_validates() {
     }
 }
 
-/// The JV kernel's subgroup variant (built from jv.wgsl at run time) validates too.
+/// The JV kernel's subgroup variant (built from jv.wgsl at run time) validates too, and so
+/// does the subgroup kernel at every register-slot count the backend builds it with.
 #[cfg(feature = "gpu")]
 #[test]
-fn the_jv_kernel_with_subgroup_operations_validates() {
+fn the_jv_kernels_with_subgroup_operations_validate() {
     let src = concur::backend::gpu::jv::source(true);
     assert!(src.contains("subgroupMin") && !src.contains("SUBGROUP_ARGS"));
-    let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&src)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SUBGROUP)
-        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
-        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&src)));
+    validate_source("jv (subgroups)", &src, true);
+    for lanes in [4u32, 8, 16, 32, 64, 128] {
+        let src = concur::backend::gpu::jv::sg_source(lanes);
+        let slots = 64u32.div_ceil(lanes);
+        assert!(src.contains(&format!("const MAXC: u32 = {slots}u;")), "{lanes} lanes");
+        validate_source(&format!("jv_sg ({lanes} lanes)"), &src, true);
+    }
 }

@@ -119,6 +119,11 @@ pub trait Backend: Send + Sync {
     fn unified_memory(&self) -> bool {
         true
     }
+    /// Where this backend runs F1's assignments for `cfg` (`--assign auto` resolved; any
+    /// other choice stands). The CPU backend always solves them on the host.
+    fn f1_assign(&self, cfg: &MapConfig) -> map::AssignOn {
+        cfg.assign.resolve(false, cfg)
+    }
     /// Runs an F1 batch (RRR or the difference map), with the certificates asked for.
     fn solve_f1(
         &self,

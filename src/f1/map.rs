@@ -125,17 +125,28 @@ impl AdaptiveWeights {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AssignOn {
-    /// The host's Jonker-Volgenant solver (rayon over trials); the weights come up every
-    /// iteration.
+    /// The backend's fastest measured placement ([`AssignOn::resolve`]): the host JV on the
+    /// CPU backend; on the GPU backend the device JV (`gpu-jv`, 15x the host assignment's
+    /// whole iteration on an H200 at 8x8, BENCHMARKS.md), or the host JV where the run needs
+    /// the host every iteration (`--complete`, `--reduced-costs f32`).
     #[default]
+    Auto,
+    /// The host's Jonker-Volgenant solver (rayon over trials); the weights come up every
+    /// iteration. The reference.
     Cpu,
     /// The device's shortest-augmenting-path solver (Jonker-Volgenant, `shaders/jv.wgsl`),
-    /// exact in f32, one small workgroup per (trial, class) problem. The F1 loop then runs K
-    /// iterations per submission with no host wait; only a few bytes per trial come up.
-    /// `gpu` is accepted for it (the default device kernel).
+    /// exact in f32, one 64-thread workgroup per (trial, class) problem. The F1 loop then runs
+    /// K iterations per submission with no host wait; only a few bytes per trial come up.
+    /// `gpu` is accepted for it.
     #[value(name = "gpu-jv", alias = "gpu")]
     #[serde(alias = "gpu")]
     GpuJv,
+    /// The same solver with one subgroup per problem for the classes up to 64 cells
+    /// (`shaders/jv_sg.wgsl`: columns in registers, no workgroup barrier), the workgroup
+    /// kernel for larger ones; the same assignments bit for bit. Without subgroup operations
+    /// on the device it runs the workgroup kernel.
+    #[value(name = "gpu-jv-sg")]
+    GpuJvSg,
     /// The device auction (Bertsekas, `shaders/assign.wgsl`), exact for weights quantised to
     /// within n quanta, in the same device loop; a trial whose auction does not finish in a
     /// bounded number of rounds restarts alone.
@@ -143,9 +154,19 @@ pub enum AssignOn {
 }
 
 impl AssignOn {
-    /// Whether the assignments run on the device.
+    /// Whether the assignments run on the device (`auto` is resolved by the backend first).
     pub fn on_device(self) -> bool {
-        self != AssignOn::Cpu
+        matches!(self, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuAuction)
+    }
+
+    /// What `auto` means on a backend with (`gpu`) or without a device, for a run with
+    /// `cfg`'s options; any other choice stands as it is.
+    pub fn resolve(self, gpu: bool, cfg: &MapConfig) -> AssignOn {
+        match self {
+            AssignOn::Auto if gpu && cfg.complete.is_none() && cfg.reduced_costs == Precision::F64 => AssignOn::GpuJv,
+            AssignOn::Auto => AssignOn::Cpu,
+            other => other,
+        }
     }
 }
 
@@ -165,7 +186,7 @@ impl Default for MapConfig {
             warm_start: true,
             complete: None,
             keep_fixed_points: false,
-            assign: AssignOn::Cpu,
+            assign: AssignOn::Auto,
             reduced_costs: Precision::F64,
             restart_stall: Some(DEFAULT_RESTART_STALL),
             kick: None,

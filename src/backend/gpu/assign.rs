@@ -21,7 +21,9 @@
 //! word), so that a change in the weights' range does not start a price war.
 
 use super::GpuContext;
-use super::context::{dispatch, groups_grid};
+use super::context::groups_grid;
+use super::pick::Pick;
+use super::timing::Passes;
 use crate::backend::GpuError;
 use std::sync::Arc;
 
@@ -151,12 +153,11 @@ fn sized_source(wg: u32) -> String {
     src
 }
 
-/// The auction pipelines (one per workgroup size) and the `pick` and `settle` passes.
+/// The auction pipelines (one per workgroup size) and the `settle` pass.
 pub struct AssignGpu {
     ctx: Arc<GpuContext>,
     /// (workgroup size, `auction` built for it).
     pipes: Vec<(u32, wgpu::ComputePipeline)>,
-    pick: wgpu::ComputePipeline,
     settle: wgpu::ComputePipeline,
 }
 
@@ -174,9 +175,8 @@ pub struct AssignBatch {
     ctx: Arc<GpuContext>,
     /// One auction pass per class, each with its own workgroup size.
     passes: Vec<ClassPass>,
-    pick: wgpu::ComputePipeline,
     settle: wgpu::ComputePipeline,
-    /// The parameters of every dispatch after a solve's first (and of `pick`).
+    /// The parameters of every dispatch after a solve's first (and of `settle`).
     more: wgpu::Buffer,
     sizes: Vec<usize>,
     trials: usize,
@@ -203,13 +203,12 @@ fn status_words(state: &[u8]) -> impl Iterator<Item = u32> + '_ {
 impl AssignGpu {
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("assign", ASSIGN_WGSL);
-        let pick = ctx.pipeline(&module, "pick");
         let settle = ctx.pipeline(&module, "settle");
         let pipes = SIZES
             .into_iter()
             .map(|wg| (wg, ctx.pipeline(&ctx.module("assign (sized)", &sized_source(wg)), "auction")))
             .collect();
-        AssignGpu { ctx, pipes, pick, settle }
+        AssignGpu { ctx, pipes, settle }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's weights
@@ -295,7 +294,6 @@ impl AssignGpu {
             })
             .collect();
         AssignBatch {
-            pick: self.pick.clone(),
             settle: self.settle.clone(),
             more: more.clone(),
             passes,
@@ -372,7 +370,7 @@ impl AssignBatch {
         loop {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             for _ in 0..DISPATCHES_PER_SUBMIT {
-                self.encode_auction(&mut enc, dispatches == 0, warm);
+                self.encode_auction(&mut Passes::new(&mut enc), dispatches == 0, warm);
                 dispatches += 1;
             }
             enc.copy_buffer_to_buffer(&self.state, 0, &self.st_state, 0, self.state.size());
@@ -385,11 +383,11 @@ impl AssignBatch {
         }
     }
 
-    /// A bind group that writes the answer into `sel` (per cell of each trial, the index of
-    /// its chosen entry in the trial's flat weights), given per row of a trial's classes its
-    /// cell and the offset of its row in the flat weights (`row_cell`, see `pick` in the shader).
-    pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.ctx.bind(&self.pick, &[(0, &self.more), (3, &self.rows), (8, row_cell), (9, sel)])
+    /// The pass that writes the answer into `sel` (per cell of each trial, the index of its
+    /// chosen entry in the trial's flat weights, `cells` a trial), given per row of a trial's
+    /// classes its cell and the offset of its row in the flat weights (`shaders/pick.wgsl`).
+    pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer, cells: usize) -> Pick {
+        Pick::new(&self.ctx, self.trials, self.rtot, cells, &self.rows, row_cell, sel)
     }
 
     /// A bind group for `settle` that marks in `fail` (one word per trial) the trials with a
@@ -401,36 +399,25 @@ impl AssignBatch {
     /// Records one whole solve with no host look: `dispatches` auction dispatches (the
     /// first warm from the prices on the device when `warm`), then `settle` into the bind
     /// group from [`AssignBatch::settle_into`].
-    pub fn encode_bounded(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        warm: bool,
-        dispatches: usize,
-        settle: &wgpu::BindGroup,
-    ) {
+    pub fn encode_bounded(&self, p: &mut Passes, warm: bool, dispatches: usize, settle: &wgpu::BindGroup) {
         for d in 0..dispatches.max(1) {
-            self.encode_auction(enc, d == 0, warm);
+            self.encode_auction(p, d == 0, warm);
         }
-        dispatch(enc, &self.settle, settle, super::context::grid(self.problems() as u64));
+        p.dispatch("settle", &self.settle, settle, super::context::grid(self.problems() as u64));
     }
 
     /// Records one auction dispatch of every class (each with its own workgroup size): the
     /// first of a solve (cold, or warm from the prices on the device) or a later one.
-    fn encode_auction(&self, enc: &mut wgpu::CommandEncoder, first: bool, warm: bool) {
+    fn encode_auction(&self, p: &mut Passes, first: bool, warm: bool) {
         let grid = groups_grid(self.trials as u64);
-        for p in &self.passes {
+        for c in &self.passes {
             let bg = match (first, warm) {
-                (true, true) => &p.bg_warm,
-                (true, false) => &p.bg_cold,
-                _ => &p.bg_more,
+                (true, true) => &c.bg_warm,
+                (true, false) => &c.bg_cold,
+                _ => &c.bg_more,
             };
-            dispatch(enc, &p.pipe, bg, grid);
+            p.dispatch("auction", &c.pipe, bg, grid);
         }
-    }
-
-    /// Records the `pick` pass of a bind group from [`AssignBatch::select_into`].
-    pub fn encode_select(&self, enc: &mut wgpu::CommandEncoder, bg: &wgpu::BindGroup) {
-        dispatch(enc, &self.pick, bg, super::context::grid((self.trials * self.rtot) as u64));
     }
 
     /// Reads the answers, prices, states and (when asked for) the quantised weights.
@@ -478,8 +465,8 @@ mod sizing_tests {
             let src = sized_source(wg);
             assert!(src.contains(&format!("@workgroup_size({wg})\nfn auction")));
             assert!(src.contains(&format!("const PER: u32 = {}u;", 512 / wg)));
-            // pick and settle keep their own 256-thread workgroups.
-            assert_eq!(src.matches("@workgroup_size(256)").count(), if wg == 256 { 3 } else { 2 });
+            // settle keeps its own 256-thread workgroups.
+            assert_eq!(src.matches("@workgroup_size(256)").count(), if wg == 256 { 2 } else { 1 });
         }
     }
 }

@@ -58,6 +58,17 @@ pub struct GpuContext {
     /// Whether the device was opened with wgpu's SUBGROUP feature (the kernels that reduce
     /// over a workgroup then use subgroup operations). `CONCUR_NO_SUBGROUPS=1` turns it off.
     pub subgroups: bool,
+    /// The adapter's smallest and largest subgroup sizes (WGSL's `subgroup_size` lies
+    /// between them); the subgroup-per-problem JV sizes its register arrays and its
+    /// problems per workgroup by them.
+    pub subgroup_min: u32,
+    pub subgroup_max: u32,
+    /// Whether the device was opened with timestamp queries (wgpu's TIMESTAMP_QUERY), so
+    /// that [`super::timing::Profile`] can time the passes of a real loop.
+    pub timestamps: bool,
+    /// Workgroup memory per workgroup the device was opened with, in bytes: the adapter's
+    /// own figure (NVIDIA's Vulkan driver reports 48 KiB; wgpu's default is 16 KiB).
+    pub workgroup_storage: u32,
 }
 
 fn instance() -> wgpu::Instance {
@@ -97,6 +108,7 @@ impl GpuContext {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let required = wgpu::Limits {
+            max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
             max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
             max_buffer_size: limits.max_buffer_size,
             max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
@@ -110,9 +122,17 @@ impl GpuContext {
         }
         let subgroups = adapter.features().contains(wgpu::Features::SUBGROUP)
             && std::env::var("CONCUR_NO_SUBGROUPS").map_or(true, |v| v.is_empty() || v == "0");
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut features = wgpu::Features::empty();
+        if subgroups {
+            features |= wgpu::Features::SUBGROUP;
+        }
+        if timestamps {
+            features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("concur"),
-            required_features: if subgroups { wgpu::Features::SUBGROUP } else { wgpu::Features::empty() },
+            required_features: features,
             required_limits: required,
             ..Default::default()
         }))
@@ -124,6 +144,10 @@ impl GpuContext {
             max_binding: limits.max_storage_buffer_binding_size,
             max_buffer: limits.max_buffer_size,
             subgroups,
+            subgroup_min: info.subgroup_min_size.max(wgpu::MINIMUM_SUBGROUP_MIN_SIZE),
+            subgroup_max: info.subgroup_max_size.clamp(info.subgroup_min_size.max(1), wgpu::MAXIMUM_SUBGROUP_MAX_SIZE),
+            timestamps,
+            workgroup_storage: limits.max_compute_workgroup_storage_size,
         })
     }
 

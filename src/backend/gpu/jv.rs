@@ -1,7 +1,21 @@
-//! The batched exact assignment on the device by shortest augmenting paths
-//! (`shaders/jv.wgsl`, after Jonker and Volgenant 1987): one 64-thread workgroup per
-//! (trial, class) problem, in f32 with no quantisation, warm-started from the duals and the
-//! assignment of the last solve, which stay on the device.
+//! The batched exact assignment on the device by shortest augmenting paths (after Jonker and
+//! Volgenant 1987), in f32 with no quantisation, warm-started from the duals and the
+//! assignment of the last solve, which stay on the device. Two kernels, selectable side by
+//! side ([`JvKind`]):
+//! - the workgroup kernel (`shaders/jv.wgsl`, `--assign gpu-jv`): one 64-thread workgroup per
+//!   (trial, class) problem, the columns spread over the threads, three workgroup barriers a
+//!   scan step; every class up to [`MAX_N`];
+//! - the subgroup kernel (`shaders/jv_sg.wgsl`, `--assign gpu-jv-sg`): one subgroup per
+//!   problem and several problems per workgroup, the columns in registers, the minima by
+//!   subgroup operations and no barrier at all, for classes up to [`SG_MAX_N`]; a batch's
+//!   larger classes (the 196 inner cells of a 16x16 board) go to the workgroup kernel in a
+//!   second dispatch. It also writes F1's `sel` itself (the pick pass fused in) and skips the
+//!   trials the F1 device loop froze.
+//!
+//! Both follow the same order and tie-breaking, so they give the same rows and duals bit for
+//! bit (`tests/gpu_assign.rs` checks that, and both against the host JV). Without subgroup
+//! operations on the device (or with `CONCUR_NO_SUBGROUPS=1`), asking for the subgroup kernel
+//! gives the workgroup kernel, which passes the same tests.
 //!
 //! Unlike the auction ([`super::assign`]) one dispatch always finishes every problem: the
 //! work is bounded (at most n augmentations of at most n scan steps each), so the F1 loop can
@@ -9,22 +23,41 @@
 //! problem that is not solved (a row or column with no allowed entry, a NaN or +inf weight,
 //! n above [`MAX_N`]) sets its trial's `fail` word; the F1 loop restarts that trial alone.
 //!
-//! The min-reduction of each scan step uses subgroup operations when the device was opened
-//! with wgpu's SUBGROUP feature ([`GpuContext::subgroups`]), workgroup memory otherwise; the
-//! two give the same answer (the reduction's order does not matter for a minimum).
+//! The workgroup kernel's min-reduction of each scan step uses subgroup operations when the
+//! device was opened with wgpu's SUBGROUP feature ([`GpuContext::subgroups`]), workgroup
+//! memory otherwise; the two give the same answer (the order does not matter for a minimum).
 
 use super::GpuContext;
 use super::assign::Status;
-use super::context::{dispatch, grid, groups_grid};
+use super::context::groups_grid;
+use super::pick::Pick;
+use super::timing::Passes;
 use crate::backend::GpuError;
 use std::sync::Arc;
 
-/// The WGSL source (workgroup-memory reductions).
+/// The WGSL source of the workgroup kernel (workgroup-memory reductions).
 pub const JV_WGSL: &str = include_str!("../../../shaders/jv.wgsl");
+/// The WGSL source of the subgroup kernel (its register slots set by [`sg_source`]).
+pub const JV_SG_WGSL: &str = include_str!("../../../shaders/jv_sg.wgsl");
 
-/// Largest problem the kernel takes (its rows and columns sit in workgroup memory). Every
-/// class of a 16x16 board (196 inner cells) fits.
+/// Largest problem the workgroup kernel takes (its rows and columns sit in workgroup memory).
+/// Every class of a 16x16 board (196 inner cells) fits.
 pub const MAX_N: usize = 256;
+/// Largest problem the subgroup kernel takes (its columns sit in registers).
+pub const SG_MAX_N: usize = 64;
+/// Threads per workgroup of the subgroup kernel (the shader says the same).
+const SG_WORKGROUP: u32 = 128;
+
+/// Which device JV kernel a batch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JvKind {
+    /// One 64-thread workgroup per problem (`shaders/jv.wgsl`).
+    Workgroup,
+    /// One subgroup per problem for the classes up to [`SG_MAX_N`] (`shaders/jv_sg.wgsl`),
+    /// the workgroup kernel for the larger ones.
+    Subgroup,
+}
 
 /// The subgroup form of `reduce_min`: a subgroup minimum, then one value per subgroup.
 const SUBGROUP_REDUCE: &str = r#"var<private> sg_lane: u32;
@@ -55,7 +88,7 @@ fn reduce_min(lid: u32, val: f32, key: u32) {
     }
 }"#;
 
-/// The kernel's source for a device with (`true`) or without subgroup operations.
+/// The workgroup kernel's source for a device with (`true`) or without subgroup operations.
 pub fn source(subgroups: bool) -> String {
     if !subgroups {
         return JV_WGSL.to_string();
@@ -74,6 +107,13 @@ pub fn source(subgroups: bool) -> String {
     .replace("//SUBGROUP_INIT", "sg_lane = sgl;\n    sg_id = sgi;\n    sg_count = sgn;")
 }
 
+/// The subgroup kernel's source for a device whose smallest subgroup has `min_lanes` lanes:
+/// each lane keeps `SG_MAX_N / min_lanes` column slots in registers.
+pub fn sg_source(min_lanes: u32) -> String {
+    let slots = (SG_MAX_N as u32).div_ceil(min_lanes.max(1)).clamp(1, 32);
+    JV_SG_WGSL.replace("const MAXC: u32 = 16u; //MAXC", &format!("const MAXC: u32 = {slots}u;"))
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -82,9 +122,11 @@ struct Params {
     wtot: u32,
     rtot: u32,
     flags: u32,
-    pad0: u32,
+    /// The subgroup kernel's problems per workgroup (unused by the workgroup kernel).
+    ppw: u32,
     cells: u32,
-    pad1: u32,
+    /// The subgroup kernel's classes (unused by the workgroup kernel).
+    nsg: u32,
 }
 
 /// What [`JvBatch::read`] read back, trial-major as the weights.
@@ -102,19 +144,39 @@ pub struct JvSolved {
     pub failed: Vec<bool>,
 }
 
-/// The JV pipelines.
+/// The JV pipelines of one kind.
 pub struct JvGpu {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
-    pick: wgpu::ComputePipeline,
+    /// The subgroup kernel and its problems per workgroup.
+    sg: Option<(wgpu::ComputePipeline, u32)>,
+}
+
+/// The buffers a caller shares with a batch (the F1 loop's): the weights, the per-trial
+/// `cold` and `fail` words, and where the answer goes: per row of a trial's classes its cell
+/// and the offset of its row in the flat weights, and the per-cell chosen entries `sel`
+/// (`cells` a trial).
+pub struct JvShared<'a> {
+    pub weights: &'a wgpu::Buffer,
+    pub cold: &'a wgpu::Buffer,
+    pub fail: &'a wgpu::Buffer,
+    pub row_cell: &'a wgpu::Buffer,
+    pub sel: &'a wgpu::Buffer,
+    pub cells: usize,
+}
+
+/// The subgroup kernel's part of a batch.
+struct SgPart {
+    pipe: wgpu::ComputePipeline,
+    bg_warm: wgpu::BindGroup,
+    bg_cold: wgpu::BindGroup,
+    groups: (u32, u32),
 }
 
 /// The device buffers of one batch of problems of fixed shapes, built once and reused.
 pub struct JvBatch {
     ctx: Arc<GpuContext>,
     pipe: wgpu::ComputePipeline,
-    pick: wgpu::ComputePipeline,
-    params_warm: wgpu::Buffer,
     sizes: Vec<usize>,
     trials: usize,
     wtot: usize,
@@ -127,92 +189,140 @@ pub struct JvBatch {
     fail: wgpu::Buffer,
     bg_warm: wgpu::BindGroup,
     bg_cold: wgpu::BindGroup,
+    /// Whether the workgroup kernel has classes to solve (all of them without `sg`).
+    wide: bool,
+    sg: Option<SgPart>,
+    /// The pick pass into the caller's `sel` after the workgroup kernel (the subgroup
+    /// kernel writes its own rows; the pick pass writes them again, the same values).
+    pick: Option<Pick>,
 }
 
 impl JvGpu {
+    /// The workgroup kernel.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("jv", &source(ctx.subgroups));
         let pipe = ctx.pipeline(&module, "jv");
-        let pick = ctx.pipeline(&module, "pick");
-        JvGpu { ctx, pipe, pick }
+        JvGpu { ctx, pipe, sg: None }
+    }
+
+    /// The kernel of `kind`: the subgroup kernel needs the device's subgroup operations, and
+    /// falls back to the workgroup kernel without them ([`JvGpu::kind`] says which runs).
+    pub fn of_kind(ctx: Arc<GpuContext>, kind: JvKind) -> Self {
+        let mut g = JvGpu::new(ctx);
+        if kind == JvKind::Subgroup && g.ctx.subgroups {
+            let module = g.ctx.module("jv_sg", &sg_source(g.ctx.subgroup_min));
+            let pipe = g.ctx.pipeline(&module, "jv_sg");
+            let ppw = (SG_WORKGROUP / g.ctx.subgroup_max.clamp(1, SG_WORKGROUP)).max(1);
+            g.sg = Some((pipe, ppw));
+        }
+        g
+    }
+
+    /// The kernel that runs.
+    pub fn kind(&self) -> JvKind {
+        if self.sg.is_some() { JvKind::Subgroup } else { JvKind::Workgroup }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's
     /// weights are the classes' `n x n` row-major blocks in order), with their own weights,
-    /// `cold` and `fail` words.
+    /// `cold` and `fail` words and answer buffer.
     pub fn batch(&self, sizes: &[usize], trials: usize) -> JvBatch {
-        self.batch_on(sizes, trials, None, 0)
+        self.batch_on(sizes, trials, None)
     }
 
-    /// [`JvGpu::batch`] reading its weights, per-trial `cold` words and writing its `fail`
-    /// words in the caller's buffers (the F1 loop's), for a caller with `cells` cells per
-    /// trial that takes the answer through [`JvBatch::select_into`].
-    pub fn batch_on(
-        &self,
-        sizes: &[usize],
-        trials: usize,
-        shared: Option<(&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer)>,
-        cells: usize,
-    ) -> JvBatch {
+    /// [`JvGpu::batch`] reading its weights and per-trial `cold` words and writing its `fail`
+    /// words and its answer in the caller's buffers (the F1 loop's).
+    pub fn batch_on(&self, sizes: &[usize], trials: usize, shared: Option<JvShared>) -> JvBatch {
         let wtot: usize = sizes.iter().map(|n| n * n).sum();
         let rtot: usize = sizes.iter().sum();
+        let small = |n: usize| self.sg.is_some() && n <= SG_MAX_N;
         let mut table = Vec::with_capacity(4 * sizes.len());
         let (mut woff, mut roff) = (0usize, 0usize);
         for &n in sizes {
-            table.extend_from_slice(&[n as u32, woff as u32, roff as u32, 0]);
+            table.extend_from_slice(&[n as u32, woff as u32, roff as u32, small(n) as u32]);
             woff += n * n;
             roff += n;
         }
+        let sgk: Vec<u32> = (0..sizes.len() as u32).filter(|&k| small(sizes[k as usize])).collect();
         let ctx = &self.ctx;
+        let own;
+        let sh = match shared {
+            Some(s) => s,
+            None => {
+                // Row r of trial t answers into sel[t * rtot + r].
+                let rc: Vec<[u32; 2]> = (0..rtot as u32).map(|r| [r, 0]).collect();
+                own = (
+                    ctx.zeroed("jv weights", 4 * (wtot * trials) as u64),
+                    ctx.zeroed("jv cold", 4 * trials as u64),
+                    ctx.zeroed("jv fail", 4 * trials as u64),
+                    ctx.storage("jv row_cell", &rc),
+                    ctx.zeroed("jv sel", 4 * (rtot * trials) as u64),
+                );
+                JvShared { weights: &own.0, cold: &own.1, fail: &own.2, row_cell: &own.3, sel: &own.4, cells: rtot }
+            }
+        };
+        let ppw = self.sg.as_ref().map_or(1, |s| s.1);
         let params = |flags: u32| Params {
             trials: trials as u32,
             classes: sizes.len() as u32,
             wtot: wtot as u32,
             rtot: rtot as u32,
             flags,
-            pad0: 0,
-            cells: cells as u32,
-            pad1: 0,
+            ppw,
+            cells: sh.cells as u32,
+            nsg: sgk.len() as u32,
         };
         let params_warm = ctx.uniform("jv params (warm)", &params(2));
         let params_cold = ctx.uniform("jv params (cold)", &params(0));
         let tb = ctx.storage("jv table", &table);
+        let sgb = ctx.storage("jv sg classes", &sgk);
         let rt = 4 * (rtot * trials) as u64;
-        let (weights, cold, fail) = match shared {
-            Some((w, c, f)) => (w.clone(), c.clone(), f.clone()),
-            None => (
-                ctx.zeroed("jv weights", 4 * (wtot * trials) as u64),
-                ctx.zeroed("jv cold", 4 * trials as u64),
-                ctx.zeroed("jv fail", 4 * trials as u64),
-            ),
-        };
         // No answer yet: every row starts free.
         let rows = ctx.storage("jv rows", &vec![u32::MAX; rtot * trials]);
         let duals = ctx.zeroed("jv duals", rt);
         let state = ctx.zeroed("jv state", 16 * (trials * sizes.len()) as u64);
-        let bind = |p: &wgpu::Buffer| {
-            ctx.bind(
-                &self.pipe,
-                &[(0, p), (1, &tb), (2, &weights), (3, &rows), (4, &duals), (6, &state), (7, &cold), (10, &fail)],
-            )
+        let bind = |pipe: &wgpu::ComputePipeline, p: &wgpu::Buffer, sg: bool| {
+            let mut b: Vec<(u32, &wgpu::Buffer)> = vec![
+                (0, p),
+                (1, &tb),
+                (2, sh.weights),
+                (3, &rows),
+                (4, &duals),
+                (6, &state),
+                (7, sh.cold),
+                (10, sh.fail),
+            ];
+            if sg {
+                b.extend([(8, sh.row_cell), (9, sh.sel), (11, &sgb)]);
+            }
+            ctx.bind(pipe, &b)
         };
+        let sg = self.sg.as_ref().filter(|_| !sgk.is_empty()).map(|(pipe, ppw)| SgPart {
+            bg_warm: bind(pipe, &params_warm, true),
+            bg_cold: bind(pipe, &params_cold, true),
+            groups: groups_grid(((trials * sgk.len()) as u64).div_ceil(*ppw as u64)),
+            pipe: pipe.clone(),
+        });
+        let wide = sgk.len() < sizes.len();
+        let pick = wide.then(|| Pick::new(ctx, trials, rtot, sh.cells, &rows, sh.row_cell, sh.sel));
         JvBatch {
-            bg_warm: bind(&params_warm),
-            bg_cold: bind(&params_cold),
+            bg_warm: bind(&self.pipe, &params_warm, false),
+            bg_cold: bind(&self.pipe, &params_cold, false),
             ctx: ctx.clone(),
             pipe: self.pipe.clone(),
-            pick: self.pick.clone(),
-            params_warm,
             sizes: sizes.to_vec(),
             trials,
             wtot,
             rtot,
-            weights,
+            weights: sh.weights.clone(),
             rows,
             duals,
             state,
-            cold,
-            fail,
+            cold: sh.cold.clone(),
+            fail: sh.fail.clone(),
+            wide,
+            sg,
+            pick,
         }
     }
 
@@ -264,30 +374,32 @@ impl JvBatch {
     }
 
     /// Records one solve of every problem (warm where allowed and the trial's `cold` word
-    /// is 0).
-    pub fn encode(&self, enc: &mut wgpu::CommandEncoder, warm: bool) {
-        let bg = if warm { &self.bg_warm } else { &self.bg_cold };
-        dispatch(enc, &self.pipe, bg, groups_grid(self.problems() as u64));
+    /// is 0), the answer written into the caller's `sel` (see [`JvShared`]).
+    pub fn encode(&self, p: &mut Passes, warm: bool) {
+        if let Some(sg) = &self.sg {
+            p.dispatch("jv-sg", &sg.pipe, if warm { &sg.bg_warm } else { &sg.bg_cold }, sg.groups);
+        }
+        if self.wide {
+            let bg = if warm { &self.bg_warm } else { &self.bg_cold };
+            p.dispatch("jv", &self.pipe, bg, groups_grid(self.problems() as u64));
+        }
+        if let Some(pick) = &self.pick {
+            pick.encode(p);
+        }
     }
 
     /// Solves every problem on the device and waits.
     pub fn run(&self, warm: bool) -> Result<(), GpuError> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.fail, 0, None);
-        self.encode(&mut enc, warm);
+        self.encode(&mut Passes::new(&mut enc), warm);
         self.ctx.queue.submit([enc.finish()]);
         self.ctx.wait()
     }
 
-    /// A bind group that writes the answer into `sel` (see `pick` in the shader), given per
-    /// row of a trial's classes its cell and the offset of its row in the flat weights.
-    pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.ctx.bind(&self.pick, &[(0, &self.params_warm), (3, &self.rows), (8, row_cell), (9, sel)])
-    }
-
-    /// Records the `pick` pass of a bind group from [`JvBatch::select_into`].
-    pub fn encode_select(&self, enc: &mut wgpu::CommandEncoder, bg: &wgpu::BindGroup) {
-        dispatch(enc, &self.pick, bg, grid((self.trials * self.rtot) as u64));
+    /// The kernel that runs.
+    pub fn kind(&self) -> JvKind {
+        if self.sg.is_some() { JvKind::Subgroup } else { JvKind::Workgroup }
     }
 
     /// The weights buffer (trials x the classes' blocks).

@@ -16,6 +16,8 @@ pub mod context;
 pub mod dc;
 pub mod f1;
 pub mod jv;
+pub mod pick;
+pub mod timing;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
 
@@ -61,6 +63,9 @@ impl Backend for GpuBackend {
     }
     fn unified_memory(&self) -> bool {
         matches!(self.ctx.adapter.device_type.as_str(), "Cpu" | "IntegratedGpu")
+    }
+    fn f1_assign(&self, cfg: &MapConfig) -> crate::f1::map::AssignOn {
+        cfg.assign.resolve(true, cfg)
     }
     fn solve_f1(
         &self,

@@ -1,0 +1,220 @@
+//! The device loop of F1 (`--assign gpu-jv`, `gpu-jv-sg`, `gpu-auction`): K whole
+//! iterations per submission, the assignment on the device, and only a few words per trial
+//! read back while the next submission runs.
+
+use super::buffers::{ST_CYCLE, ST_FAIL, ST_LIVE, ST_SOLVED, ST_STALL, TS};
+use super::{F1Gpu, Kernel, randomize};
+use crate::backend::gpu::batch::{self, GpuTrial};
+use crate::backend::gpu::context::grid;
+use crate::backend::gpu::timing::{Passes, Profile, Timings};
+use crate::backend::{EngineError, GpuError};
+use crate::batch::{MapKind, MapResult, Mechanism, Progress, Rounds};
+use crate::puzzle::Board;
+use crate::verify;
+
+impl F1Gpu<'_> {
+    /// Records `k` whole iterations of every chunk (the weights of the current state, the
+    /// device assignment, the update, the mismatch count and `track`), then the copy of the
+    /// per-trial words into staging slot `slot`, and submits. `first`: the run's first
+    /// submission (its first assignment starts cold).
+    pub(super) fn submit_iterations(&self, k: usize, slot: usize, first: bool) {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.encode_iterations(&mut Passes::new(&mut enc), k, first);
+        for ch in &self.chunks {
+            enc.copy_buffer_to_buffer(&ch.tstat, 0, &ch.st_stat[slot], 0, (4 * TS * ch.trials) as u64);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Records `k` whole iterations of every chunk of the device loop: the weights of the
+    /// current state, the device assignment into `sel`, the update, the mismatch count and
+    /// `track`. `first`: the run's first submission (its first assignment starts cold).
+    pub(super) fn encode_iterations(&self, p: &mut Passes, k: usize, first: bool) {
+        let dm = self.cfg.kind == MapKind::Dm;
+        for i in 0..k {
+            let warm = self.cfg.warm_start && !(first && i == 0);
+            for ch in &self.chunks {
+                let Some(d) = &ch.dev else { continue };
+                let tc = ch.trials as u64;
+                self.encode_weights(p, ch, false);
+                if let Some(pl) = &d.plain {
+                    pl.encode(p, warm);
+                }
+                d.main.encode(p, warm);
+                if dm {
+                    self.encode(p, ch, Kernel::Mix);
+                    p.dispatch("edges", &self.pipes.edges, &ch.bg_edges_tmp, grid(tc * self.dim as u64));
+                }
+                self.encode(p, ch, Kernel::Update);
+                self.encode(p, ch, Kernel::Score);
+                p.dispatch("track", &self.pipes.track, &ch.bg_track, grid(tc));
+            }
+        }
+    }
+
+    /// Device time per kernel inside `k` whole iterations of the device loop (a timestamp
+    /// pair around every pass), after `warmup` untimed submissions of `k`, from the trials'
+    /// seeded starting states. For benchmarks: the trials move as in [`F1Gpu::run_device`]
+    /// but nobody restarts the frozen ones.
+    pub fn profile_device(&self, k: usize, warmup: usize) -> Result<Timings, EngineError> {
+        if !self.chunks.iter().all(|c| c.dev.is_some()) {
+            return Err(
+                GpuError::Misuse("the device loop runs with --assign gpu-jv, gpu-jv-sg or gpu-auction".into()).into()
+            );
+        }
+        let _ = self.start_trials(|| ());
+        for w in 0..warmup {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            self.encode_iterations(&mut Passes::new(&mut enc), k, w == 0);
+            self.ctx.queue.submit([enc.finish()]);
+        }
+        let mut prof = Profile::new(&self.ctx, 2048)?;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.encode_iterations(&mut Passes::profiled(&mut enc, &mut prof), k, warmup == 0);
+        prof.resolve(&mut enc);
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.wait()?;
+        Ok(prof.read(&self.ctx)?)
+    }
+
+    /// The device loop: `k` iterations per submission, no host wait inside. The host keeps
+    /// one submission in flight while it reads the per-trial words of the one before (a few
+    /// bytes per trial), restarts the trials the device froze (stall, repeated fingerprint,
+    /// failed assignment) from the same random streams as the CPU driver, and reads back and
+    /// verifies exactly the best board of each trial that reached 0 mismatches. A frozen
+    /// trial waits for the host without moving, so every trial's iterates, restarts and
+    /// solve iteration are those of [`crate::f1::map::F1Map::run`] with the same seed (float
+    /// rounding apart: see `tests/gpu.rs`); only trials still running when the run stops
+    /// (first solution, time limit) may have gone up to `2 k` iterations further.
+    pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
+        let rounds = Rounds::start();
+        let cfg = self.cfg.clone();
+        let (t_all, n) = (self.trials, self.puzzle.cells());
+        let (mut trials, mut x0) = self.start_trials(|| ());
+        let mut words = vec![0u32; t_all * TS];
+        let mut handled = vec![u32::MAX; t_all];
+        let mut board = vec![0u32; n];
+        self.submit_iterations(k, 0, true);
+        let (mut submitted, mut read) = (1usize, 0usize);
+        loop {
+            // One submission ahead, so that the device never waits for this read.
+            self.submit_iterations(k, submitted % 2, false);
+            submitted += 1;
+            self.read_status(read % 2, &mut words)?;
+            read += 1;
+            for (t, tr) in trials.iter_mut().enumerate() {
+                let w = &words[t * TS..(t + 1) * TS];
+                self.take_status(t, w, tr, &mut handled[t], &mut x0, &mut board)?;
+            }
+            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+                break;
+            }
+        }
+        let best = self.finish_device(&mut trials, &mut board)?;
+        let f1 = &self.f1;
+        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+    }
+
+    /// Takes trial `t`'s per-trial words `w` of the device loop: its iterations and best
+    /// score; a solve (read back and checked); or a freeze (stall, cycle, failed assignment)
+    /// not handled yet (`handled`: the iteration of the last one), restarted from a fresh
+    /// random state.
+    pub(super) fn take_status(
+        &self,
+        t: usize,
+        w: &[u32],
+        tr: &mut GpuTrial<()>,
+        handled: &mut u32,
+        x0: &mut [f32],
+        board: &mut [u32],
+    ) -> Result<(), GpuError> {
+        tr.iterations = w[0] as u64;
+        tr.best_score = w[1] as usize;
+        match w[3] {
+            ST_SOLVED if tr.solved_at.is_none() => {
+                self.verify_solved(t, w[2], tr, board)?;
+            }
+            ST_STALL | ST_CYCLE | ST_FAIL if *handled != w[0] => {
+                *handled = w[0];
+                if w[3] == ST_STALL {
+                    tr.stall_restarts += 1;
+                } else {
+                    tr.restarts += 1;
+                }
+                randomize(x0, &mut tr.rng);
+                self.write_state(t, x0);
+                self.resume(t);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The final words and best boards, after the submission still in flight; returns the
+    /// best boards.
+    pub(super) fn finish_device(&self, trials: &mut [GpuTrial<()>], board: &mut [u32]) -> Result<Vec<u32>, GpuError> {
+        let n = self.puzzle.cells();
+        self.ctx.wait()?;
+        let words: Vec<u32> = self.read_per_trial(TS, |c| &c.tstat)?;
+        let best: Vec<u32> = self.read_per_trial(n, |c| &c.bestb)?;
+        for (t, tr) in trials.iter_mut().enumerate() {
+            let w = &words[t * TS..(t + 1) * TS];
+            tr.iterations = w[0] as u64;
+            tr.best_score = w[1] as usize;
+            if w[3] == ST_SOLVED && tr.solved_at.is_none() {
+                self.verify_solved(t, w[2], tr, board)?;
+            }
+        }
+        debug_assert!(trials.iter().all(|t| t.best_score <= self.puzzle.max_score()));
+        Ok(best)
+    }
+
+    /// Reads the per-trial words of staging slot `slot` of every chunk.
+    pub(super) fn read_status(&self, slot: usize, words: &mut [u32]) -> Result<(), GpuError> {
+        for ch in &self.chunks {
+            let (lo, hi) = (ch.first * TS, (ch.first + ch.trials) * TS);
+            self.ctx.read_back(&mut [(&ch.st_stat[slot], bytemuck::cast_slice_mut(&mut words[lo..hi]))])?;
+        }
+        Ok(())
+    }
+
+    /// Reads the best board of trial `t`, which the device stopped at 0 mismatches at
+    /// iteration `at`, recounts it and checks it exactly; the trial is solved only then.
+    pub(super) fn verify_solved(
+        &self,
+        t: usize,
+        at: u32,
+        tr: &mut GpuTrial<()>,
+        board: &mut [u32],
+    ) -> Result<(), GpuError> {
+        let n = self.puzzle.cells();
+        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+        let st = self.ctx.staging("solved board", 4 * n as u64);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&ch.bestb, (4 * (t - ch.first) * n) as u64, &st, 0, 4 * n as u64);
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(board))])?;
+        let max_score = self.puzzle.max_score();
+        let score = self.f1.score(board);
+        let b = Board { width: self.puzzle.width(), height: self.puzzle.height(), cells: self.f1.placements(board) };
+        if score != max_score || !verify::check(self.puzzle, &b).valid {
+            return Err(GpuError::Device(format!(
+                "the device stopped trial {t} as solved at iteration {at}, but its board scores {score} of {max_score} or fails the exact check"
+            )));
+        }
+        tr.iterations = at as u64;
+        tr.best_score = max_score;
+        tr.solve(Mechanism::Map);
+        Ok(())
+    }
+
+    /// Lets a frozen trial go on (after the host wrote its new state): live, cold start.
+    pub(super) fn resume(&self, t: usize) {
+        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+        let i = (t - ch.first) as u64;
+        let q = &self.ctx.queue;
+        q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 3), bytemuck::bytes_of(&ST_LIVE));
+        q.write_buffer(&ch.s.active, 4 * i, bytemuck::bytes_of(&1u32));
+        q.write_buffer(&ch.cold, 4 * i, bytemuck::bytes_of(&1u32));
+    }
+}

@@ -65,6 +65,17 @@ pub struct BenchRow {
     /// The F1 CPU `iteration` and `assign` rows run with f32 reduced costs: `f32`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reduced_costs: Option<&'static str>,
+    /// `device-loop`: a kernel's device time inside whole iterations of the F1 device loop,
+    /// from timestamp queries around its passes (`span`: the whole iterations, first pass's
+    /// start to last pass's end; `gaps`: the span less the passes, the barriers between them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<&'static str>,
+    /// The `device-loop` rows: device nanoseconds per trial-iteration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_ns: Option<f64>,
+    /// Why a row could not be measured (e.g. an adapter without timestamp queries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Measures `f` (one repetition per call) within `budget`: warm-up, then repetitions.
@@ -106,6 +117,9 @@ fn row(
         class_n: None,
         assign: None,
         reduced_costs: None,
+        profile: None,
+        device_ns: None,
+        note: None,
     }
 }
 
@@ -210,6 +224,9 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             class_n: None,
             assign: None,
             reduced_costs: None,
+            profile: None,
+            device_ns: None,
+            note: None,
         });
     }
     Ok(rows)
@@ -596,6 +613,56 @@ fn dc_cpu(p: &Puzzle, l: &Layout, batch: usize, o: &BenchOptions) -> Result<Vec<
     Ok(out)
 }
 
+/// The F1 assignment placements the GPU rows compare: the host JV, then the device kernels.
+#[cfg(feature = "gpu")]
+const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, &str); 4] = {
+    use crate::f1::map::AssignOn;
+    [
+        (AssignOn::Cpu, "cpu"),
+        (AssignOn::GpuJv, "gpu-jv"),
+        (AssignOn::GpuJvSg, "gpu-jv-sg"),
+        (AssignOn::GpuAuction, "gpu-auction"),
+    ]
+};
+
+/// Whole iterations in one timestamp profile of the device loop.
+#[cfg(feature = "gpu")]
+const PROFILE_ITERS: usize = 8;
+
+/// The `device-loop` rows of one placement: each kernel's device time per trial-iteration,
+/// the span of the whole iterations and the gaps between passes; or one row saying why there
+/// is no profile.
+#[cfg(feature = "gpu")]
+fn profile_rows(
+    p: &Puzzle,
+    batch: usize,
+    assign: &'static str,
+    prof: Result<super::gpu::timing::Timings, EngineError>,
+) -> Vec<BenchRow> {
+    let mk = |kernel: &'static str, ns: f64, note: Option<String>| {
+        let per_iter_s = ns * 1e-9 / PROFILE_ITERS as f64;
+        let mut r = row("f1", p, batch, kernel, "gpu", (1, per_iter_s), 0, 1);
+        if ns <= 0.0 {
+            r.trial_iters_per_s = 0.0;
+        }
+        r.assign = Some(assign);
+        r.profile = Some("device-loop");
+        r.device_ns = Some(ns / (PROFILE_ITERS * batch) as f64);
+        r.note = note;
+        r
+    };
+    match prof {
+        Ok(t) => {
+            let mut rows: Vec<BenchRow> = t.kernels.iter().map(|&(k, ns, _)| mk(k, ns, None)).collect();
+            let untimed = (t.untimed > 0).then(|| format!("{} passes untimed (query capacity)", t.untimed));
+            rows.push(mk("span", t.span_ns, untimed));
+            rows.push(mk("gaps", (t.span_ns - t.busy_ns()).max(0.0), None));
+            rows
+        }
+        Err(e) => vec![mk("span", 0.0, Some(format!("no device-loop profile: {e}")))],
+    }
+}
+
 #[cfg(feature = "gpu")]
 fn f1_gpu(
     ctx: &std::sync::Arc<super::gpu::GpuContext>,
@@ -620,8 +687,7 @@ fn f1_gpu(
         [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
     // Every placement of the assignment: the host JV (one round trip per iteration) and the
     // two device kernels (the device loop, K iterations per submission).
-    use crate::f1::map::AssignOn;
-    for (on, name) in [(AssignOn::Cpu, "cpu"), (AssignOn::GpuJv, "gpu-jv"), (AssignOn::GpuAuction, "gpu-auction")] {
+    for (on, name) in DEVICE_PLACEMENTS {
         let m = whole_iterations(o.budget, |iters| {
             F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, iters, o.seed) })?.run(&mut |_| {})?;
             Ok(())
@@ -630,6 +696,11 @@ fn f1_gpu(
             r.assign = Some(name);
             out.push(r);
         }
+    }
+    // Inside the device loop: each kernel's device time, from timestamps around its passes.
+    for &(on, name) in &DEVICE_PLACEMENTS[1..] {
+        let g = F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, 1 << 30, o.seed) })?;
+        out.extend(profile_rows(p, batch, name, g.profile_device(PROFILE_ITERS, 2)));
     }
     // The device assignment, one class at a time, alternating two weight sets already on the
     // device (a device copy into the batch's weights, then the warm solve).
@@ -658,23 +729,30 @@ fn f1_gpu(
         r.class_n = Some(n);
         r.assign = Some("gpu-auction");
         out.push(r);
-        // The device JV on the same two weight sets, warm.
-        let jv = super::gpu::jv::JvGpu::new(ctx.clone()).batch(&[n], batch);
-        jv.write_weights(&ak)?;
-        jv.run(false)?;
-        let m = measure(o.budget, || {
-            flip = !flip;
-            let src = if flip { &db } else { &da };
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(src, 0, jv.weights_buffer(), 0, src.size());
-            ctx.queue.submit([enc.finish()]);
-            jv.run(true)?;
-            Ok(())
-        })?;
-        let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
-        r.class_n = Some(n);
-        r.assign = Some("gpu-jv");
-        out.push(r);
+        // The device JVs (the workgroup and the subgroup kernel) on the same two weight sets,
+        // warm.
+        use super::gpu::jv::{JvGpu, JvKind};
+        for (kind, name) in [(JvKind::Workgroup, "gpu-jv"), (JvKind::Subgroup, "gpu-jv-sg")] {
+            let jv = JvGpu::of_kind(ctx.clone(), kind).batch(&[n], batch);
+            jv.write_weights(&ak)?;
+            jv.run(false)?;
+            let m = measure(o.budget, || {
+                flip = !flip;
+                let src = if flip { &db } else { &da };
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                enc.copy_buffer_to_buffer(src, 0, jv.weights_buffer(), 0, src.size());
+                ctx.queue.submit([enc.finish()]);
+                jv.run(true)?;
+                Ok(())
+            })?;
+            let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
+            r.class_n = Some(n);
+            r.assign = Some(name);
+            if jv.kind() != kind {
+                r.note = Some("no subgroup operations on this device: the workgroup kernel ran".into());
+            }
+            out.push(r);
+        }
     }
     Ok(out)
 }

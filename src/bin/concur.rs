@@ -816,14 +816,18 @@ fn run() -> Result<ExitCode> {
                         serde_json::to_string(r).expect("plain record")
                     } else {
                         let mut kernel = match (r.class_n, r.assign) {
-                            (Some(n), _) => format!("{}/n{n}", r.kernel),
+                            (Some(n), Some(a)) => format!("{}/n{n}/{a}", r.kernel),
+                            (Some(n), None) => format!("{}/n{n}", r.kernel),
                             (None, Some(a)) => format!("{}/a-{a}", r.kernel),
                             _ => r.kernel.to_string(),
                         };
                         if let Some(rc) = r.reduced_costs {
                             kernel.push_str(&format!("-{rc}"));
                         }
-                        format!(
+                        if r.profile.is_some() {
+                            kernel = format!("loop:{kernel}");
+                        }
+                        let mut line = format!(
                             "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
                             r.formulation,
                             r.size,
@@ -833,7 +837,14 @@ fn run() -> Result<ExitCode> {
                             r.trial_iters_per_s,
                             r.gb_per_s,
                             r.seconds
-                        )
+                        );
+                        if let Some(ns) = r.device_ns {
+                            line.push_str(&format!("  {ns:.1} device ns/trial-it"));
+                        }
+                        if let Some(note) = &r.note {
+                            line.push_str(&format!("  ({note})"));
+                        }
+                        line
                     };
                     bar.suspend(|| println!("{line}"));
                 },

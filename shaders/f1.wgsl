@@ -21,6 +21,9 @@
 //            fingerprint (every ROUND iterations) or when its assignment failed. A frozen
 //            trial does not move until the host restarts it, so its iterates stay those of
 //            the CPU driver (src/f1/map.rs, run_trial_round), only later in wall time.
+//
+// `shaders/f1_step.wgsl` (appended to this file at load time) fuses update, score, track,
+// edges and weights into one pass, a workgroup per trial (RRR in the device loop).
 
 struct Params {
     trials: u32,
@@ -265,7 +268,15 @@ fn freeze(t: u32, st: u32) {
 @compute @workgroup_size(256)
 fn track(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear(gid, nwg);
-    if (t >= P.trials || live[t] == 0u) {
+    if (t >= P.trials) {
+        return;
+    }
+    track_trial(t);
+}
+
+// `track` for trial t (also called by the fused pass, `shaders/f1_step.wgsl`).
+fn track_trial(t: u32) {
+    if (live[t] == 0u) {
         return;
     }
     let b = t * TS;

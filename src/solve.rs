@@ -120,6 +120,11 @@ pub struct F1Options {
     /// ran.
     #[arg(long, value_enum, default_value_t = AssignOn::Auto)]
     pub assign: AssignOn,
+    /// rrr on the GPU's device loop: one fused pass per trial (update, score, track, edges,
+    /// weights; the trial's state in workgroup memory) instead of five dispatches, where the
+    /// state fits (8x8 and 10x10 boards on a 48 KB device); the same iterates bit for bit.
+    #[arg(long)]
+    pub fused_passes: bool,
     /// rrr, dm: the precision of the host assignments' potentials and reduced costs: f64 (the
     /// reference) or f32 (twice the lanes per vector; optimal up to f32 rounding, so near-ties
     /// may break differently and the iterates part from f64's).
@@ -470,6 +475,7 @@ impl SolveSpec {
             keep_fixed_points: self.certify != Certify::None,
             assign: f.assign,
             reduced_costs: f.reduced_costs,
+            fused_passes: f.fused_passes,
             restart_stall: match f.restart_stall {
                 Some(0) => None,
                 Some(l) => Some(l),

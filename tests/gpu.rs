@@ -377,6 +377,69 @@ fn gpu_device_loop_does_not_depend_on_k() {
     assert_eq!(all[0], all[1], "gpu-jv and gpu-jv-sg");
 }
 
+/// The fused pass (`--fused-passes`: update, score, track, edges and weights in one pass per
+/// trial) against the separate passes in the device loop: the same run, trial for trial, on
+/// generated and Owen set 1 boards, for the uniform and the weighted metric, both edge
+/// projections, stall restarts that fire, and both device JV kernels; and against the CPU
+/// backend on the same seeds (its CPU twin).
+#[test]
+fn gpu_fused_pass_gives_the_separate_passes_run() {
+    use concur::backend::gpu::f1::F1Gpu;
+    use concur::f1::map::AssignOn;
+    use concur::f1::project::EdgeProjection;
+    let Some(ctx) = gpu("gpu_fused_pass_gives_the_separate_passes_run") else { return };
+    let key = |r: &concur::batch::MapResult| -> Vec<_> {
+        r.trials.iter().map(|t| (t.solved_at, t.iterations, t.best_score, t.restarts, t.stall_restarts)).collect()
+    };
+    let mut cases: Vec<(Puzzle, &str)> = vec![(generated(5, 5, 21).0, "gen 5x5"), (generated(6, 6, 24).0, "gen 6x6")];
+    if let Some(dir) = crate::common::puzzles("gpu_fused_pass_gives_the_separate_passes_run") {
+        let bytes = std::fs::read(dir.join("brendan_owen/pieces_set_1/pieces_07x07.txt")).unwrap();
+        let p = concur::puzzle::format::read_puzzle(&bytes).unwrap();
+        cases.push((p, "set 1 7x7"));
+    }
+    let mut fused_runs = 0;
+    for (p, name) in &cases {
+        for (edge, join_weights, stall, assign) in [
+            (EdgeProjection::Average, None, Some(60), AssignOn::GpuJv),
+            (EdgeProjection::Average, Some([1.0, 1.0, 1.0]), None, AssignOn::GpuJvSg),
+            (EdgeProjection::OneColor, None, Some(40), AssignOn::GpuJvSg),
+        ] {
+            let cfg = MapConfig {
+                trials: 6,
+                max_iters: 250,
+                seed: 9,
+                stop_at_first: false,
+                restart_stall: stall,
+                edge,
+                join_weights,
+                assign,
+                ..Default::default()
+            };
+            let what = format!("{name} {edge:?} {join_weights:?} {assign:?}");
+            let sep = F1Gpu::new(ctx.clone(), p, cfg.clone()).unwrap().run(&mut |_| {}).unwrap();
+            let mut g = F1Gpu::new(ctx.clone(), p, MapConfig { fused_passes: true, ..cfg.clone() }).unwrap();
+            if std::env::var("REQUIRE_GPU").as_deref() == Ok("1") {
+                assert!(g.fused(), "{what}: the fused pass should fit the software adapter");
+            }
+            fused_runs += usize::from(g.fused());
+            let fused = g.run(&mut |_| {}).unwrap();
+            assert_eq!(key(&fused), key(&sep), "{what}: fused against separate passes");
+            if let Some((_, _, b)) = &fused.solution {
+                assert!(concur::verify::check(p, b).valid, "{what}");
+            }
+            if edge == EdgeProjection::Average && stall.is_some() {
+                let c = concur::f1::map::solve(p, MapConfig { assign: AssignOn::Cpu, ..cfg.clone() }, |_| {}).unwrap();
+                assert_eq!(key(&fused), key(&c), "{what}: fused against the CPU backend");
+            }
+        }
+    }
+    eprintln!("fused pass ran in {fused_runs} of {} runs", cases.len() * 3);
+    // The difference map and a large board keep the separate passes.
+    let (p, _) = generated(5, 5, 2);
+    let dm = MapConfig { kind: MapKind::Dm, fused_passes: true, assign: AssignOn::GpuJv, ..Default::default() };
+    assert!(!F1Gpu::new(ctx.clone(), &p, dm).unwrap().fused());
+}
+
 /// Device timestamps inside the device loop: every pass of whole iterations is timed where the
 /// adapter offers timestamp queries, the kernels sum to no more than the span, and the span is
 /// positive; where it offers none, the profile says so rather than fail silently.

@@ -33,7 +33,8 @@ fn every_wgsl_file_parses_and_validates() {
     let mut seen = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "wgsl") {
+        // The fused pass is a part of f1.wgsl, validated appended to it (below).
+        if path.extension().is_some_and(|e| e == "wgsl") && !path.ends_with("f1_step.wgsl") {
             let module = validate(&path);
             let name = path.file_name().unwrap().to_string_lossy().to_string();
             let entries: Vec<String> = module.entry_points.iter().map(|e| e.name.clone()).collect();
@@ -58,6 +59,17 @@ fn every_wgsl_file_parses_and_validates() {
             assert!(entries.iter().any(|x| x == e), "{name} lacks entry point {e}");
         }
     }
+}
+
+/// The fused pass of F1 (`f1_step.wgsl`) validates appended to `f1.wgsl`, as the backend
+/// builds it.
+#[cfg(feature = "gpu")]
+#[test]
+fn the_fused_f1_pass_validates_appended_to_f1() {
+    let src = concur::backend::gpu::f1::step_source(3072, 64);
+    assert!(src.contains("const XS: u32 = 3072u;") && src.contains("fn step("));
+    let module = validate_source("f1 + f1_step", &src, false);
+    assert!(module.entry_points.iter().any(|e| e.name == "step"));
 }
 
 /// The JV kernel's subgroup variant (built from jv.wgsl at run time) validates too, and so

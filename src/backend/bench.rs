@@ -613,15 +613,18 @@ fn dc_cpu(p: &Puzzle, l: &Layout, batch: usize, o: &BenchOptions) -> Result<Vec<
     Ok(out)
 }
 
-/// The F1 assignment placements the GPU rows compare: the host JV, then the device kernels.
+/// The F1 assignment placements the GPU rows compare: the host JV, then the device kernels,
+/// each with the separate passes and with the fused one (`--fused-passes`).
 #[cfg(feature = "gpu")]
-const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, &str); 4] = {
+const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, bool, &str); 6] = {
     use crate::f1::map::AssignOn;
     [
-        (AssignOn::Cpu, "cpu"),
-        (AssignOn::GpuJv, "gpu-jv"),
-        (AssignOn::GpuJvSg, "gpu-jv-sg"),
-        (AssignOn::GpuAuction, "gpu-auction"),
+        (AssignOn::Cpu, false, "cpu"),
+        (AssignOn::GpuJv, false, "gpu-jv"),
+        (AssignOn::GpuJv, true, "gpu-jv+fused"),
+        (AssignOn::GpuJvSg, false, "gpu-jv-sg"),
+        (AssignOn::GpuJvSg, true, "gpu-jv-sg+fused"),
+        (AssignOn::GpuAuction, false, "gpu-auction"),
     ]
 };
 
@@ -687,20 +690,32 @@ fn f1_gpu(
         [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
     // Every placement of the assignment: the host JV (one round trip per iteration) and the
     // two device kernels (the device loop, K iterations per submission).
-    for (on, name) in DEVICE_PLACEMENTS {
+    let unfused = |g: &F1Gpu, fused: bool| {
+        (fused && !g.fused())
+            .then(|| "the fused pass does not fit this board here: the separate passes ran".to_string())
+    };
+    for (on, fused, name) in DEVICE_PLACEMENTS {
+        let cfg = |iters| MapConfig { assign: on, fused_passes: fused, ..f1_run(batch, iters, o.seed) };
+        let note = unfused(&F1Gpu::new(ctx.clone(), p, cfg(1))?, fused);
         let m = whole_iterations(o.budget, |iters| {
-            F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, iters, o.seed) })?.run(&mut |_| {})?;
+            F1Gpu::new(ctx.clone(), p, cfg(iters))?.run(&mut |_| {})?;
             Ok(())
         })?;
         for mut r in iteration_rows("f1", p, batch, "gpu", m, bytes) {
             r.assign = Some(name);
+            r.note.clone_from(&note);
             out.push(r);
         }
     }
     // Inside the device loop: each kernel's device time, from timestamps around its passes.
-    for &(on, name) in &DEVICE_PLACEMENTS[1..] {
-        let g = F1Gpu::new(ctx.clone(), p, MapConfig { assign: on, ..f1_run(batch, 1 << 30, o.seed) })?;
-        out.extend(profile_rows(p, batch, name, g.profile_device(PROFILE_ITERS, 2)));
+    for &(on, fused, name) in &DEVICE_PLACEMENTS[1..] {
+        let cfg = MapConfig { assign: on, fused_passes: fused, ..f1_run(batch, 1 << 30, o.seed) };
+        let g = F1Gpu::new(ctx.clone(), p, cfg)?;
+        let mut rows = profile_rows(p, batch, name, g.profile_device(PROFILE_ITERS, 2));
+        if let Some(note) = unfused(&g, fused) {
+            rows.iter_mut().for_each(|r| r.note = Some(note.clone()));
+        }
+        out.extend(rows);
     }
     // The device assignment, one class at a time, alternating two weight sets already on the
     // device (a device copy into the batch's weights, then the warm solve).

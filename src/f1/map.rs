@@ -57,6 +57,10 @@ pub struct MapConfig {
     pub assign: AssignOn,
     /// The precision of the host assignments' reduced costs (`f64`, the reference, or `f32`).
     pub reduced_costs: Precision,
+    /// GPU device loop, RRR: one fused pass per trial for update, score, track, edges and
+    /// weights (`shaders/f1_step.wgsl`) where its state fits the device's workgroup memory;
+    /// the same iterates as the separate passes. The CPU backend ignores it.
+    pub fused_passes: bool,
     /// Restart a trial after this many iterations without a new best score since its last
     /// (re)start (None: never). The restart draws a fresh random point, or kicks with `kick`.
     pub restart_stall: Option<u64>,
@@ -186,6 +190,7 @@ impl Default for MapConfig {
             warm_start: true,
             complete: None,
             keep_fixed_points: false,
+            fused_passes: false,
             assign: AssignOn::Auto,
             reduced_costs: Precision::F64,
             restart_stall: Some(DEFAULT_RESTART_STALL),

@@ -69,6 +69,8 @@ pub struct GpuContext {
     /// Workgroup memory per workgroup the device was opened with, in bytes: the adapter's
     /// own figure (NVIDIA's Vulkan driver reports 48 KiB; wgpu's default is 16 KiB).
     pub workgroup_storage: u32,
+    /// Storage buffers one shader stage may bind (the adapter's figure).
+    pub storage_buffers: u32,
 }
 
 fn instance() -> wgpu::Instance {
@@ -148,6 +150,7 @@ impl GpuContext {
             subgroup_max: info.subgroup_max_size.clamp(info.subgroup_min_size.max(1), wgpu::MAXIMUM_SUBGROUP_MAX_SIZE),
             timestamps,
             workgroup_storage: limits.max_compute_workgroup_storage_size,
+            storage_buffers: limits.max_storage_buffers_per_shader_stage,
         })
     }
 

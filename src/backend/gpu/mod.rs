@@ -30,6 +30,8 @@ use std::sync::Arc;
 
 /// The WGSL sources, one file per kernel family.
 pub const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
+/// The fused pass of F1's device loop, appended to [`F1_WGSL`] when it runs.
+pub const F1_STEP_WGSL: &str = include_str!("../../../shaders/f1_step.wgsl");
 pub const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
 pub const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
 pub const LAYOUT_WGSL: &str = include_str!("../../../shaders/layout.wgsl");

@@ -8,7 +8,7 @@ use super::super::context::GpuContext;
 use super::super::jv::{JvBatch, JvGpu, JvKind, JvShared};
 use super::super::pick::Pick;
 use super::super::timing::Passes;
-use super::super::{F1_WGSL, HASH_WGSL};
+use super::super::{F1_STEP_WGSL, F1_WGSL, HASH_WGSL};
 use crate::backend::GpuError;
 use crate::batch::MapKind;
 use crate::f1::map::{AssignOn, MapConfig};
@@ -44,6 +44,8 @@ pub(crate) struct HashParams {
 }
 
 pub(super) struct Pipelines {
+    /// The fused pass (`shaders/f1_step.wgsl`), when the run uses it.
+    pub(super) step: Option<wgpu::ComputePipeline>,
     pub(super) edges: wgpu::ComputePipeline,
     pub(super) weights: wgpu::ComputePipeline,
     pub(super) update: wgpu::ComputePipeline,
@@ -118,6 +120,8 @@ pub(super) struct Chunk {
     pub(super) bg_mix: wgpu::BindGroup,
     pub(super) bg_score: wgpu::BindGroup,
     pub(super) bg_hash: wgpu::BindGroup,
+    /// The fused pass, when the run uses it.
+    pub(super) bg_step: Option<wgpu::BindGroup>,
     /// With `--assign gpu-*`: the device assignment over `w` (and `w2`) into `sel` (and
     /// `sel2`).
     pub(super) dev: Option<DeviceAssign>,
@@ -181,11 +185,35 @@ impl Span for Chunk {
     }
 }
 
+/// The fused pass's workgroup arrays (state words and cells) for `f1`, when the run asks for
+/// it (`--fused-passes`), runs RRR in the device loop, and its state fits the device's
+/// workgroup memory and storage-buffer bindings; None runs the separate passes.
+pub(super) fn step_sizes(ctx: &GpuContext, f1: &F1, cfg: &MapConfig) -> Option<(usize, usize)> {
+    let (xs, cs) = (f1.dim().next_multiple_of(64), f1.cells().next_multiple_of(64));
+    let bytes = 4 * (2 * xs + cs + 2) as u64;
+    (cfg.fused_passes
+        && cfg.kind == MapKind::Rrr
+        && cfg.assign.on_device()
+        && ctx.storage_buffers >= 19
+        && bytes <= ctx.workgroup_storage as u64)
+        .then_some((xs, cs))
+}
+
+/// The source of `f1.wgsl` with the fused pass appended, its arrays sized.
+pub fn step_source(xs: usize, cs: usize) -> String {
+    let step = F1_STEP_WGSL
+        .replace("const XS: u32 = 4096u; //XS", &format!("const XS: u32 = {xs}u;"))
+        .replace("const CS: u32 = 256u; //CS", &format!("const CS: u32 = {cs}u;"));
+    format!("{F1_WGSL}\n{step}")
+}
+
 impl Pipelines {
-    pub(super) fn new(ctx: &GpuContext) -> Self {
+    pub(super) fn new(ctx: &GpuContext, step: Option<(usize, usize)>) -> Self {
         let module = ctx.module("f1", F1_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
+        let step = step.map(|(xs, cs)| ctx.pipeline(&ctx.module("f1 step", &step_source(xs, cs)), "step"));
         Pipelines {
+            step,
             edges: ctx.pipeline(&module, "edges"),
             weights: ctx.pipeline(&module, "weights"),
             update: ctx.pipeline(&module, "update"),
@@ -357,6 +385,7 @@ pub(super) struct ChunkBinds {
     pub(super) score: wgpu::BindGroup,
     pub(super) hash: wgpu::BindGroup,
     pub(super) track: wgpu::BindGroup,
+    pub(super) step: Option<wgpu::BindGroup>,
 }
 
 impl ChunkSpec<'_> {
@@ -395,6 +424,7 @@ impl ChunkSpec<'_> {
             bg_mix: bg.mix,
             bg_score: bg.score,
             bg_hash: bg.hash,
+            bg_step: bg.step,
         }
     }
 
@@ -461,7 +491,45 @@ impl ChunkSpec<'_> {
                 .bind(&pipes.score, &[(0, &p.main), (7, &s.board), (8, &s.viol), (12, &t.cand_idx), (14, &t.joins)]),
             hash: ctx.bind(&pipes.hash, &[(0, &p.hash), (1, &s.x), (2, &s.sums)]),
             track: self.track_bind(p, s, l),
+            step: self.pipes.step.as_ref().map(|pipe| self.step_bind(pipe, p, s, l)),
         }
+    }
+
+    /// The fused pass reads and writes what its five passes do.
+    pub(super) fn step_bind(
+        &self,
+        pipe: &wgpu::ComputePipeline,
+        p: &ChunkParams,
+        s: &ChunkState,
+        l: &LoopState,
+    ) -> wgpu::BindGroup {
+        let t = self.tables;
+        self.ctx.bind(
+            pipe,
+            &[
+                (0, &p.main),
+                (2, &s.pe),
+                (3, &s.x),
+                (4, &s.w),
+                (5, &s.bestc),
+                (6, &s.sel),
+                (7, &s.board),
+                (8, &s.viol),
+                (9, &t.partner),
+                (10, &t.pc_off),
+                (11, &t.pc_cand),
+                (12, &t.cand_idx),
+                (13, &t.slotw),
+                (14, &t.joins),
+                (15, &s.active),
+                (17, &l.tstat),
+                (18, &l.bestb),
+                (19, &l.fail),
+                (20, &l.cold),
+                (21, &l.ring),
+                (22, &self.track_params),
+            ],
+        )
     }
 
     /// The weights pass with parameters `p` into weights `wb` and their best candidates `bb`.

@@ -36,6 +36,16 @@ impl F1Gpu<'_> {
             for ch in &self.chunks {
                 let Some(d) = &ch.dev else { continue };
                 let tc = ch.trials as u64;
+                if let (Some(step), Some(bg)) = (&self.pipes.step, &ch.bg_step) {
+                    // The fused pass leaves the next iteration's weights; the submission's
+                    // first iteration computes them from the states as the host left them.
+                    if i == 0 {
+                        self.encode_weights(p, ch, false);
+                    }
+                    d.main.encode(p, warm);
+                    p.dispatch("step", step, bg, super::super::context::groups_grid(tc));
+                    continue;
+                }
                 self.encode_weights(p, ch, false);
                 if let Some(pl) = &d.plain {
                     pl.encode(p, warm);

@@ -34,8 +34,8 @@ mod device_loop;
 mod host_loop;
 
 pub(crate) use buffers::HashParams;
-pub use buffers::K_ITERS;
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
+pub use buffers::{K_ITERS, step_source};
 
 /// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
 pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
@@ -111,7 +111,7 @@ impl<'a> F1Gpu<'a> {
         // A device that runs out of memory while the buffers are made says so as an error,
         // not through wgpu's uncaptured-error handler (which panics).
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let pipes = Pipelines::new(&ctx);
+        let pipes = Pipelines::new(&ctx, buffers::step_sizes(&ctx, &f1, &cfg));
         let tables = Tables::new(&ctx, &tab, puzzle, &cfg);
         check_device_jv(&f1, &cfg)?;
         let assign = DeviceKernel::new(&ctx, &f1, &cfg);
@@ -175,6 +175,10 @@ impl<'a> F1Gpu<'a> {
         self.trials
     }
     /// Trials per chunk (the batch split that keeps every binding under the device limit).
+    /// Whether the device loop runs the fused pass (`--fused-passes` where it fits).
+    pub fn fused(&self) -> bool {
+        self.pipes.step.is_some()
+    }
     pub fn chunk_sizes(&self) -> Vec<usize> {
         self.chunks.iter().map(|c| c.trials).collect()
     }

@@ -1,4 +1,4 @@
-//! The one way a method runs (ARCHITECTURE.md §6): a [`SolveSpec`] says which method and with
+//! The one way a method runs (ARCHITECTURE.md §5): a [`SolveSpec`] says which method and with
 //! which options, [`solve`] runs it on a [`Backend`] and returns its [`SolveReport`] with the
 //! facts a ladder records. The command line (`concur solve`) flattens the spec's option groups
 //! into its flags, and a ladder's `[[methods]]` entries deserialise into the same spec, so a

@@ -262,7 +262,9 @@ pub struct LocalOptions {
     pub temperature: Option<f64>,
 }
 
-/// A method and all its options: what `concur solve` and a ladder's `[[methods]]` entry say.
+/// A method and all its options: what `concur solve` and a ladder's `[[methods]]` entry say,
+/// and what [`solve`] runs. [`SolveSpec::default`] is `concur solve` with no flags (RRR at its
+/// measured defaults); set the fields that differ with `..SolveSpec::default()`.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SolveSpec {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's pooled-rates table of the 8x8 question, from a report's summary.json: per
+"""The pooled-rates table (docs/scaling.md) of the 8x8 question, from a report's summary.json: per
 method and size, runs, solutions, work and core-seconds per solution with their 95% intervals
 (the one-sided bound when nothing solved), and the memorylessness check.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tables of README.md "Results", from a ladder report's summary.json:
+"""The tables of docs/scaling.md "The scaling ladder", from a ladder report's summary.json:
 
     scripts/readme-results.py benches/results/ladder-answer/report/summary.json
 

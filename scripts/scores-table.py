@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's table of best scores on the real Eternity II from a report's summary.json:
+"""The table of best scores (docs/real-puzzle.md) on the real Eternity II from a report's summary.json:
 per method and board size, runs, mean, best and quartiles of each run's best score (matched
 joins of a complete board with the hints in place, recomputed by the exact verifier).
 

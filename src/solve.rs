@@ -1,4 +1,4 @@
-//! The one way a method runs (ARCHITECTURE.md §6): a [`SolveSpec`] says which method and with
+//! The one way a method runs (ARCHITECTURE.md §5): a [`SolveSpec`] says which method and with
 //! which options, [`solve`] runs it on a [`Backend`] and returns its [`SolveReport`] with the
 //! facts a ladder records. The command line (`concur solve`) flattens the spec's option groups
 //! into its flags, and a ladder's `[[methods]]` entries deserialise into the same spec, so a
@@ -271,7 +271,9 @@ pub struct LocalOptions {
     pub temperature: Option<f64>,
 }
 
-/// A method and all its options: what `concur solve` and a ladder's `[[methods]]` entry say.
+/// A method and all its options: what `concur solve` and a ladder's `[[methods]]` entry say,
+/// and what [`solve`] runs. [`SolveSpec::default`] is `concur solve` with no flags (RRR at its
+/// measured defaults); set the fields that differ with `..SolveSpec::default()`.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SolveSpec {

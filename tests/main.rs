@@ -2,6 +2,7 @@
 mod cli;
 mod common;
 mod dc;
+mod docs;
 mod faults;
 mod formats;
 mod fuzz;

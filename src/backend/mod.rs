@@ -1,7 +1,7 @@
 //! Where the batched maps run (ARCHITECTURE.md §5): the [`Backend`] trait with a CPU backend
 //! (rayon over trials; the reference) and, with the `gpu` feature, a wgpu backend whose
-//! WGSL kernels (`shaders/*.wgsl`) do the projections while the F1 assignment stays on the
-//! CPU.
+//! WGSL kernels (`shaders/*.wgsl`) do the projections, with F1's three assignments on the host
+//! or on the device as `--assign` says ([`crate::f1::AssignOn`]).
 //!
 //! Both backends take the same [`MapConfig`] / [`DcConfig`], draw every trial's start from
 //! the same seeded stream, and return the same [`MapResult`] in a [`Batch`]; every solution

@@ -6,6 +6,7 @@
 
 use super::stats::{self, KaplanMeier, LineFit};
 use super::svg::{Curve, Series, log_plot, rtd_plot};
+use super::svg::{Panel, PooledPoint, PooledSeries, pooled_plot, sparse_from};
 use super::{Record, read_records};
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -408,6 +409,7 @@ pub fn markdown(records: &[Record], rows: &[Row], fits: &[Fit]) -> String {
         ));
     }
     pooled_table(&mut s, rows);
+    pooled_figure_link(&mut s, rows);
     scores_table(&mut s, records, rows);
     if !fits.is_empty() {
         s.push_str(
@@ -446,7 +448,8 @@ pub fn markdown(records: &[Record], rows: &[Row], fits: &[Fit]) -> String {
             "\n## Run-time distributions\n\n\
              Per board size, the Kaplan-Meier fraction of runs solved against seconds (log scale), \
              one step curve per method (Hoos and Stützle's run-time distributions); ticks mark \
-             runs that stopped unsolved, the dashed line the time budget.\n\n",
+             runs that stopped unsolved, the dashed line the time budget; a curve turns dotted \
+             where fewer than 3 runs remain at risk.\n\n",
         );
         for (w, h) in sz {
             s.push_str(&format!("![run-time distributions, {w}x{h}]({})\n", rtd_file(w, h)));
@@ -554,6 +557,82 @@ fn pooled_table(s: &mut String, rows: &[Row]) {
     }
 }
 
+/// The file of the pooled figure.
+pub const POOLED_FILE: &str = "pooled.svg";
+
+/// The sizes the pooled figure draws: from half the largest area measured up, where the
+/// growth with size shows (the smallest boards are dominated by fixed costs).
+pub fn pooled_areas(rows: &[Row]) -> Vec<usize> {
+    let max = rows.iter().map(|r| r.area).max().unwrap_or(0);
+    let mut v: Vec<usize> = rows.iter().map(|r| r.area).filter(|&a| 2 * a >= max).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The pooled figure (`pooled.svg`): per method, core-seconds per solution and work per
+/// solution against the board's cells, from the pooled rates ([`Row::pooled_seconds`],
+/// [`Row::pooled_work`]) at the sizes of [`pooled_areas`]: the mean with its exact 95%
+/// interval, or the one-sided bound where nothing solved.
+pub fn pooled_figure(rows: &[Row]) -> String {
+    let labels: Vec<&str> = {
+        let mut l: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        l.dedup();
+        l
+    };
+    let areas = pooled_areas(rows);
+    let series = |secs: bool| -> Vec<PooledSeries> {
+        let mut by: BTreeMap<&str, Vec<PooledPoint>> = BTreeMap::new();
+        for r in rows.iter().filter(|r| areas.contains(&r.area)) {
+            let p = if secs { &r.pooled_seconds } else { &r.pooled_work };
+            by.entry(&r.label).or_default().push(PooledPoint {
+                x: r.area as f64,
+                mean: p.mean,
+                lo: p.ci[0],
+                hi: p.ci[1],
+            });
+        }
+        by.into_iter()
+            .map(|(l, points)| PooledSeries {
+                name: l.to_string(),
+                color: labels.iter().position(|x| *x == l).unwrap_or(0),
+                points,
+            })
+            .collect()
+    };
+    let (secs, work) = (series(true), series(false));
+    pooled_plot(
+        "Cost per solution against board size, every run pooled (censored exponential, 95%)",
+        &[
+            Panel {
+                title: "core-seconds per solution",
+                ylabel: "core-seconds per solution (log)",
+                seconds: true,
+                series: &secs,
+            },
+            Panel {
+                title: "work per solution, in each method's own unit (iterations or nodes)",
+                ylabel: "work per solution (log)",
+                seconds: false,
+                series: &work,
+            },
+        ],
+    )
+}
+
+/// The report's line under the pooled table that shows the pooled figure.
+fn pooled_figure_link(s: &mut String, rows: &[Row]) {
+    if rows.is_empty() {
+        return;
+    }
+    let areas: Vec<String> = pooled_areas(rows).iter().map(|a| a.to_string()).collect();
+    s.push_str(&format!(
+        "\nThe pooled rates against the board's cells ({} cells), filled: the mean with its 95% \
+         interval; open with an arrow: none solved, the one-sided bound: ![pooled]({POOLED_FILE})\n",
+        areas.join(", ")
+    ));
+}
+
 /// What `concur report` wrote.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Written {
@@ -597,6 +676,7 @@ pub fn rtd_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
                         steps: km.steps().iter().map(|&(t, s)| (t, 1.0 - s)).collect(),
                         censored: km.censored().to_vec(),
                         end: km.end(),
+                        sparse_from: sparse_from(&obs.iter().map(|o| o.0).collect::<Vec<_>>()),
                     }
                 })
                 .collect();
@@ -658,6 +738,7 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
                 steps,
                 censored: Vec::new(),
                 end: runs.iter().map(|x| x.wall_s).fold(0.0, f64::max),
+                sparse_from: f64::INFINITY,
             });
         }
         if curves.is_empty() {
@@ -673,8 +754,8 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
     out
 }
 
-/// Merges `inputs` and writes `report.md`, `seconds.svg`, `work.svg`, one `rtd-WxH.svg` per
-/// board size and `summary.json` into `out`.
+/// Merges `inputs` and writes `report.md`, `pooled.svg`, `seconds.svg`, `work.svg`, one
+/// `rtd-WxH.svg` per board size and `summary.json` into `out`.
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let records = merge(inputs)?;
     if records.is_empty() {
@@ -712,6 +793,7 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         Ok(())
     };
     put("report.md", &md)?;
+    put(POOLED_FILE, &pooled_figure(&rows))?;
     put(
         "seconds.svg",
         &log_plot(
@@ -938,5 +1020,71 @@ mod tests {
         assert!(x + super::super::svg::text_width(label) <= width, "{x} + text > {width}");
         assert!(svg.contains("stroke-dasharray"), "the budget line");
         assert!(svg.contains(">10 s<") && svg.contains(">10 ms<"), "decade labels");
+    }
+
+    #[test]
+    fn the_pooled_figure_draws_bounds_as_open_markers_and_ticks_only_the_measured_sizes() {
+        let mut rs = Vec::new();
+        for run in 0..6 {
+            for (w, h) in [(6, 6), (7, 7), (8, 7), (8, 8)] {
+                let t = 0.01 * (w * h) as f64 * (run + 1) as f64;
+                rs.push(rec("scan", w, h, run, true, t, 100 * (w * h) as u64));
+                // The map solves up to 8x7 and nothing at 8x8.
+                let solved = (w, h) != (8, 8) && run % 2 == 0;
+                rs.push(rec("rrr", w, h, run, solved, if solved { t } else { 50.0 }, 1000));
+            }
+            rs.push(rec("rrr", 3, 3, run, true, 1e-4, 5)); // below half the largest area: left out
+        }
+        let rows = summarize(&rs);
+        assert_eq!(pooled_areas(&rows), [36, 49, 56, 64]);
+        let svg = pooled_figure(&rows);
+        // Two panels, each with the four measured sizes as ticks and no even steps between.
+        for a in ["36", "49", "56", "64"] {
+            assert_eq!(svg.matches(&format!(">{a}</text>")).count(), 2, "tick {a}");
+        }
+        for a in ["9", "40", "45", "50", "55", "60"] {
+            assert!(!svg.contains(&format!(">{a}</text>")), "no tick at {a}");
+        }
+        // The map's 8x8 is a one-sided bound: an open marker (a white ring in its colour) with an
+        // arrow, once per panel, plus the legend's example; the scan's points are filled.
+        let rrr = super::super::svg::PALETTE[0];
+        let rings = svg.matches(&format!(r#"fill="white" stroke="{rrr}""#)).count();
+        assert_eq!(rings, 2, "the map's bound in both panels");
+        assert_eq!(svg.matches(r##"fill="white" stroke="#555555""##).count(), 1, "the legend's open marker");
+        assert!(svg.contains("none solved: 95% lower bound"));
+        // The bound is T / ln 20 of what the map spent (6 runs of 50 s).
+        let map64 = rows.iter().find(|r| r.label == "rrr" && r.area == 64).unwrap();
+        assert_eq!(map64.pooled_seconds.mean, None);
+        let bound = map64.pooled_seconds.ci[0].unwrap();
+        assert!((bound / (300.0 / 20f64.ln()) - 1.0).abs() < 1e-6, "{bound}");
+    }
+
+    #[test]
+    fn a_run_time_distribution_turns_dotted_where_fewer_than_three_runs_remain_at_risk() {
+        use super::super::svg::{SPARSE_NOTE, sparse_from};
+        assert_eq!(sparse_from(&[5.0, 1.0, 3.0, 9.0]), 3.0);
+        assert_eq!(sparse_from(&[5.0, 1.0]), 0.0);
+        // Seven runs censored at 10 s and a last one solved at 30 s: one run at risk when it
+        // solves, so its step to 1.0 must be drawn dotted, not solid.
+        let mut rs: Vec<Record> = (0..7).map(|run| rec("scan", 8, 8, run, false, 10.0, 9)).collect();
+        rs.push(rec("scan", 8, 8, 7, true, 30.0, 9));
+        let rows = summarize(&rs);
+        let plots = rtd_plots(&rs, &rows);
+        let svg = &plots[0].1;
+        assert!(svg.contains(r#"stroke-dasharray="2 3""#) && svg.contains(SPARSE_NOTE), "dotted tail");
+        let solid = svg.lines().find(|l| l.starts_with("<polyline") && !l.contains("dasharray")).unwrap();
+        // The solid curve stays at 0 (the plot's bottom): no step to 1.0 on it.
+        let ys: Vec<f64> = solid
+            .split(' ')
+            .filter_map(|p| p.split(',').nth(1))
+            .filter_map(|y| y.trim_matches('"').parse::<f64>().ok())
+            .collect();
+        assert!(ys.len() >= 2 && ys.windows(2).all(|w| (w[0] - w[1]).abs() < 1e-9), "solid curve flat: {solid}");
+        // With at least three at risk at every solve and to the end, nothing is dotted.
+        let rs: Vec<Record> = (0..8)
+            .map(|run| rec("scan", 8, 8, run, run < 4, if run < 4 { 1.0 + run as f64 } else { 10.0 }, 9))
+            .collect();
+        let svg = &rtd_plots(&rs, &summarize(&rs))[0].1;
+        assert!(!svg.contains(r#"stroke-dasharray="2 3""#) && !svg.contains(SPARSE_NOTE));
     }
 }

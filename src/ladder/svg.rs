@@ -1,4 +1,5 @@
-//! A small SVG writer: line plots with quartile bands, run-time distributions, and boards.
+//! A small SVG writer: line plots with quartile bands, the pooled figure, run-time
+//! distributions, and boards.
 
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use std::fmt::Write;
@@ -36,6 +37,21 @@ impl Svg {
             self.buf,
             r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}"/>"#,
             p.join(" ")
+        );
+    }
+    pub fn dotted_polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
+        let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+        let _ = writeln!(
+            self.buf,
+            r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="2 3"/>"#,
+            p.join(" ")
+        );
+    }
+    /// A circle drawn as a ring (an open marker).
+    pub fn ring(&mut self, x: f64, y: f64, r: f64, stroke: &str) {
+        let _ = writeln!(
+            self.buf,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="white" stroke="{stroke}" stroke-width="1.8"/>"#
         );
     }
     pub fn polygon(&mut self, pts: &[(f64, f64)], fill: &str, opacity: f64) {
@@ -194,6 +210,21 @@ pub struct Curve {
     pub censored: Vec<f64>,
     /// The largest observation: the curve is drawn up to here.
     pub end: f64,
+    /// Past this time fewer than [`MIN_AT_RISK`] runs remain at risk, so the curve's steps
+    /// there rest on one or two runs: it is drawn dotted and thin from here (`+inf`: never).
+    pub sparse_from: f64,
+}
+
+/// The fewest runs at risk for which a run-time distribution is drawn solid: past that a
+/// last solve after every other run was censored would draw a step to 1.0 on one run.
+pub const MIN_AT_RISK: usize = 3;
+
+/// The time past which fewer than [`MIN_AT_RISK`] of these observation times remain at risk
+/// (at risk at `t`: observed at or after `t`): the third largest time, or 0 with fewer runs.
+pub fn sparse_from(times: &[f64]) -> f64 {
+    let mut v: Vec<f64> = times.to_vec();
+    v.sort_by(|a, b| b.total_cmp(a));
+    v.get(MIN_AT_RISK - 1).copied().unwrap_or(0.0)
 }
 
 /// A label for `k * 10^e` seconds (`k` in 1..10).
@@ -208,8 +239,9 @@ fn seconds_label(k: i64, e: i32) -> String {
 }
 
 /// A run-time distribution plot (Hoos and Stützle): the fraction of runs solved against
-/// seconds, log x axis, one step curve per method, ticks where unsolved runs stopped, and the
-/// budget as a dashed line.
+/// seconds, log x axis, one step curve per method, ticks where unsolved runs stopped, the
+/// budget as a dashed line, and each curve dotted where fewer than [`MIN_AT_RISK`] runs remain
+/// at risk.
 pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
     step_plot(title, curves, budget, &YAxis { lo: 0.0, hi: 1.0, label: "fraction of runs solved", decimals: 2 })
 }
@@ -283,14 +315,35 @@ pub fn step_plot(title: &str, curves: &[Curve], budget: Option<f64>, y: &YAxis) 
     let mut entries = Vec::new();
     for c in curves {
         let col = PALETTE[c.color % PALETTE.len()];
+        // The solid curve up to `sparse_from`, a dotted one from there to the end.
+        let cut = c.sparse_from.min(c.end);
         let mut pts = vec![(px(0.0), py(y.lo))];
+        let mut tail: Vec<(f64, f64)> = Vec::new();
         let mut level = y.lo;
         for &(t, f) in &c.steps {
-            pts.push((px(t), py(level)));
-            pts.push((px(t), py(f)));
+            if t > cut {
+                if tail.is_empty() {
+                    pts.push((px(cut), py(level)));
+                    tail.push((px(cut), py(level)));
+                }
+                tail.push((px(t), py(level)));
+                tail.push((px(t), py(f)));
+            } else {
+                pts.push((px(t), py(level)));
+                pts.push((px(t), py(f)));
+            }
             level = f;
         }
-        pts.push((px(c.end), py(level)));
+        if tail.is_empty() {
+            pts.push((px(cut), py(level)));
+            if c.end > cut {
+                tail.push((px(cut), py(level)));
+            }
+        }
+        if !tail.is_empty() {
+            tail.push((px(c.end), py(level)));
+            svg.dotted_polyline(&tail, col, 1.2);
+        }
         svg.polyline(&pts, col, 2.0);
         for &t in &c.censored {
             let lv = c.steps.iter().take_while(|s| s.0 <= t).last().map_or(y.lo, |s| s.1);
@@ -299,6 +352,199 @@ pub fn step_plot(title: &str, curves: &[Curve], budget: Option<f64>, y: &YAxis) 
         entries.push((col, c.name.as_str()));
     }
     legend(&mut svg, L + PW + 16.0, T, &entries);
+    if curves.iter().any(|c| c.sparse_from < c.end) {
+        let ly = T + 16.0 + 18.0 * entries.len() as f64 + 8.0;
+        svg.dotted_polyline(&[(L + PW + 16.0, ly - 4.0), (L + PW + 36.0, ly - 4.0)], "#555555", 1.2);
+        svg.text(L + PW + 42.0, ly, "start", SPARSE_NOTE);
+    }
+    svg.finish()
+}
+
+/// The legend's note on a dotted tail.
+pub const SPARSE_NOTE: &str = "fewer than 3 at risk";
+
+/// One point of a [`pooled_plot`]: at `x` (cells), the pooled mean per solution with its 95%
+/// interval, or, where nothing solved (`mean` `None`), the one-sided 95% lower bound `lo`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PooledPoint {
+    pub x: f64,
+    pub mean: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+}
+
+/// One method's points in a [`pooled_plot`] panel.
+pub struct PooledSeries {
+    pub name: String,
+    /// Index into [`PALETTE`], so that a method keeps its colour across plots.
+    pub color: usize,
+    pub points: Vec<PooledPoint>,
+}
+
+/// One panel of a [`pooled_plot`]: a quantity per solution against cells.
+pub struct Panel<'a> {
+    pub title: &'a str,
+    pub ylabel: &'a str,
+    /// Label the y decades in seconds (µs, ms, s) rather than as powers of ten.
+    pub seconds: bool,
+    pub series: &'a [PooledSeries],
+}
+
+/// Panel geometry of a [`pooled_plot`]: its plot area's width and height, and the band
+/// above each plot area for the panel's title.
+const QW: f64 = 720.0;
+const QH: f64 = 330.0;
+const QT: f64 = 30.0;
+/// Below each plot area: two rows of tick labels and the axis label.
+const QB: f64 = 62.0;
+/// The length of the arrow above a one-sided bound.
+const ARROW: f64 = 20.0;
+
+/// Tick labels at `xs` (pixel positions, increasing): the row (0 or 1) of each label, so that
+/// a label that would touch its left neighbour on the first row drops to the second.
+pub fn tick_rows(xs: &[f64], labels: &[String]) -> Vec<usize> {
+    let mut rows = Vec::with_capacity(xs.len());
+    let mut right_edge = [f64::NEG_INFINITY; 2];
+    for (x, l) in xs.iter().zip(labels) {
+        let half = text_width(l) / 2.0 + 2.0;
+        let row = if x - half >= right_edge[0] { 0 } else { 1 };
+        right_edge[row] = x + half;
+        rows.push(row);
+    }
+    rows
+}
+
+/// The pooled figure: panels stacked, each a quantity per solution (log y) against the board's
+/// cells, x ticks at the measured sizes only. Per method and size a filled marker at the pooled
+/// mean with its 95% interval as a bar; where nothing solved, an open marker at the one-sided
+/// 95% lower bound with an arrow up (the cost lies above). Solid lines join a method's means;
+/// a bound is not joined. The legend, to the right of the first panel, explains the marks.
+pub fn pooled_plot(title: &str, panels: &[Panel]) -> String {
+    let names: Vec<(usize, &str)> = {
+        let mut v: Vec<(usize, &str)> = Vec::new();
+        for p in panels {
+            for s in p.series {
+                if !v.iter().any(|(_, n)| *n == s.name) {
+                    v.push((s.color, s.name.as_str()));
+                }
+            }
+        }
+        v
+    };
+    let notes = ["mean per solution, 95% interval", "none solved: 95% lower bound"];
+    let lw = legend_width(names.iter().map(|(_, n)| *n).chain(notes));
+    let w = (L + QW + 16.0 + lw).max(text_width(title) + 20.0).ceil();
+    let panel_h = QT + QH + QB;
+    let h = T + panel_h * panels.len() as f64;
+    let mut svg = Svg::new(w, h);
+    svg.text(w / 2.0, 22.0, "middle", title);
+    let all = |p: &Panel| p.series.iter().flat_map(|s| s.points.iter().copied()).collect::<Vec<_>>();
+    let mut xs: Vec<f64> = panels.iter().flat_map(|p| all(p).into_iter().map(|q| q.x)).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    if xs.is_empty() {
+        svg.text(w / 2.0, h / 2.0, "middle", "no pooled rates");
+        return svg.finish();
+    }
+    let (x0, x1) = (xs[0], xs[xs.len() - 1]);
+    let pad = ((x1 - x0) * 0.04).max(1.0);
+    let (xmin, xmax) = (x0 - pad, x1 + pad);
+    let px = |x: f64| L + (x - xmin) / (xmax - xmin) * QW;
+    let nseries = names.len().max(1) as f64;
+    // Methods side by side around each size, so that bars at one size do not hide each other.
+    let dodge = |color: usize| {
+        let i = names.iter().position(|(c, _)| *c == color).unwrap_or(0) as f64;
+        (i - (nseries - 1.0) / 2.0) * 3.2
+    };
+    for (k, panel) in panels.iter().enumerate() {
+        let top = T + panel_h * k as f64 + QT;
+        svg.text(L + QW / 2.0, top - 10.0, "middle", panel.title);
+        let pts = all(panel);
+        let vals: Vec<f64> =
+            pts.iter().flat_map(|q| [q.mean, q.lo, q.hi]).flatten().filter(|v| v.is_finite() && *v > 0.0).collect();
+        if vals.is_empty() {
+            svg.text(L + QW / 2.0, top + QH / 2.0, "middle", "no pooled rates");
+            continue;
+        }
+        let ymin = vals.iter().map(|v| v.log10()).fold(f64::INFINITY, f64::min).floor();
+        let top_val = vals.iter().map(|v| v.log10()).fold(f64::NEG_INFINITY, f64::max);
+        // Room above the highest bound for its arrow.
+        let ymax = (top_val + 0.3).ceil().max(ymin + 1.0);
+        let py = |v: f64| top + QH - (v.log10().clamp(ymin, ymax) - ymin) / (ymax - ymin) * QH;
+        svg.line(L, top + QH, L + QW, top + QH, "black", 1.0);
+        svg.line(L, top, L, top + QH, "black", 1.0);
+        let mut e = ymin as i32;
+        while e as f64 <= ymax {
+            let y = py(10f64.powi(e));
+            svg.line(L - 4.0, y, L + QW, y, "#dddddd", 0.5);
+            let label = match (panel.seconds, e) {
+                (true, ..=3) => seconds_label(1, e),
+                (true, _) => format!("1e{e} s"),
+                (false, _) => format!("1e{e}"),
+            };
+            svg.text(L - 8.0, y + 4.0, "end", &label);
+            e += 1;
+        }
+        let labels: Vec<String> = xs.iter().map(|x| format!("{x:.0}")).collect();
+        let tx: Vec<f64> = xs.iter().map(|&x| px(x)).collect();
+        for ((&x, l), row) in tx.iter().zip(&labels).zip(tick_rows(&tx, &labels)) {
+            svg.line(x, top + QH, x, top + QH + 5.0 + 13.0 * row as f64, "black", 1.0);
+            svg.text(x, top + QH + 18.0 + 13.0 * row as f64, "middle", l);
+        }
+        svg.text(L + QW / 2.0, top + QH + QB - 8.0, "middle", "board size (cells; ticks at the sizes measured)");
+        svg.vtext(18.0, top + QH / 2.0, panel.ylabel);
+        for s in panel.series {
+            let col = PALETTE[s.color % PALETTE.len()];
+            let d = dodge(s.color);
+            let mut line: Vec<(f64, f64)> = Vec::new();
+            let mut sorted = s.points.clone();
+            sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+            for q in &sorted {
+                let x = px(q.x) + d;
+                match (q.mean, q.lo, q.hi) {
+                    (Some(m), lo, hi) if m > 0.0 => {
+                        if let (Some(lo), Some(hi)) = (lo, hi)
+                            && lo > 0.0
+                        {
+                            svg.line(x, py(lo), x, py(hi), col, 1.5);
+                            svg.line(x - 3.0, py(lo), x + 3.0, py(lo), col, 1.5);
+                            svg.line(x - 3.0, py(hi), x + 3.0, py(hi), col, 1.5);
+                        }
+                        line.push((x, py(m)));
+                    }
+                    (None, Some(lo), _) if lo > 0.0 => {
+                        let y = py(lo);
+                        svg.line(x, y - 4.0, x, y - ARROW, col, 1.5);
+                        svg.polygon(
+                            &[(x - 4.0, y - ARROW + 6.0), (x + 4.0, y - ARROW + 6.0), (x, y - ARROW - 2.0)],
+                            col,
+                            1.0,
+                        );
+                        svg.ring(x, y, 4.0, col);
+                    }
+                    _ => {}
+                }
+            }
+            if line.len() > 1 {
+                svg.polyline(&line, col, 1.5);
+            }
+            for &(x, y) in &line {
+                svg.circle(x, y, 3.5, col);
+            }
+        }
+    }
+    let lx = L + QW + 16.0;
+    let entries: Vec<(&str, &str)> = names.iter().map(|(c, n)| (PALETTE[c % PALETTE.len()], *n)).collect();
+    legend(&mut svg, lx, T + QT, &entries);
+    let ny = T + QT + 16.0 + 18.0 * entries.len() as f64 + 12.0;
+    svg.line(lx + 10.0, ny - 12.0, lx + 10.0, ny + 4.0, "#555555", 1.5);
+    svg.circle(lx + 10.0, ny - 4.0, 3.5, "#555555");
+    svg.text(lx + 26.0, ny, "start", notes[0]);
+    let by = ny + 30.0;
+    svg.line(lx + 10.0, by - 8.0, lx + 10.0, by - 20.0, "#555555", 1.5);
+    svg.polygon(&[(lx + 6.0, by - 18.0), (lx + 14.0, by - 18.0), (lx + 10.0, by - 25.0)], "#555555", 1.0);
+    svg.ring(lx + 10.0, by - 4.0, 4.0, "#555555");
+    svg.text(lx + 26.0, by, "start", notes[1]);
     svg.finish()
 }
 

@@ -14,13 +14,19 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashSet;
 
-/// Generator parameters; `None` colour counts follow Brendan Owen's table.
+/// What [`generate`] makes (`concur generate`'s options): the board's size, its colour counts
+/// and the seed; `None` colour counts follow Brendan Owen's table for the size.
 #[derive(Clone, Debug)]
 pub struct GenerateOptions {
+    /// Columns of the board.
     pub width: usize,
+    /// Rows of the board.
     pub height: usize,
+    /// Colours of the frame joins (along the rim, between two rim pieces), grey not counted.
     pub frame_colors: Option<usize>,
+    /// Colours of all other joins.
     pub inner_colors: Option<usize>,
+    /// Every random choice flows from it: the same options give the same puzzle.
     pub seed: u64,
 }
 

@@ -1,0 +1,326 @@
+//! The docs cannot drift: every relative link and its anchor resolves, every § reference names a
+//! section of ARCHITECTURE.md, every repository path in backticks exists, every folder under
+//! `benches/results` is in its index with a README, and every shader file is named in
+//! ARCHITECTURE.md. (That every `concur ...` command in the docs parses is checked beside the
+//! command line, in `src/bin/concur.rs`, `docs_tests`.)
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The Markdown files under `dir`, recursively, skipping build output and hidden folders.
+fn markdown_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with('.') || name == "target" {
+            continue;
+        }
+        if p.is_dir() {
+            markdown_under(&p, out);
+        } else if name.ends_with(".md") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every Markdown file of the repository: the front page, the topic pages, the design and
+/// benchmark documents, and the READMEs beside code and data.
+fn pages() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    markdown_under(root(), &mut v);
+    assert!(v.len() >= 10, "found only {} Markdown files", v.len());
+    v
+}
+
+/// The text outside fenced code blocks, line by line (blocks blanked, so line numbers hold),
+/// with inline code spans kept.
+fn prose(text: &str) -> Vec<String> {
+    let mut inside = false;
+    text.lines()
+        .map(|l| {
+            if l.trim_start().starts_with("```") {
+                inside = !inside;
+                return String::new();
+            }
+            if inside { String::new() } else { l.to_string() }
+        })
+        .collect()
+}
+
+/// GitHub's anchor for a heading: lower case, spaces to hyphens, punctuation other than `-`
+/// and `_` dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| {
+            if c == ' ' {
+                Some('-')
+            } else if c.is_alphanumeric() || c == '-' || c == '_' {
+                Some(c.to_lowercase().next().unwrap())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The anchors a page defines: its headings' slugs (the n-th repeat gets `-n`) and explicit
+/// `<a id="...">` / `<a name="...">` targets.
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+    for l in prose(text) {
+        let t = l.trim_start();
+        if t.starts_with('#') {
+            let h = t.trim_start_matches('#');
+            if h.starts_with(' ') {
+                let s = slug(h);
+                let n = seen.entry(s.clone()).or_insert(0);
+                out.insert(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+                *n += 1;
+            }
+        }
+        for key in ["<a id=\"", "<a name=\""] {
+            let mut rest = l.as_str();
+            while let Some(i) = rest.find(key) {
+                rest = &rest[i + key.len()..];
+                if let Some(j) = rest.find('"') {
+                    out.insert(rest[..j].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The targets of the Markdown links and images on a line: `[text](target)`.
+fn link_targets(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("](") {
+        rest = &rest[i + 2..];
+        let Some(j) = rest.find(')') else { break };
+        let t = rest[..j].split_whitespace().next().unwrap_or("").trim_matches(['<', '>']);
+        out.push(t.to_string());
+        rest = &rest[j..];
+    }
+    out
+}
+
+/// Relative links (files and anchors) resolve, from every page.
+#[test]
+fn every_relative_link_and_anchor_in_the_docs_resolves() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for page in pages() {
+        let text = read(&page);
+        for (n, line) in prose(&text).iter().enumerate() {
+            for t in link_targets(line) {
+                if t.is_empty() || t.contains("://") || t.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let (file, anchor) = match t.split_once('#') {
+                    Some((f, a)) => (f, Some(a)),
+                    None => (t.as_str(), None),
+                };
+                let target = if file.is_empty() { page.clone() } else { page.parent().unwrap().join(file) };
+                let at = format!("{}:{}: ({t})", page.strip_prefix(root()).unwrap().display(), n + 1);
+                if !target.exists() {
+                    bad.push(format!("{at}: no such file"));
+                    continue;
+                }
+                if let Some(a) = anchor {
+                    if target.is_dir() || target.extension().is_none_or(|e| e != "md") {
+                        bad.push(format!("{at}: an anchor into a file that is not Markdown"));
+                    } else if !anchors(&read(&target)).contains(a) {
+                        bad.push(format!("{at}: no heading or anchor `{a}` there"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "links that do not resolve:\n{}", bad.join("\n"));
+    assert!(checked >= 50, "only {checked} relative links found");
+}
+
+/// The numbered sections of ARCHITECTURE.md (`## N. Title`).
+fn architecture_sections() -> BTreeSet<u32> {
+    read(&root().join("ARCHITECTURE.md"))
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .filter_map(|h| h.split('.').next()?.trim().parse().ok())
+        .collect()
+}
+
+/// The files that cite ARCHITECTURE.md by section: the docs and the source comments.
+fn citing_files() -> Vec<PathBuf> {
+    let mut v = pages();
+    fn rs_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for p in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if p.is_dir() {
+                rs_under(&p, out);
+            } else if p.extension().is_some_and(|e| e == "rs" || e == "wgsl" || e == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    for d in ["src", "tests", "benches", "examples", "shaders"] {
+        rs_under(&root().join(d), &mut v);
+    }
+    v
+}
+
+/// Every `§N` (and `§N-M`, `§§N, M`) names a section of ARCHITECTURE.md, the one document
+/// cited by section.
+#[test]
+fn every_section_reference_names_a_section_of_the_architecture() {
+    let sections = architecture_sections();
+    assert!(sections.len() >= 8, "ARCHITECTURE.md's numbered sections: {sections:?}");
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for f in citing_files() {
+        let text = read(&f);
+        for (n, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(i) = rest.find('§') {
+                rest = &rest[i + '§'.len_utf8()..];
+                let refs: String = rest
+                    .trim_start_matches('§')
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || ", -–".contains(*c))
+                    .collect();
+                let nums: Vec<u32> = refs.split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect();
+                for s in nums {
+                    checked += 1;
+                    if !sections.contains(&s) {
+                        bad.push(format!(
+                            "{}:{}: §{s} is not a section of ARCHITECTURE.md",
+                            f.strip_prefix(root()).unwrap().display(),
+                            n + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "section references that do not resolve:\n{}", bad.join("\n"));
+    assert!(checked >= 20, "only {checked} section references found");
+}
+
+/// Folders and files of the repository that a backticked path may start with.
+const TOP: [&str; 9] =
+    ["src/", "tests/", "benches/", "scripts/", "examples/", "shaders/", "docs/", ".ci/", "README.md"];
+
+/// Every repository path named in backticks in the docs' prose (`src/solve.rs`,
+/// `benches/results/count/`) exists. Paths with placeholders (`WxH`, `*`, `<...>`, `K-of-N`)
+/// and files that a command writes when run (`results/...`, not under the repository's
+/// folders) are not paths to check.
+#[test]
+fn every_repository_path_in_backticks_exists() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for page in pages() {
+        let text = read(&page);
+        for (n, line) in prose(&text).iter().enumerate() {
+            for (k, span) in line.split('`').enumerate() {
+                if k % 2 == 0 {
+                    continue;
+                }
+                let p = span.trim().trim_end_matches([',', '.', ':']);
+                let p = p.split("::").next().unwrap();
+                if p.contains(char::is_whitespace)
+                    || !TOP.iter().any(|t| p.starts_with(t))
+                    || p.contains(['*', '<', '>', '{', '[', '$', '?'])
+                    || ["WxH", "WWxHH", "K-of-N", "NAME", "FILE", "/N", "..."].iter().any(|x| p.contains(x))
+                {
+                    continue;
+                }
+                checked += 1;
+                // A path relative to the repository root, or, in a README inside a folder, to it.
+                let here = page.parent().unwrap().join(p);
+                if !root().join(p).exists() && !here.exists() {
+                    bad.push(format!("{}:{}: `{p}`", page.strip_prefix(root()).unwrap().display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "paths in the docs that do not exist:\n{}", bad.join("\n"));
+    assert!(checked >= 50, "only {checked} paths found");
+}
+
+/// Every folder under `benches/results` has a README and a row in the index.
+#[test]
+fn every_results_folder_is_in_the_index_with_a_readme() {
+    let dir = root().join("benches/results");
+    let index = read(&dir.join("README.md"));
+    let mut folders: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    folders.sort();
+    assert!(folders.len() >= 10, "{folders:?}");
+    let mut bad = Vec::new();
+    for f in &folders {
+        if !dir.join(f).join("README.md").exists() {
+            bad.push(format!("{f}/ has no README.md"));
+        }
+        if !index.contains(&format!("]({f}/README.md)")) {
+            bad.push(format!("{f}/ has no row linking ({f}/README.md) in benches/results/README.md"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Every shader file is named in ARCHITECTURE.md, in the module map's list of kernel families
+/// and again where its engine is described.
+#[test]
+fn every_shader_file_is_named_in_the_architecture() {
+    let arch = read(&root().join("ARCHITECTURE.md"));
+    let families = arch
+        .lines()
+        .find(|l| l.starts_with("| `shaders/*.wgsl` |"))
+        .expect("ARCHITECTURE.md's module map has a `shaders/*.wgsl` row");
+    let mut shaders: Vec<String> = std::fs::read_dir(root().join("shaders"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    shaders.sort();
+    assert!(shaders.len() >= 5, "{shaders:?}");
+    let mut bad = Vec::new();
+    for s in &shaders {
+        let stem = s.trim_end_matches(".wgsl");
+        if !families.contains(&format!("`{stem}`")) {
+            bad.push(format!("{s}: not in the module map's families: {families}"));
+        }
+        if !arch.contains(&format!("`{s}`")) && !arch.contains(&format!("shaders/{s}")) {
+            bad.push(format!("{s}: ARCHITECTURE.md never names the file"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_checkers_read_what_they_should() {
+    assert_eq!(slug("The 8x8 question: pooled rates (2026-12-03)"), "the-8x8-question-pooled-rates-2026-12-03");
+    assert_eq!(slug("`--assign gpu`, on the device"), "--assign-gpu-on-the-device");
+    let a = anchors("# A b\n## A b\n```\n# not a heading\n```\n<a id=\"sec-6\"></a>\n");
+    assert_eq!(a, ["a-b", "a-b-1", "sec-6"].into_iter().map(String::from).collect());
+    assert_eq!(link_targets("see [x](a.md#b) and ![p](c/d.svg \"t\")"), ["a.md#b", "c/d.svg"]);
+}

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn concur(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_concur")).args(args).output().expect("run concur")
+    Command::new(crate::common::concur_bin()).args(args).output().expect("run concur")
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -186,7 +186,20 @@ fn solve_on_the_gpu_backend_solves_a_generated_5x5() {
         assert_eq!(v["solved"], true, "{method}");
         assert!(v["backend"].as_str().unwrap().starts_with("gpu"), "{method}: {v}");
         assert!(err.contains("adapter"), "the backend says which adapter it picked: {err}");
+        if method != "dc" {
+            // The GPU backend's default placement is the device JV, and the JSON says so.
+            assert_eq!(v["assign"], "gpu-jv", "{method}: {v}");
+        }
     }
+    // Where the run needs the host every iteration, auto keeps the host's JV.
+    let out = concur(&["solve", s(&p), "--method", "rrr", "--backend", "gpu", "--complete", "4", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["assign"], "cpu", "{v}");
+    // The CPU backend reports the host's JV.
+    let out = concur(&["solve", s(&p), "--method", "rrr", "--backend", "cpu", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["assign"], "cpu", "{v}");
 }
 
 #[cfg(feature = "gpu")]
@@ -200,7 +213,7 @@ fn gpu_backend_errors_are_clear_and_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("no-such-adapter-xyz") && !err.contains("panicked"), "{err}");
     // No GPU at all (no Vulkan or GL backend allowed).
-    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+    let out = Command::new(crate::common::concur_bin())
         .args(["solve", s(&p), "--backend", "gpu"])
         .env("WGPU_BACKEND", "noop")
         .output()
@@ -209,7 +222,7 @@ fn gpu_backend_errors_are_clear_and_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("no GPU adapter"), "{err}");
     // auto without an adapter falls back to the CPU and says so.
-    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+    let out = Command::new(crate::common::concur_bin())
         .args(["solve", s(&p), "--trials", "4", "--json"])
         .env("WGPU_BACKEND", "noop")
         .output()
@@ -314,7 +327,7 @@ fn wait_at_most(mut child: std::process::Child, secs: f64) -> Output {
 }
 
 fn spawn(args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_concur"))
+    Command::new(crate::common::concur_bin())
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -439,7 +452,7 @@ fn ctrl_c_stops_a_ladder_without_recording_cut_runs() {
 fn headless_adapter_probe_prints_no_error() {
     let p = tmp("headless.txt");
     assert!(concur(&["generate", "--width", "3", "--height", "3", "--seed", "1", "-o", s(&p)]).status.success());
-    let out = Command::new(env!("CARGO_BIN_EXE_concur"))
+    let out = Command::new(crate::common::concur_bin())
         .args(["solve", s(&p), "--json"])
         .env_remove("NODEVICE_SELECT")
         .env_remove("XDG_RUNTIME_DIR")

@@ -30,9 +30,17 @@ pub fn generated(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {
     generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap()
 }
 
+/// The `concur` binary the CLI tests run: `$CONCUR_BIN` where set (a staged binary on a
+/// machine without the build tree, as on a device machine), else the one cargo built.
+pub fn concur_bin() -> std::path::PathBuf {
+    std::env::var_os("CONCUR_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_BIN_EXE_concur")))
+}
+
 /// Runs the `concur` binary with `args` and extra environment variables.
 pub fn concur_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_concur"));
+    let mut c = std::process::Command::new(concur_bin());
     c.args(args);
     for (k, v) in env {
         c.env(k, v);

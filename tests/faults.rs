@@ -28,7 +28,9 @@ fn run_under(fault: Fault, args: &[&str]) -> Output {
     match fault {
         Fault::Tmpfs => concur(args),
         Fault::FileSize(kib) => Command::new("bash")
-            .args(["-c", &format!("ulimit -f {kib}; exec \"$0\" \"$@\""), env!("CARGO_BIN_EXE_concur")])
+            .arg("-c")
+            .arg(format!("ulimit -f {kib}; exec \"$0\" \"$@\""))
+            .arg(crate::common::concur_bin())
             .args(args)
             .output()
             .expect("run bash"),
@@ -190,7 +192,7 @@ fn a_ladder_killed_mid_run_keeps_valid_lines_and_resumes_to_the_same_results() {
     let reference = finish_ladder(&cfg, &dir.join("whole"));
     let out_dir = dir.join("killed");
     let file = out_dir.join("results.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_concur"))
+    let mut child = Command::new(crate::common::concur_bin())
         .args(["ladder", s(&cfg), "--out", s(&out_dir), "--threads", "1"])
         .stderr(std::process::Stdio::null())
         .spawn()

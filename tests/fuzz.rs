@@ -112,7 +112,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn concur(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_concur")).args(args).output().expect("run concur")
+    Command::new(crate::common::concur_bin()).args(args).output().expect("run concur")
 }
 
 /// A certificate of a solved 3x3 from the command line.
@@ -656,7 +656,7 @@ const KILL_AFTER_S: f64 = 20.0;
 
 fn run_fuzzed(args: Vec<String>) -> Ending {
     let start = std::time::Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_concur"))
+    let mut child = Command::new(crate::common::concur_bin())
         .args(&args)
         // Memory refusals are tested under a cap, so that no run here takes the machine.
         .env("CONCUR_MAX_MEMORY", "1G")

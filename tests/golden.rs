@@ -75,7 +75,7 @@ fn run_case(puzzles: &Path, size: &str, args: &str, out: &Path) -> Value {
     let puzzle = puzzles.join(format!("brendan_owen/pieces_set_1/pieces_{size}.txt"));
     let board = out.with_extension("sol");
     let _ = std::fs::remove_file(&board);
-    let o = Command::new(env!("CARGO_BIN_EXE_concur"))
+    let o = Command::new(crate::common::concur_bin())
         .arg("solve")
         .arg(&puzzle)
         .args(args.split_whitespace())

@@ -212,7 +212,9 @@ fn a_read_only_or_full_target_is_refused_before_the_work() {
 /// makes any write past it fail as a full disk does.
 fn concur_limited(kib: u32, args: &[&str]) -> std::process::Output {
     std::process::Command::new("bash")
-        .args(["-c", &format!("ulimit -f {kib}; exec \"$0\" \"$@\""), env!("CARGO_BIN_EXE_concur")])
+        .arg("-c")
+        .arg(format!("ulimit -f {kib}; exec \"$0\" \"$@\""))
+        .arg(crate::common::concur_bin())
         .args(args)
         .output()
         .expect("run bash")

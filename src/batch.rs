@@ -192,6 +192,7 @@ pub(crate) fn result<E>(
                 stall_restarts: t.stall_restarts,
             })
             .collect(),
+        devices: Vec::new(),
     }
 }
 
@@ -387,6 +388,61 @@ pub struct MapResult {
     pub trial_iterations: u64,
     pub wall_s: f64,
     pub trials: Vec<TrialSummary>,
+    /// A batch split over several devices (`--adapter all`): each one's share and rate, in
+    /// trial order; empty for a batch on one device or the CPU.
+    pub devices: Vec<DeviceShare>,
+}
+
+/// One device's share of a batch split over several: its adapter, its trials (the batch's
+/// `first..first + trials`), their iterations and its wall time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DeviceShare {
+    pub adapter: String,
+    pub first: usize,
+    pub trials: usize,
+    pub trial_iterations: u64,
+    pub wall_s: f64,
+    pub trial_iters_per_s: f64,
+}
+
+impl MapResult {
+    /// Joins the results of consecutive shares of one batch (share `i` ran the trials after
+    /// those of shares `0..i`, each named by its adapter), as one run of the whole batch
+    /// would report them: the first solution by fewest iterations then lowest trial, the best
+    /// board of the best-scoring trial (lowest on ties), iterations summed, the longest wall
+    /// time, and each share's rate.
+    pub fn join(parts: Vec<(String, MapResult)>) -> Option<MapResult> {
+        let mut devices = Vec::new();
+        let mut trials = Vec::new();
+        let mut solution: Option<(usize, u64, Board)> = None;
+        let mut best: Option<(usize, Board)> = None;
+        let (mut trial_iterations, mut wall_s, mut max_score) = (0, 0.0f64, 0);
+        for (adapter, r) in parts {
+            let first = trials.len();
+            if let Some((t, it, b)) = r.solution
+                && solution.as_ref().is_none_or(|s| (it, first + t) < (s.1, s.0))
+            {
+                solution = Some((first + t, it, b));
+            }
+            if best.as_ref().is_none_or(|b| r.best_score > b.0) {
+                best = Some((r.best_score, r.best));
+            }
+            devices.push(DeviceShare {
+                adapter,
+                first,
+                trials: r.trials.len(),
+                trial_iterations: r.trial_iterations,
+                wall_s: r.wall_s,
+                trial_iters_per_s: if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },
+            });
+            trial_iterations += r.trial_iterations;
+            wall_s = wall_s.max(r.wall_s);
+            max_score = r.max_score;
+            trials.extend(r.trials);
+        }
+        let (best_score, best) = best?;
+        Some(MapResult { solution, best, best_score, max_score, trial_iterations, wall_s, trials, devices })
+    }
 }
 
 /// What a run reports of each trial.

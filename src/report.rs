@@ -196,6 +196,10 @@ impl SolveReport {
         if let Some(a) = cfg.adapt {
             params["adapt"] = json!({ "rate": short(a.rate), "decay": short(a.decay), "max": short(a.max) });
         }
+        if !r.devices.is_empty() {
+            // A batch split over several devices: each one's share and rate.
+            params["devices"] = json!(r.devices);
+        }
         Self::from_map(puzzle, method, r, cfg.seed, params)
     }
 

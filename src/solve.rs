@@ -478,6 +478,7 @@ impl SolveSpec {
             assign: f.assign,
             reduced_costs: f.reduced_costs,
             fused_passes: f.fused_passes,
+            first_trial: 0,
             restart_stall: match f.restart_stall {
                 Some(0) => None,
                 Some(l) => Some(l),

@@ -440,6 +440,56 @@ fn gpu_fused_pass_gives_the_separate_passes_run() {
     assert!(!F1Gpu::new(ctx.clone(), &p, dm).unwrap().fused());
 }
 
+/// A batch split over two devices (two opened on one adapter, as `--adapter all` opens one on
+/// each GPU): the same trials solve at the same iterations, with the same restarts, as the
+/// whole batch on one device, for the device loop and the host loop; the result names each
+/// device's share and rate; and a run that stops at the first solution stops both shares.
+#[test]
+fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
+    use concur::backend::gpu::GpuBackend;
+    use concur::backend::{Backend, Certify};
+    use concur::f1::map::AssignOn;
+    let Some(ctx) = gpu("gpu_batch_split_over_two_devices_gives_the_one_device_run") else { return };
+    let second = Arc::new(GpuContext::new(Some(&ctx.adapter.name)).unwrap());
+    let one = GpuBackend::new(ctx.clone());
+    let two = GpuBackend::on_all(vec![ctx.clone(), second]).unwrap();
+    assert!(two.name().contains("2 devices"), "{}", two.name());
+    let key = |r: &concur::batch::MapResult| -> Vec<_> {
+        r.trials.iter().map(|t| (t.solved_at, t.iterations, t.best_score, t.restarts, t.stall_restarts)).collect()
+    };
+    let (p, _) = generated(5, 5, 21);
+    for assign in [AssignOn::GpuJv, AssignOn::Cpu] {
+        let cfg = MapConfig {
+            trials: 7,
+            max_iters: 300,
+            seed: 5,
+            stop_at_first: false,
+            restart_stall: Some(60),
+            assign,
+            ..Default::default()
+        };
+        let a = one.solve_f1(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
+        let b = two.solve_f1(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
+        assert_eq!(key(&a), key(&b), "{assign:?}");
+        assert_eq!(a.solution.as_ref().map(|s| (s.0, s.1)), b.solution.as_ref().map(|s| (s.0, s.1)), "{assign:?}");
+        assert_eq!(a.best_score, b.best_score);
+        assert_eq!(a.trial_iterations, b.trial_iterations);
+        assert!(a.devices.is_empty());
+        assert_eq!(b.devices.iter().map(|d| (d.first, d.trials)).collect::<Vec<_>>(), vec![(0, 4), (4, 3)]);
+        assert_eq!(b.devices.iter().map(|d| d.trial_iterations).sum::<u64>(), b.trial_iterations);
+        if let Some((_, _, board)) = &b.solution {
+            assert!(concur::verify::check(&p, board).valid);
+        }
+    }
+    // Stop at the first solution: both shares end soon after one solves.
+    let cfg = MapConfig { trials: 8, max_iters: 1_000_000, seed: 3, ..Default::default() };
+    let r = two.solve_f1(&p, &MapConfig { assign: AssignOn::GpuJv, ..cfg }, Certify::None, &mut |_| {}).unwrap().result;
+    let (t, it, board) = r.solution.expect("a 5x5 solves");
+    assert!(concur::verify::check(&p, &board).valid);
+    assert!(r.trials.iter().all(|x| x.iterations < 1_000_000), "both shares stopped");
+    eprintln!("two devices: trial {t} solved at {it}; shares {:?}", r.devices);
+}
+
 /// Device timestamps inside the device loop: every pass of whole iterations is timed where the
 /// adapter offers timestamp queries, the kernels sum to no more than the span, and the span is
 /// positive; where it offers none, the profile says so rather than fail silently.

@@ -260,7 +260,17 @@ pub struct Selected {
 /// hardware adapter (not a software one such as lavapipe, which is slower than the CPU
 /// backend) and falls back to the CPU otherwise, saying which. `adapter` restricts the GPU to
 /// adapters whose name contains it (ignoring case).
+///
+/// `--adapter all` (with `gpu` or `auto`) opens every hardware adapter
+/// ([`gpu::GpuContext::open_all`]) and splits F1 batches over them.
 pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, GpuError> {
+    #[cfg(feature = "gpu")]
+    if choice != BackendChoice::Cpu && adapter.is_some_and(|a| a.eq_ignore_ascii_case("all")) {
+        let ctxs = gpu::GpuContext::open_all()?;
+        let names: Vec<String> = ctxs.iter().map(|c| c.adapter.to_string()).collect();
+        let note = format!("backend: gpu on {} device(s): {}", ctxs.len(), names.join("; "));
+        return Ok(Selected { backend: Box::new(gpu::GpuBackend::on_all(ctxs)?), note: Some(note), gpu: true });
+    }
     match choice {
         BackendChoice::Cpu => Ok(Selected { backend: Box::new(CpuBackend), note: None, gpu: false }),
         #[cfg(feature = "gpu")]

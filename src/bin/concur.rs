@@ -241,7 +241,9 @@ struct SolveArgs {
     /// falls back to the CPU, saying which on stderr; gpu fails without a usable adapter.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
-    /// GPU adapter: the first whose name contains this (case-insensitive).
+    /// GPU adapter: the first whose name contains this (case-insensitive); `all`: every
+    /// hardware adapter, an F1 batch's trials split over them (the JSON's `devices` gives
+    /// each one's share and rate).
     #[arg(long)]
     adapter: Option<String>,
     /// Write the solution (Brendan Owen's format) here.

@@ -61,6 +61,9 @@ pub struct MapConfig {
     /// weights (`shaders/f1_step.wgsl`) where its state fits the device's workgroup memory;
     /// the same iterates as the separate passes. The CPU backend ignores it.
     pub fused_passes: bool,
+    /// The batch's trials are trials `first_trial..first_trial + trials` of the run's seeded
+    /// stream (a share of a batch split over several devices; 0 otherwise). GPU backend.
+    pub first_trial: usize,
     /// Restart a trial after this many iterations without a new best score since its last
     /// (re)start (None: never). The restart draws a fresh random point, or kicks with `kick`.
     pub restart_stall: Option<u64>,
@@ -191,6 +194,7 @@ impl Default for MapConfig {
             complete: None,
             keep_fixed_points: false,
             fused_passes: false,
+            first_trial: 0,
             assign: AssignOn::Auto,
             reduced_costs: Precision::F64,
             restart_stall: Some(DEFAULT_RESTART_STALL),

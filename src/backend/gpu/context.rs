@@ -107,6 +107,11 @@ impl GpuContext {
             }))
             .map_err(|e| GpuError::NoAdapter(e.to_string()))?,
         };
+        Self::on_adapter(adapter)
+    }
+
+    /// Opens a device on `adapter`, with the limits and features the kernels use.
+    pub fn on_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let required = wgpu::Limits {
@@ -159,6 +164,33 @@ impl GpuContext {
     pub fn shared() -> Result<Arc<GpuContext>, GpuError> {
         static SHARED: OnceLock<Result<Arc<GpuContext>, GpuError>> = OnceLock::new();
         SHARED.get_or_init(|| GpuContext::new(None).map(Arc::new)).clone()
+    }
+
+    /// A device on every hardware adapter (`--adapter all`): every Vulkan adapter that is not
+    /// a CPU (or every adapter of another API where Vulkan has none), so that one GPU seen
+    /// through two APIs counts once; the software adapters only when there is no other.
+    pub fn open_all() -> Result<Vec<Arc<GpuContext>>, GpuError> {
+        let all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+        let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
+        let hardware = |i: &wgpu::AdapterInfo| i.device_type != wgpu::DeviceType::Cpu;
+        let vulkan = infos.iter().any(|i| hardware(i) && i.backend == wgpu::Backend::Vulkan);
+        let mut picked: Vec<usize> = (0..infos.len())
+            .filter(|&k| hardware(&infos[k]) && (!vulkan || infos[k].backend == wgpu::Backend::Vulkan))
+            .collect();
+        if picked.is_empty() {
+            // Software adapters only: the first (one device is what such a machine has).
+            picked.extend((0..infos.len()).take(1));
+        }
+        if picked.is_empty() {
+            return Err(GpuError::NoAdapter("no adapter found for --adapter all".into()));
+        }
+        let mut out = Vec::with_capacity(picked.len());
+        let mut adapters: Vec<Option<wgpu::Adapter>> = all.into_iter().map(Some).collect();
+        for k in picked {
+            let adapter = adapters[k].take().expect("each adapter once");
+            out.push(Arc::new(GpuContext::on_adapter(adapter)?));
+        }
+        Ok(out)
     }
 
     /// The shared device for the default adapter, or a new one for a named adapter.

@@ -17,6 +17,7 @@ pub mod context;
 pub mod dc;
 pub mod f1;
 pub mod jv;
+pub mod multi;
 pub mod pick;
 pub mod timing;
 
@@ -37,23 +38,39 @@ pub const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
 pub const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
 pub const LAYOUT_WGSL: &str = include_str!("../../../shaders/layout.wgsl");
 
-/// The GPU backend on one device.
+/// The GPU backend on one device, or on several (`--adapter all`: F1 batches split over
+/// them, [`multi`]; divide and concur on the first).
 pub struct GpuBackend {
     ctx: Arc<GpuContext>,
+    /// Every device of the backend, `ctx` first.
+    all: Vec<Arc<GpuContext>>,
 }
 
 impl GpuBackend {
     pub fn new(ctx: Arc<GpuContext>) -> Self {
-        GpuBackend { ctx }
+        GpuBackend { all: vec![ctx.clone()], ctx }
+    }
+    /// A backend on every device in `ctxs` (at least one).
+    pub fn on_all(ctxs: Vec<Arc<GpuContext>>) -> Result<Self, GpuError> {
+        let ctx = ctxs.first().cloned().ok_or_else(|| GpuError::NoAdapter("no device to run on".into()))?;
+        Ok(GpuBackend { ctx, all: ctxs })
     }
     pub fn context(&self) -> &Arc<GpuContext> {
         &self.ctx
+    }
+    /// Every device of the backend.
+    pub fn devices(&self) -> &[Arc<GpuContext>] {
+        &self.all
     }
 }
 
 impl Backend for GpuBackend {
     fn name(&self) -> String {
-        format!("gpu: {}", self.ctx.adapter)
+        if self.all.len() == 1 {
+            return format!("gpu: {}", self.ctx.adapter);
+        }
+        let names: Vec<String> = self.all.iter().map(|c| c.adapter.to_string()).collect();
+        format!("gpu: {} devices: {}", self.all.len(), names.join("; "))
     }
     fn is_gpu(&self) -> bool {
         true
@@ -78,6 +95,9 @@ impl Backend for GpuBackend {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Batch, EngineError> {
         refuse_certificates(certify)?;
+        if self.all.len() > 1 {
+            return Ok(Batch::of(multi::solve_f1(&self.all, puzzle, cfg, progress)?));
+        }
         Ok(Batch::of(f1::solve(&self.ctx, puzzle, cfg, progress)?))
     }
     fn solve_dc(

@@ -116,7 +116,9 @@ impl F1Gpu<'_> {
                 let w = &words[t * TS..(t + 1) * TS];
                 self.take_status(t, w, tr, &mut handled[t], &mut x0, &mut board)?;
             }
-            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+            let done =
+                rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+            if self.stops(&trials, done) {
                 break;
             }
         }

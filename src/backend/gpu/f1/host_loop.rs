@@ -131,7 +131,9 @@ impl F1Gpu<'_> {
             if cfg.cycle_restart {
                 self.cycle_restarts(&mut trials, &mut h)?;
             }
-            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+            let done =
+                rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+            if self.stops(&trials, done) {
                 break;
             }
         }

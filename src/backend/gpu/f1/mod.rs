@@ -28,6 +28,7 @@ use crate::puzzle::Puzzle;
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod buffers;
 mod device_loop;
@@ -85,6 +86,8 @@ pub struct F1Gpu<'a> {
     joins: usize,
     /// Keeps the table buffers alive as long as the bind groups that use them.
     _tables: Tables,
+    /// A stop shared by the shares of one batch on several devices ([`F1Gpu::share_stop`]).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl<'a> F1Gpu<'a> {
@@ -134,7 +137,7 @@ impl<'a> F1Gpu<'a> {
         if let Some(e) = pollster::block_on(oom.pop()) {
             return Err(GpuError::Device(format!("out of device memory for {trials} trials: {e}")).into());
         }
-        Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables })
+        Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables, stop: None })
     }
 
     /// Bytes of the buffers this batch holds on the device (tables, per-chunk state and
@@ -175,6 +178,23 @@ impl<'a> F1Gpu<'a> {
         self.trials
     }
     /// Trials per chunk (the batch split that keeps every binding under the device limit).
+    /// Shares a stop with the other shares of a batch split over several devices: a share
+    /// whose trial solves a run that stops at the first solution raises it, and every share
+    /// stops at its next round once it is raised.
+    pub fn share_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    /// After a round: whether the run ends (`done`: this batch's own stop rules), raising or
+    /// heeding the shared stop.
+    fn stops<E>(&self, trials: &[GpuTrial<E>], done: bool) -> bool {
+        let Some(flag) = &self.stop else { return done };
+        if self.cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
+            flag.store(true, Ordering::Relaxed);
+        }
+        done || flag.load(Ordering::Relaxed)
+    }
+
     /// Whether the device loop runs the fused pass (`--fused-passes` where it fits).
     pub fn fused(&self) -> bool {
         self.pipes.step.is_some()
@@ -347,7 +367,9 @@ impl<'a> F1Gpu<'a> {
     /// Fresh trials of the batch (with `extra` each), their random starting states written
     /// to the device; and the host's state buffer for later restarts.
     fn start_trials<E>(&self, extra: impl Fn() -> E) -> (Vec<GpuTrial<E>>, Vec<f32>) {
-        let mut trials: Vec<GpuTrial<E>> = (0..self.trials).map(|t| GpuTrial::new(self.cfg.seed, t, extra())).collect();
+        let first = self.cfg.first_trial;
+        let mut trials: Vec<GpuTrial<E>> =
+            (0..self.trials).map(|t| GpuTrial::new(self.cfg.seed, first + t, extra())).collect();
         let mut x0 = vec![0.0f32; self.dim];
         for (t, tr) in trials.iter_mut().enumerate() {
             randomize(&mut x0, &mut tr.rng);

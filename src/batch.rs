@@ -389,7 +389,16 @@ impl Rounds {
         let mut resumed = Vec::new();
         for (t, tr) in trials.iter_mut().enumerate() {
             let Some(at) = tr.solved_at else { continue };
-            keep.record(puzzle, t, at - tr.segment_start, at, tr.solved_by.unwrap_or(Mechanism::Map), wall_s, total, board_of(t));
+            keep.record(
+                puzzle,
+                t,
+                at - tr.segment_start,
+                at,
+                tr.solved_by.unwrap_or(Mechanism::Map),
+                wall_s,
+                total,
+                board_of(t),
+            );
             tr.resume();
             resumed.push(t);
         }

@@ -16,5 +16,6 @@ mod limits;
 mod local;
 mod maps;
 mod propagate;
+mod rate;
 mod search;
 mod shaders;

@@ -397,8 +397,11 @@ impl<'a> DcMap<'a> {
                 };
                 for t in rounds.harvest(puzzle, &mut self.trials, board_of) {
                     let tr = &mut self.trials[t];
-                    let (x, ch, lam) =
-                        (&mut self.x[t * s..(t + 1) * s], &mut self.chosen[t * nc..(t + 1) * nc], &mut self.lambda[t * nk..(t + 1) * nk]);
+                    let (x, ch, lam) = (
+                        &mut self.x[t * s..(t + 1) * s],
+                        &mut self.chosen[t * nc..(t + 1) * nc],
+                        &mut self.lambda[t * nk..(t + 1) * nk],
+                    );
                     if start_trial(layout, x, ch, lam, tr, &mut workers[0], ctx.reference).is_err() {
                         tr.iterations = cfg.max_iters;
                     }

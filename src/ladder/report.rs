@@ -204,8 +204,13 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
                 seconds: Censored::of(&secs, seed("seconds")),
                 work: Censored::of(&work, seed("work")),
                 scores: Scores::of(&rs),
-                pooled_work: stats::pooled(&work),
-                pooled_seconds: stats::pooled(&secs),
+                // Every verified solution counts (rate-mode runs hold several).
+                pooled_work: stats::pooled_counts(
+                    &rs.iter().map(|r| (r.work as f64, r.solution_count())).collect::<Vec<_>>(),
+                ),
+                pooled_seconds: stats::pooled_counts(
+                    &rs.iter().map(|r| (r.wall_s, r.solution_count())).collect::<Vec<_>>(),
+                ),
                 memoryless: stats::exp_fit(
                     &work,
                     &rs.iter().map(|r| censor_work(r)).collect::<Vec<_>>(),
@@ -564,6 +569,8 @@ pub struct Written {
     pub rows: Vec<Row>,
     pub fits: Vec<Fit>,
     pub files: Vec<PathBuf>,
+    /// Work per solution by machine ([`super::devices`]).
+    pub devices: Vec<super::devices::Pooling>,
 }
 
 /// The run-time distribution plots, one per board size: `(file name, SVG)`.
@@ -700,7 +707,8 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             })
             .collect()
     };
-    let md = markdown(&records, &rows, &fits);
+    let pools = super::devices::pool(&records);
+    let md = markdown(&records, &rows, &fits) + &super::devices::markdown(&pools);
     let w = |p: &Path, s: &str| {
         std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
     };
@@ -737,7 +745,7 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         put(&name, &svg)?;
     }
     files.push(out.join("summary.json"));
-    let written = Written { records: records.len(), markdown: md, rows, fits, files };
+    let written = Written { records: records.len(), markdown: md, rows, fits, files, devices: pools };
     w(written.files.last().expect("summary"), &serde_json::to_string_pretty(&written).expect("plain data"))?;
     Ok(written)
 }
@@ -768,6 +776,10 @@ mod tests {
             max_score: 1,
             version: "0".into(),
             trace: Vec::new(),
+            solutions: None,
+            distinct_solutions: None,
+            trials: None,
+            device: None,
         }
     }
 

@@ -1,8 +1,9 @@
 //! The batch core every map driver shares, on both backends and in both formulations (F1's
 //! driver in `f1::map`, F2's in `dc`, and their GPU drivers in `backend::gpu`): one trial's
 //! bookkeeping with its cycle detector ([`Trial`]), the round loop's stop rules and progress
-//! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), and the outcome
-//! ([`MapResult`], built by [`result`] from the trials and their best boards).
+//! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), the outcome
+//! ([`MapResult`], built by [`result`] from the trials and their best boards), and the
+//! bookkeeping of rate mode (below).
 //!
 //! A batch keeps its float state flat and trial-major in the driver; only this small
 //! per-trial record is shared, with `E` the driver's own per-trial state (assignment solvers,
@@ -16,6 +17,38 @@
 //! fingerprints on the device with an order-independent sum of mixed words
 //! (`shaders/hash.wgsl`), since the state never comes up; the values differ from the CPU's,
 //! the rule that uses them is this one.
+//!
+//! **Rate mode** (`keep_going`, `concur solve --keep-going`): a solution does not stop the
+//! batch. The round loop of a driver in rate mode is
+//!
+//! ```text
+//! let mut rounds = Rounds::keep_going(cfg.on_solution.clone());   // instead of Rounds::start()
+//! loop {
+//!     /* run one round of every active trial, as now; a trial that solves sets solved_at
+//!        (Trial::solve) and its best board holds the solution */
+//!     for t in rounds.harvest(puzzle, &mut trials, |t| board_of(t)) {
+//!         /* give trial t a fresh point drawn from trials[t].rng, as at its start */
+//!     }
+//!     if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
+//!         break;
+//!     }
+//! }
+//! rounds.finish(puzzle, &trials, &best, place)                     // instead of batch::result
+//! ```
+//!
+//! [`Rounds::harvest`] is the hook: on the host, between rounds, in trial order, it checks
+//! each solved trial's board with [`verify::check`], records it ([`Found`]: trial, the
+//! iterations of its segment, its class up to turning the board, its viewer link), hands it
+//! to the [`SolutionSink`], and [`Trial::resume`]s the trial (a new segment from its current
+//! iteration); the driver then redraws the state of every trial it returns from the trial's
+//! own stream. The record is therefore the same on any number of threads, and the same seed
+//! gives the same solutions under an iteration budget. [`Rounds::finish`] puts them in
+//! [`MapResult::rate`]. The CPU drivers (`f1::map`, `dc`) do this. A GPU driver does it with
+//! its trial records on the host: after a submission's status comes up, the solved trials'
+//! boards come up with it (as for a stop-at-first run), `harvest` runs, and the trials it
+//! returns get a fresh start uploaded (the same draws as the CPU's `randomize`, from
+//! `trials[t].rng`) and are marked live again before the next submission; then the backend's
+//! `Backend::supports_keep_going` stops refusing it.
 
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::rng::trial_seed;

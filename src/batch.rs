@@ -626,12 +626,15 @@ impl KeepGoing {
 /// placement codes (`piece * 4 + rot`) over its quarter turns (square boards) or its half
 /// turn (other boards). Two boards share a key exactly when one is a turn of the other.
 pub fn turn_class_key(board: &Board) -> Vec<u16> {
-    let turns: &[u8] = if board.width == board.height { &[0, 1, 2, 3] } else { &[0, 2] };
-    turns
-        .iter()
-        .map(|&k| crate::diagnose::turned(board, k).cells.iter().map(|p| p.piece * 4 + u16::from(p.rot)).collect())
-        .min()
-        .expect("at least one turn")
+    let code = |b: &Board| -> Vec<u16> { b.cells.iter().map(|p| p.piece * 4 + u16::from(p.rot)).collect() };
+    let quarter = crate::search::backtrack::rotate_board(board);
+    let half = crate::search::backtrack::rotate_board(&quarter);
+    let mut keys = vec![code(board), code(&half)];
+    if board.width == board.height {
+        keys.push(code(&quarter));
+        keys.push(code(&crate::search::backtrack::rotate_board(&half)));
+    }
+    keys.into_iter().min().expect("at least one turn")
 }
 
 /// A snapshot for progress displays.

@@ -123,7 +123,7 @@ pub struct DcConfig {
     /// consistency rules out given the cells whose concur value reaches this threshold are
     /// held at 0 with certain weight. None: the plain map.
     pub propagate: Option<f32>,
-    /// Rate mode, as for F1 ([`crate::f1::map::MapConfig::keep_going`]): every solution is
+    /// Rate mode, as for F1 (its `MapConfig::keep_going`): every solution is
     /// verified and recorded, and its trial starts again from a fresh point of its stream.
     pub keep_going: bool,
     /// Rate mode: where each solution goes as it is found.

@@ -183,8 +183,11 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
         .map(|((label, area, width), rs)| {
             let height = area / width;
             let solved = rs.iter().filter(|r| r.solved).count();
-            let secs: Vec<(f64, bool)> = rs.iter().map(|r| (r.wall_s, r.solved)).collect();
-            let work: Vec<(f64, bool)> = rs.iter().map(|r| (r.work as f64, r.solved)).collect();
+            // Time and work to the first solution: a rate-mode run records its whole budget
+            // (its solutions pool below), not its time to a first solution, so it is left out.
+            let firsts: Vec<&Record> = rs.iter().copied().filter(|r| r.solutions.is_none()).collect();
+            let secs: Vec<(f64, bool)> = firsts.iter().map(|r| (r.wall_s, r.solved)).collect();
+            let work: Vec<(f64, bool)> = firsts.iter().map(|r| (r.work as f64, r.solved)).collect();
             let seed = |what: &str| stats::stable_hash(&format!("{label}|{width}x{height}|{what}"));
             let time_limit_s = rs
                 .iter()
@@ -213,7 +216,7 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
                 ),
                 memoryless: stats::exp_fit(
                     &work,
-                    &rs.iter().map(|r| censor_work(r)).collect::<Vec<_>>(),
+                    &firsts.iter().map(|r| censor_work(r)).collect::<Vec<_>>(),
                     RESAMPLES,
                     seed("memoryless"),
                 ),
@@ -590,7 +593,7 @@ pub fn rtd_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
                 .map(|r| {
                     let obs: Vec<(f64, bool)> = records
                         .iter()
-                        .filter(|x| x.label == r.label && (x.width, x.height) == (w, h))
+                        .filter(|x| x.label == r.label && (x.width, x.height) == (w, h) && x.solutions.is_none())
                         .map(|x| (x.wall_s, x.solved))
                         .collect();
                     let km = KaplanMeier::new(&obs);

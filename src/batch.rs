@@ -1,8 +1,9 @@
 //! The batch core every map driver shares, on both backends and in both formulations (F1's
 //! driver in `f1::map`, F2's in `dc`, and their GPU drivers in `backend::gpu`): one trial's
 //! bookkeeping with its cycle detector ([`Trial`]), the round loop's stop rules and progress
-//! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), and the outcome
-//! ([`MapResult`], built by [`result`] from the trials and their best boards).
+//! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), the outcome
+//! ([`MapResult`], built by [`result`] from the trials and their best boards), and the
+//! bookkeeping of rate mode (below).
 //!
 //! A batch keeps its float state flat and trial-major in the driver; only this small
 //! per-trial record is shared, with `E` the driver's own per-trial state (assignment solvers,
@@ -16,6 +17,38 @@
 //! fingerprints on the device with an order-independent sum of mixed words
 //! (`shaders/hash.wgsl`), since the state never comes up; the values differ from the CPU's,
 //! the rule that uses them is this one.
+//!
+//! **Rate mode** (`keep_going`, `concur solve --keep-going`): a solution does not stop the
+//! batch. The round loop of a driver in rate mode is
+//!
+//! ```text
+//! let mut rounds = Rounds::keep_going(cfg.on_solution.clone());   // instead of Rounds::start()
+//! loop {
+//!     /* run one round of every active trial, as now; a trial that solves sets solved_at
+//!        (Trial::solve) and its best board holds the solution */
+//!     for t in rounds.harvest(puzzle, &mut trials, |t| board_of(t)) {
+//!         /* give trial t a fresh point drawn from trials[t].rng, as at its start */
+//!     }
+//!     if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
+//!         break;
+//!     }
+//! }
+//! rounds.finish(puzzle, &trials, &best, place)                     // instead of batch::result
+//! ```
+//!
+//! [`Rounds::harvest`] is the hook: on the host, between rounds, in trial order, it checks
+//! each solved trial's board with [`verify::check`], records it ([`Found`]: trial, the
+//! iterations of its segment, its class up to turning the board, its viewer link), hands it
+//! to the [`SolutionSink`], and [`Trial::resume`]s the trial (a new segment from its current
+//! iteration); the driver then redraws the state of every trial it returns from the trial's
+//! own stream. The record is therefore the same on any number of threads, and the same seed
+//! gives the same solutions under an iteration budget. [`Rounds::finish`] puts them in
+//! [`MapResult::rate`]. The CPU drivers (`f1::map`, `dc`) do this. A GPU driver does it with
+//! its trial records on the host: after a submission's status comes up, the solved trials'
+//! boards come up with it (as for a stop-at-first run), `harvest` runs, and the trials it
+//! returns get a fresh start uploaded (the same draws as the CPU's `randomize`, from
+//! `trials[t].rng`) and are marked live again before the next submission; then the backend's
+//! `Backend::supports_keep_going` stops refusing it.
 
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::rng::trial_seed;
@@ -23,7 +56,7 @@ use crate::search::backtrack::{BacktrackConfig, Backtracker, mismatch_region};
 use crate::verify::{self, Consistency, Network};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Exact limit cycles: a trial whose state fingerprint repeats one of its last this many
@@ -61,6 +94,11 @@ pub(crate) struct Trial<E> {
     start_best: usize,
     start_improved_at: u64,
     pub stall_restarts: u64,
+    /// Rate mode ([`Rounds::keep_going`]): the iteration at which the trial's current
+    /// segment began (0, or where it resumed after its last solution), and the verified
+    /// solutions it has found.
+    pub segment_start: u64,
+    pub solutions: u64,
     pub extra: E,
 }
 
@@ -81,6 +119,8 @@ impl<E> Trial<E> {
             start_best: 0,
             start_improved_at: 0,
             stall_restarts: 0,
+            segment_start: 0,
+            solutions: 0,
             extra,
         }
     }
@@ -151,6 +191,24 @@ impl<E> Trial<E> {
         false
     }
 
+    /// Rate mode: after its solution was recorded, the trial starts a new segment at its
+    /// current iteration, as a fresh trial would (no solution, no best score, no stall, cycle
+    /// or completion memory, cold assignments). Its counters (iterations, restarts, ...) go
+    /// on. The driver then draws its fresh point from the trial's own stream ([`Self::rng`]).
+    pub fn resume(&mut self) {
+        self.solved_at = None;
+        self.solved_by = None;
+        self.best_score = 0;
+        self.hashes = [0; CYCLE_MEMORY];
+        self.hash_pos = 0;
+        self.warm = false;
+        self.start_best = 0;
+        self.start_improved_at = self.iterations;
+        self.trig.improved_at = self.iterations;
+        self.segment_start = self.iterations;
+        self.solutions += 1;
+    }
+
     /// Forgets the fingerprints seen (a driver that restarts a trial for another reason).
     pub fn forget_cycles(&mut self) {
         self.hashes = [0; CYCLE_MEMORY];
@@ -190,9 +248,11 @@ pub(crate) fn result<E>(
                 completions: t.trig.runs,
                 completion_nodes: t.trig.nodes,
                 stall_restarts: t.stall_restarts,
+                solutions: t.solutions,
             })
             .collect(),
         devices: Vec::new(),
+        rate: None,
     }
 }
 
@@ -317,21 +377,70 @@ pub(crate) fn chunk_size(trials: usize) -> usize {
     trials.div_ceil(rayon::current_num_threads().max(1) * 4).max(1)
 }
 
-/// The round bookkeeping every batch driver shares: progress, stop rules, the outcome.
+/// The round bookkeeping every batch driver shares: progress, stop rules, the outcome, and in
+/// rate mode the solutions found ([`Rounds::keep_going`]).
 pub(crate) struct Rounds {
     start: Instant,
+    keep: Option<KeepGoing>,
 }
 
 impl Rounds {
+    /// A stop-at-first (or all-trials) batch: [`Rounds::harvest`] is never called.
     pub(crate) fn start() -> Self {
-        Rounds { start: Instant::now() }
+        Rounds { start: Instant::now(), keep: None }
+    }
+
+    /// A batch in rate mode (`keep_going`): every solution is verified, recorded (and handed
+    /// to `sink` at once), and its trial goes on from a fresh point of its own stream, until
+    /// the time limit or every trial's iteration budget. The driver calls
+    /// [`Rounds::harvest`] after every round and [`Rounds::finish`] at the end.
+    pub(crate) fn keep_going(sink: Option<SolutionSink>) -> Self {
+        Rounds { start: Instant::now(), keep: Some(KeepGoing { sink, ..KeepGoing::default() }) }
     }
 
     pub(crate) fn elapsed_s(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// Reports progress after a round; returns true when the batch should stop.
+    /// **The rate-mode hook** every driver calls after each round (before
+    /// [`Rounds::after_round`]), on the host, with the round's trials: each trial that solved
+    /// in the round (`solved_at` set, in trial order, so the record does not depend on the
+    /// threads) has its board (`board_of(t)`, the trial's best board: its solution) checked
+    /// by the exact verifier, recorded with its trial and the iterations of its segment, and
+    /// handed to the sink; the trial is then [`Trial::resume`]d. Returns the trials resumed:
+    /// the driver must give each a fresh point drawn from its own `rng` (as at its start)
+    /// before the next round. A claim the verifier rejects is not recorded (it is counted in
+    /// [`RateRun::rejected`]) and its trial resumes alike. Does nothing outside rate mode.
+    pub(crate) fn harvest<E>(
+        &mut self,
+        puzzle: &Puzzle,
+        trials: &mut [Trial<E>],
+        board_of: impl Fn(usize) -> Board,
+    ) -> Vec<usize> {
+        let wall_s = self.elapsed_s();
+        let Some(keep) = self.keep.as_mut() else { return Vec::new() };
+        let total: u64 = trials.iter().map(|t| t.iterations).sum();
+        let mut resumed = Vec::new();
+        for (t, tr) in trials.iter_mut().enumerate() {
+            let Some(at) = tr.solved_at else { continue };
+            keep.record(
+                puzzle,
+                t,
+                at - tr.segment_start,
+                at,
+                tr.solved_by.unwrap_or(Mechanism::Map),
+                wall_s,
+                total,
+                board_of(t),
+            );
+            tr.resume();
+            resumed.push(t);
+        }
+        resumed
+    }
+
+    /// Reports progress after a round; returns true when the batch should stop. In rate mode
+    /// a solution does not stop it (`stop_at_first` is ignored).
     pub(crate) fn after_round<E>(
         &self,
         trials: &[Trial<E>],
@@ -347,10 +456,37 @@ impl Rounds {
             best_score: trials.iter().map(|t| t.best_score).max().unwrap_or(0),
             solved_trials: solved,
             elapsed_s: self.elapsed_s(),
+            solutions: self.keep.as_ref().map_or(0, |k| k.found.len()),
         });
+        let stop_at_first = stop_at_first && self.keep.is_none();
         let budget_done = trials.iter().all(|t| t.solved_at.is_some() || t.iterations >= max_iters);
         let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested();
         (stop_at_first && solved > 0) || budget_done || timed_out
+    }
+
+    /// The outcome ([`result`]); in rate mode with [`MapResult::rate`], the first solution
+    /// found as [`MapResult::solution`] and as the best board.
+    pub(crate) fn finish<E>(
+        self,
+        puzzle: &Puzzle,
+        trials: &[Trial<E>],
+        best: &[u32],
+        place: impl Fn(&[u32]) -> Vec<Placement>,
+    ) -> MapResult {
+        let wall_s = self.elapsed_s();
+        let mut r = result(puzzle, trials, best, place, wall_s);
+        let Some(keep) = self.keep else { return r };
+        if let Some(f) = keep.found.first() {
+            r.solution = Some((f.trial, f.trial_iteration, f.board.clone()));
+            (r.best, r.best_score) = (f.board.clone(), puzzle.max_score());
+        }
+        r.rate = Some(RateRun {
+            distinct: keep.classes.len(),
+            solutions: keep.found,
+            rejected: keep.rejected,
+            sink_error: keep.sink_error,
+        });
+        r
     }
 
     /// The first solution: fewest iterations, then lowest trial, so it does not depend on
@@ -365,6 +501,143 @@ impl Rounds {
     }
 }
 
+/// Where a rate-mode batch hands each verified solution as it is found (for example, to
+/// append it as a JSON line and flush, so that a killed run keeps every solution). It runs on
+/// the driver's thread, between rounds; an error it returns is kept ([`RateRun::sink_error`])
+/// and the run goes on.
+#[derive(Clone)]
+pub struct SolutionSink(Arc<Mutex<SinkFn>>);
+
+type SinkFn = dyn FnMut(&Found) -> Result<(), String> + Send;
+
+impl SolutionSink {
+    pub fn new(f: impl FnMut(&Found) -> Result<(), String> + Send + 'static) -> Self {
+        SolutionSink(Arc::new(Mutex::new(f)))
+    }
+
+    fn call(&self, found: &Found) -> Result<(), String> {
+        let mut f = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        f(found)
+    }
+}
+
+impl std::fmt::Debug for SolutionSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SolutionSink")
+    }
+}
+
+/// One verified solution of a rate-mode batch, as it is recorded and appended.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Found {
+    /// Its place in the order found (0, 1, ...): by round, then by trial.
+    pub index: usize,
+    pub trial: usize,
+    /// The iterations of its segment: from the trial's start, or from where it resumed after
+    /// its previous solution, to this one (the trial's run length to this solution).
+    pub segment_iterations: u64,
+    /// The trial's own iteration count at the solution.
+    pub trial_iteration: u64,
+    pub mechanism: Mechanism,
+    /// Seconds since the batch started, and the batch's trial-iterations, at the end of the
+    /// round that found it.
+    pub wall_s: f64,
+    pub batch_trial_iterations: u64,
+    /// Its class up to turning the board (0, 1, ... in the order the classes were first
+    /// found): the whole board turned by quarter turns on a square board, by a half turn on
+    /// another; `new_class` when it is the first of its class.
+    pub class: usize,
+    pub new_class: bool,
+    /// The board in Brendan Owen's solution format, and as a viewer link (when the puzzle's
+    /// colours fit the viewer).
+    pub board_text: String,
+    pub viewer_link: Option<String>,
+    #[serde(skip)]
+    pub board: Board,
+}
+
+/// What a rate-mode batch found ([`MapResult::rate`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RateRun {
+    /// Every verified solution, in the order found.
+    pub solutions: Vec<Found>,
+    /// How many of them are distinct up to turning the board.
+    pub distinct: usize,
+    /// Claims the exact verifier rejected (none are expected; they are not solutions).
+    pub rejected: u64,
+    /// The first error of the solution sink, if it failed (the run went on).
+    pub sink_error: Option<String>,
+}
+
+/// The bookkeeping of rate mode inside [`Rounds`].
+#[derive(Default)]
+struct KeepGoing {
+    found: Vec<Found>,
+    /// Canonical board (the least placement codes over its turns) to class.
+    classes: std::collections::HashMap<Vec<u16>, usize>,
+    rejected: u64,
+    sink: Option<SolutionSink>,
+    sink_error: Option<String>,
+}
+
+impl KeepGoing {
+    #[allow(clippy::too_many_arguments, reason = "one solution's facts")]
+    fn record(
+        &mut self,
+        puzzle: &Puzzle,
+        trial: usize,
+        segment_iterations: u64,
+        trial_iteration: u64,
+        mechanism: Mechanism,
+        wall_s: f64,
+        batch_trial_iterations: u64,
+        board: Board,
+    ) {
+        if !verify::check(puzzle, &board).valid {
+            self.rejected += 1;
+            return;
+        }
+        let key = turn_class_key(&board);
+        let fresh = self.classes.len();
+        let class = *self.classes.entry(key).or_insert(fresh);
+        let found = Found {
+            index: self.found.len(),
+            trial,
+            segment_iterations,
+            trial_iteration,
+            mechanism,
+            wall_s,
+            batch_trial_iterations,
+            class,
+            new_class: class == fresh,
+            board_text: crate::puzzle::format::write_solution(&board).unwrap_or_default(),
+            viewer_link: crate::puzzle::format::viewer_link(puzzle, &board),
+            board,
+        };
+        if let Some(sink) = &self.sink
+            && let Err(e) = sink.call(&found)
+        {
+            self.sink_error.get_or_insert(e);
+        }
+        self.found.push(found);
+    }
+}
+
+/// The key of a board's class up to turning the whole board: the least sequence of
+/// placement codes (`piece * 4 + rot`) over its quarter turns (square boards) or its half
+/// turn (other boards). Two boards share a key exactly when one is a turn of the other.
+pub fn turn_class_key(board: &Board) -> Vec<u16> {
+    let code = |b: &Board| -> Vec<u16> { b.cells.iter().map(|p| p.piece * 4 + u16::from(p.rot)).collect() };
+    let quarter = crate::search::backtrack::rotate_board(board);
+    let half = crate::search::backtrack::rotate_board(&quarter);
+    let mut keys = vec![code(board), code(&half)];
+    if board.width == board.height {
+        keys.push(code(&quarter));
+        keys.push(code(&crate::search::backtrack::rotate_board(&half)));
+    }
+    keys.into_iter().min().expect("at least one turn")
+}
+
 /// A snapshot for progress displays.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
@@ -373,6 +646,8 @@ pub struct Progress {
     pub best_score: usize,
     pub solved_trials: usize,
     pub elapsed_s: f64,
+    /// Rate mode: verified solutions recorded so far.
+    pub solutions: usize,
 }
 
 /// Outcome of a batched run.
@@ -391,6 +666,9 @@ pub struct MapResult {
     /// A batch split over several devices (`--adapter all`): each one's share and rate, in
     /// trial order; empty for a batch on one device or the CPU.
     pub devices: Vec<DeviceShare>,
+    /// Rate mode (`keep_going`): every solution found; None for a stop-at-first or
+    /// all-trials batch.
+    pub rate: Option<RateRun>,
 }
 
 /// One device's share of a batch split over several: its adapter, its trials (the batch's
@@ -441,7 +719,7 @@ impl MapResult {
             trials.extend(r.trials);
         }
         let (best_score, best) = best?;
-        Some(MapResult { solution, best, best_score, max_score, trial_iterations, wall_s, trials, devices })
+        Some(MapResult { solution, best, best_score, max_score, trial_iterations, wall_s, trials, devices, rate: None })
     }
 }
 
@@ -461,4 +739,11 @@ pub struct TrialSummary {
     pub completion_nodes: u64,
     /// Restarts (or kicks) after `restart_stall` iterations without a new best.
     pub stall_restarts: u64,
+    /// Rate mode: the verified solutions the trial found.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub solutions: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

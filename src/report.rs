@@ -58,6 +58,9 @@ pub struct SolveReport {
     /// Method-specific counters.
     #[serde(flatten)]
     pub details: Map<String, Value>,
+    /// Rate mode (`--keep-going`): every verified solution, in the order found.
+    #[serde(rename = "solution_list", skip_serializing_if = "Option::is_none")]
+    pub solutions: Option<Vec<crate::batch::Found>>,
 }
 
 impl SolveReport {
@@ -89,6 +92,7 @@ impl SolveReport {
             seed,
             board,
             details: details.as_object().expect("object").clone(),
+            solutions: None,
         }
     }
 
@@ -133,6 +137,7 @@ impl SolveReport {
             seed: cfg.seed,
             board,
             details,
+            solutions: None,
         }
     }
 
@@ -174,6 +179,17 @@ impl SolveReport {
         if let Value::Object(extra) = params {
             details.extend(extra);
         }
+        if let Some(rate) = &r.rate {
+            details.insert("keep_going".into(), json!(true));
+            details.insert("solutions".into(), json!(rate.solutions.len()));
+            details.insert("distinct_solutions".into(), json!(rate.distinct));
+            if rate.rejected > 0 {
+                details.insert("rejected_claims".into(), json!(rate.rejected));
+            }
+            if let Some(e) = &rate.sink_error {
+                details.insert("solutions_error".into(), json!(e));
+            }
+        }
         SolveReport {
             method,
             solved,
@@ -183,6 +199,7 @@ impl SolveReport {
             seed,
             board: Some(board),
             details,
+            solutions: r.rate.as_ref().map(|rate| rate.solutions.clone()),
         }
     }
 
@@ -228,6 +245,7 @@ impl SolveReport {
             seed: local.seed,
             board: Some(local.board.clone()),
             details,
+            solutions: None,
         }
     }
 
@@ -251,6 +269,20 @@ impl SolveReport {
                 other => other.to_string(),
             };
             s.push_str(&format!(", {k} {v}"));
+        }
+        for f in self.solutions.iter().flatten() {
+            s.push_str(&format!(
+                "\nsolution {}: trial {}, segment {} iterations (trial at {}), {}, class {}{}, {:.3} s, viewer: {}",
+                f.index,
+                f.trial,
+                f.segment_iterations,
+                f.trial_iteration,
+                f.mechanism.as_str(),
+                f.class,
+                if f.new_class { " (new)" } else { "" },
+                f.wall_s,
+                f.viewer_link.as_deref().unwrap_or("(too many colours for the viewer)"),
+            ));
         }
         s
     }

@@ -11,7 +11,7 @@
 
 use crate::assign::Precision;
 use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, Unsupported};
-use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress};
+use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress, SolutionSink};
 use crate::certify::Certificate;
 use crate::dc::{self, DcConfig, Readout, Weights};
 use crate::f1::map::{self, AdaptiveWeights, AssignOn, MapConfig};
@@ -25,6 +25,7 @@ use crate::search::hill::{self, HillConfig};
 use crate::search::scan::{self, ScanProgress, ScanSolveConfig, TreeChoice};
 use crate::verify::{self, Consistency};
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// RRR's and the difference map's metric between the constraint classes: the weights of the
@@ -78,6 +79,13 @@ pub struct MapOptions {
     /// rates and iteration quartiles).
     #[arg(long)]
     pub all_trials: bool,
+    /// Rate mode (rrr, dm, dc; cpu backend): a solution does not end the run. Each solved
+    /// trial's board is verified and recorded, and the trial goes on from a fresh point of
+    /// its seeded stream, until --time-limit or every trial's --max-iters. The run reports
+    /// the trial-iterations, every solution (its trial and the iterations of its segment),
+    /// how many are distinct up to turning the board, and each board as a viewer link.
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 /// Options of F1, the map in edge-colour space (rrr, dm).
@@ -316,6 +324,11 @@ pub struct SolveSpec {
     #[arg(skip)]
     #[serde(skip)]
     pub certify: Certify,
+    /// With --keep-going: append every solution to this file as one JSON line when it is
+    /// found (flushed, so a killed run keeps every solution found).
+    #[arg(long, value_name = "FILE", requires = "keep_going")]
+    #[serde(skip)]
+    pub solutions: Option<PathBuf>,
 }
 
 /// The command line with no flags: where [`SolveSpec::default`] reads the defaults.
@@ -433,6 +446,15 @@ impl SolveSpec {
                 return Err(spec_err("--trials must be at least 1"));
             }
         }
+        if self.maps.keep_going && !self.is_map() {
+            return Err(spec_err("--keep-going is an option of the maps (--method rrr, dm and dc)"));
+        }
+        if self.maps.keep_going && self.certify != Certify::None {
+            return Err(spec_err("--dump-state certifies stop-at-first runs; it does not apply to --keep-going"));
+        }
+        if self.solutions.is_some() && !self.maps.keep_going {
+            return Err(spec_err("--solutions records the solutions of a --keep-going run"));
+        }
         if self.method == Method::Scan && self.tree.restart_base == Some(0) {
             return Err(spec_err("--restart-base must be at least 1"));
         }
@@ -487,6 +509,8 @@ impl SolveSpec {
             kick: f.kick,
             join_weights: map::join_weights_or_default(f.join_weights.map(|w| w.0)),
             adapt: f.adapt,
+            keep_going: self.maps.keep_going,
+            on_solution: None,
         }
     }
 
@@ -509,6 +533,8 @@ impl SolveSpec {
             complete: self.completion.completion(),
             keep_fixed_points: self.certify != Certify::None,
             propagate: d.propagate,
+            keep_going: self.maps.keep_going,
+            on_solution: None,
         }
     }
 
@@ -569,6 +595,9 @@ impl SolveSpec {
 
     /// Whether `backend` runs this spec (always, for the searches that run on the CPU).
     pub fn supported_by(&self, backend: &dyn Backend) -> Result<(), Unsupported> {
+        if self.is_map() && self.maps.keep_going {
+            backend.supports_keep_going()?;
+        }
         match self.method {
             Method::Rrr | Method::Dm => backend.supports_f1(&self.map_config()),
             Method::Dc => backend.supports_dc(&self.dc_config()),
@@ -584,6 +613,9 @@ impl SolveSpec {
 
     /// Whether the spec's placement of the work fits `backend`.
     fn check_backend(&self, backend: &dyn Backend) -> Result<(), SolveError> {
+        if self.is_map() && self.maps.keep_going {
+            backend.supports_keep_going().map_err(EngineError::from)?;
+        }
         if self.is_f1() && self.f1.assign.on_device() && !backend.is_gpu() {
             return Err(spec_err(
                 "--assign gpu needs the GPU backend (--backend gpu), which is not running this solve",
@@ -655,6 +687,8 @@ pub struct Solved {
     /// over its trials, a search's nodes, a local search's moves or iterations).
     pub work: u64,
     pub work_unit: &'static str,
+    /// Rate mode: the verified solutions of the run (None: a run that stops at its first).
+    pub solutions: Option<u64>,
     /// What found the solution (`map`, `map+ac`, `scan`, ...); None when unsolved.
     pub mechanism: Option<String>,
     /// (seconds, new best score), for the maps and the local searches.
@@ -731,7 +765,16 @@ impl Solved {
     /// A search's result: the search itself is the mechanism of its solution.
     fn of(report: SolveReport, work: u64, unit: &'static str, trace: Vec<(f64, usize)>) -> Self {
         let mechanism = report.solved.then(|| report.method.name().to_string());
-        Solved { report, work, work_unit: unit, mechanism, trace, certificates: Vec::new(), certificate_error: None }
+        Solved {
+            report,
+            work,
+            work_unit: unit,
+            solutions: None,
+            mechanism,
+            trace,
+            certificates: Vec::new(),
+            certificate_error: None,
+        }
     }
 }
 
@@ -754,8 +797,13 @@ fn run_map(
         EngineError::Assign(a) => SolveError::NoBoard(a),
         e => SolveError::Engine(e),
     };
+    let sink = match &spec.solutions {
+        Some(path) if spec.maps.keep_going => Some(solution_sink(puzzle, spec, path)?),
+        _ => None,
+    };
     let (batch, report) = if spec.method == Method::Dc {
-        let cfg = spec.dc_config();
+        let mut cfg = spec.dc_config();
+        cfg.on_solution = sink;
         let batch = backend.solve_dc(puzzle, &cfg, spec.certify, &mut heard).map_err(no_board)?;
         check_claim(puzzle, &batch.result)?;
         let params = serde_json::json!({
@@ -768,6 +816,7 @@ fn run_map(
     } else {
         let mut cfg = spec.map_config();
         cfg.assign = backend.f1_assign(&cfg);
+        cfg.on_solution = sink;
         let batch = backend.solve_f1(puzzle, &cfg, spec.certify, &mut heard).map_err(no_board)?;
         check_claim(puzzle, &batch.result)?;
         let report = SolveReport::from_f1(puzzle, spec.method, &batch.result, &cfg);
@@ -781,7 +830,31 @@ fn run_map(
         .solution
         .as_ref()
         .map(|(t, _, _)| result.trials[*t].solved_by.unwrap_or(Mechanism::Map).as_str().to_string());
-    Ok(Solved { report, work, work_unit: "iterations", mechanism, trace, certificates, certificate_error })
+    let solutions = result.rate.as_ref().map(|r| r.solutions.len() as u64);
+    Ok(Solved { report, work, work_unit: "iterations", solutions, mechanism, trace, certificates, certificate_error })
+}
+
+/// The sink of `--solutions`: each solution appended to `path` as one JSON line (the
+/// record of [`crate::batch::Found`] with the run's method, seed and board size), flushed.
+fn solution_sink(puzzle: &Puzzle, spec: &SolveSpec, path: &std::path::Path) -> Result<SolutionSink, SolveError> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| spec_err(format!("cannot open {} for the solutions: {e}", path.display())))?;
+    let head = serde_json::json!({
+        "method": spec.method.name(), "seed": spec.seed, "trials": spec.maps.trials,
+        "width": puzzle.width(), "height": puzzle.height(),
+    });
+    Ok(SolutionSink::new(move |found| {
+        let mut line = head.clone();
+        if let (Some(o), Ok(serde_json::Value::Object(f))) = (line.as_object_mut(), serde_json::to_value(found)) {
+            o.extend(f);
+        }
+        let text = line.to_string() + "\n";
+        file.write_all(text.as_bytes()).and_then(|()| file.flush()).map_err(|e| e.to_string())
+    }))
 }
 
 /// Never report a claim the exact verifier has not seen.

@@ -468,3 +468,216 @@ fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
         }
     }
 }
+
+/// A map entry in rate mode with a batch: its work is every trial-iteration, its solutions
+/// all it found; the machine is recorded; old records (without these fields) still read.
+#[test]
+fn a_rate_mode_entry_records_its_trials_solutions_and_machine() {
+    let dir = tmp("rate-entry");
+    let cfg = r#"
+runs = 2
+seed = 3
+machine = "test machine"
+
+[[instances]]
+generate = { width = 4, height = 4, seed = 2 }
+
+[[methods]]
+method = "rrr"
+label = "rrr rate"
+trials = 3
+keep_going = true
+max_iters = 2000
+
+[[methods]]
+method = "rrr"
+max_iters = 2000
+"#;
+    let cfg = ladder::parse_config(cfg).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    assert_eq!(recs.len(), 4);
+    for r in &recs {
+        assert_eq!((r.backend.as_str(), r.device.as_deref()), ("cpu", Some("test machine")));
+        if r.label == "rrr rate" {
+            assert_eq!((r.trials, r.work), (Some(3), 6000), "{r:?}");
+            let n = r.solutions.expect("rate mode counts its solutions");
+            assert!(n >= 2 && r.solved && r.solution_count() == n, "{r:?}");
+            assert!(r.distinct_solutions.is_some_and(|d| d >= 1 && d <= n));
+        } else {
+            assert_eq!((r.trials, r.solutions), (None, None));
+            assert_eq!(r.solution_count(), u64::from(r.solved));
+        }
+    }
+    let line = r#"{"instance":"a","width":4,"height":4,"colors":4,"method":"rrr","label":"rrr","params":{},"run":0,"seed":1,"backend":"cpu","solved":true,"mechanism":"map","work":10,"work_unit":"iterations","wall_s":0.1,"best_score":24,"max_score":24,"version":"0.1.0"}"#;
+    let old: Record = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        (old.solutions, old.device.as_deref(), old.machine().as_str(), old.solution_count()),
+        (None, None, "cpu", 1)
+    );
+    assert_eq!(serde_json::to_string(&old).unwrap(), line, "an old record writes back the same");
+    // Entries that cannot run are refused when the config is read.
+    for bad in [
+        "method = \"scan\"\nbackend = \"gpu\"",
+        "method = \"rrr\"\nbackend = \"tpu\"",
+        "method = \"rrr\"\nassign = \"gpu-jv\"",
+        "method = \"scan\"\nkeep_going = true",
+        "method = \"rrr\"\nall_trials = true",
+    ] {
+        let text = format!("[[instances]]\ngenerate = {{ width = 3, height = 3 }}\n[[methods]]\n{bad}\n");
+        assert!(ladder::parse_config(&text).is_err(), "{bad}");
+    }
+    let gpu = "[[instances]]\ngenerate = { width = 3, height = 3 }\n[[methods]]\nmethod = \"rrr\"\nbackend = \"gpu\"\ntrials = 64\nkeep_going = true\n";
+    let m = &ladder::parse_config(gpu).unwrap().methods[0];
+    assert_eq!(
+        (m.backend, m.spec.maps.trials, m.spec.maps.keep_going),
+        (concur::backend::BackendChoice::Gpu, 64, true)
+    );
+}
+
+mod devices {
+    use concur::ladder::devices;
+    use concur::ladder::{Record, report};
+    use rand::{RngExt, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A record of a run on `device` (a GPU when `gpu`) that spent `work` at `rate` per
+    /// second and found `solutions` (rate mode when `rate_mode`).
+    fn rec(label: &str, run: u64, gpu: bool, work: f64, rate: f64, solutions: u64, rate_mode: bool) -> Record {
+        Record {
+            instance: "i".into(),
+            width: 8,
+            height: 7,
+            colors: 10,
+            method: "rrr".into(),
+            label: label.into(),
+            params: serde_json::json!({}),
+            run,
+            seed: run,
+            backend: if gpu { "gpu: H200".into() } else { "cpu".into() },
+            solved: solutions > 0,
+            mechanism: (solutions > 0).then(|| "map".into()),
+            work: work.round() as u64,
+            work_unit: "iterations".into(),
+            wall_s: work.round() / rate,
+            best_score: 0,
+            max_score: 97,
+            version: "0".into(),
+            trace: Vec::new(),
+            solutions: rate_mode.then_some(solutions),
+            distinct_solutions: None,
+            trials: gpu.then_some(4096),
+            device: Some(if gpu { "H200".into() } else { "dev VM".into() }),
+        }
+    }
+
+    fn exp(rng: &mut Xoshiro256PlusPlus, mean: f64) -> f64 {
+        -mean * (1.0 - rng.random::<f64>()).ln()
+    }
+
+    /// Synthetic campaigns with known rates: CPU runs of one trial to their first solution or
+    /// a budget, at 1e5 iterations/s per core; device runs in rate mode, at 4e6 iterations/s,
+    /// whose solutions are the renewals of memoryless run lengths in their work. Work per
+    /// solution `cpu_mean` on the CPU and `gpu_mean` on the device.
+    fn campaign(seed: u64, cpu_mean: f64, gpu_mean: f64) -> Vec<Record> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut rs = Vec::new();
+        for run in 0..12 {
+            let budget = 2.0e6;
+            let x = exp(&mut rng, cpu_mean);
+            rs.push(if x <= budget {
+                rec("m", run, false, x, 1e5, 1, false)
+            } else {
+                rec("m", run, false, budget, 1e5, 0, false)
+            });
+        }
+        for run in 100..104 {
+            let w = 1.0e7;
+            let (mut t, mut n) = (exp(&mut rng, gpu_mean), 0);
+            while t <= w {
+                n += 1;
+                t += exp(&mut rng, gpu_mean);
+            }
+            rs.push(rec("m", run, true, w, 4e6, n, true));
+        }
+        rs
+    }
+
+    #[test]
+    fn rates_stay_apart_and_seconds_per_solution_are_pooled_work_over_each_rate() {
+        let rs = campaign(1, 1e6, 1e6);
+        let p = &devices::pool(&rs)[0];
+        assert!(p.disagree.is_empty(), "{p:?}");
+        let pooled = p.pooled.expect("agreeing machines pool");
+        let total: f64 = rs.iter().map(|r| r.work as f64).sum();
+        let sols: u64 = rs.iter().map(|r| r.solution_count()).sum();
+        assert_eq!((pooled.total, pooled.solutions as u64), (total, sols));
+        let (gpu, cpu) = (&p.machines[0], &p.machines[1]);
+        assert_eq!(
+            (gpu.name.as_str(), gpu.per.as_str(), cpu.name.as_str(), cpu.per.as_str()),
+            ("H200", "device", "dev VM", "core")
+        );
+        assert!((gpu.rate.unwrap() / 4e6 - 1.0).abs() < 1e-9 && (cpu.rate.unwrap() / 1e5 - 1.0).abs() < 1e-9);
+        for (m, rate) in [(gpu, 4e6), (cpu, 1e5)] {
+            assert!(m.from_pooled);
+            let [mean, lo, hi] = m.seconds;
+            assert!((mean.unwrap() - pooled.mean.unwrap() / rate).abs() < 1e-9 * mean.unwrap());
+            assert!((lo.unwrap() - pooled.ci[0].unwrap() / rate).abs() < 1e-9 * lo.unwrap());
+            assert!((hi.unwrap() - pooled.ci[1].unwrap() / rate).abs() < 1e-9 * hi.unwrap());
+        }
+        let md = devices::markdown(&devices::pool(&rs));
+        assert!(
+            md.contains("## Work per solution by machine") && md.contains("| m | 8x7 | H200 | device | 4 |"),
+            "{md}"
+        );
+        assert!(md.contains("*all machines, pooled*") && !md.contains("**flag**:"), "{md}");
+        // The report's pooled rates count every solution of a rate-mode run.
+        let rows = report::summarize(&rs);
+        assert_eq!(rows[0].pooled_work.solutions as u64, sols);
+    }
+
+    #[test]
+    fn the_seconds_interval_covers_the_true_seconds_per_solution_95_percent_of_the_time() {
+        // True: 1e6 iterations per solution, so 0.25 s on the device and 10 s on a core.
+        let (mut covered, mut tried) = ([0; 2], 0);
+        for seed in 0..300 {
+            let p = &devices::pool(&campaign(seed, 1e6, 1e6))[0];
+            if p.pooled.is_none() {
+                continue;
+            }
+            tried += 1;
+            for (i, truth) in [0.25, 10.0].into_iter().enumerate() {
+                let [_, lo, hi] = p.machines[i].seconds;
+                covered[i] += usize::from(lo.unwrap() <= truth && truth <= hi.unwrap());
+            }
+        }
+        // Agreeing machines pool: a real difference is rare when there is none.
+        assert!(tried >= 285, "{tried} of 300 campaigns pooled");
+        for c in covered {
+            let rate = c as f64 / tried as f64;
+            assert!((0.92..=0.99).contains(&rate), "coverage {rate}");
+        }
+    }
+
+    #[test]
+    fn a_device_that_disagrees_is_flagged_and_not_pooled() {
+        // The device's search needs ten times the work per solution: not the same search.
+        let rs = campaign(2, 1e6, 1e7);
+        let p = &devices::pool(&rs)[0];
+        assert_eq!(p.disagree, vec![["H200".to_string(), "dev VM".to_string()]]);
+        assert!(p.pooled.is_none());
+        for m in &p.machines {
+            assert!(!m.from_pooled);
+            let own = m.work.mean.unwrap() / m.rate.unwrap();
+            assert!((m.seconds[0].unwrap() - own).abs() < 1e-9 * own, "{m:?}");
+        }
+        let md = devices::markdown(&devices::pool(&rs));
+        assert!(md.contains("**flag**: H200 and dev VM disagree on the iterations per solution; not pooled"), "{md}");
+        // A machine with no solution: a lower bound, which agrees with anything above it.
+        let mut none = campaign(3, 1e6, 1e6);
+        none.retain(|r| !r.on_device());
+        none.push(rec("m", 200, true, 1e5, 4e6, 0, true));
+        let p = &devices::pool(&none)[0];
+        assert!(p.disagree.is_empty() && p.pooled.is_some());
+        assert_eq!(p.machines[0].work.mean, None);
+    }
+}

@@ -17,5 +17,6 @@ mod limits;
 mod local;
 mod maps;
 mod propagate;
+mod rate;
 mod search;
 mod shaders;

@@ -114,6 +114,21 @@ pub trait Backend: Send + Sync {
     fn supports_f1(&self, cfg: &MapConfig) -> Result<(), Unsupported>;
     /// Whether this backend runs the divide-and-concur configuration (Err: why not).
     fn supports_dc(&self, cfg: &DcConfig) -> Result<(), Unsupported>;
+    /// Whether this backend runs rate mode (`MapConfig::keep_going`, `DcConfig::keep_going`;
+    /// Err: why not). The CPU drivers do. A GPU driver does once its round loop calls the
+    /// batch core's rate-mode hook (see [`crate::batch`], "Rate mode"); until then this
+    /// default refuses it on a GPU backend, and [`crate::solve::solve`] exits with the reason
+    /// before any work.
+    fn supports_keep_going(&self) -> Result<(), Unsupported> {
+        if self.is_gpu() {
+            Err(Unsupported::gpu(
+                "--keep-going (rate mode) runs on the cpu backend for now (--backend cpu); \
+                 the GPU drivers do not call the rate-mode hook yet",
+            ))
+        } else {
+            Ok(())
+        }
+    }
     /// Whether the batch's buffers live in the host's memory (the CPU, a software or an
     /// integrated adapter), so that the memory check before a run counts them there.
     fn unified_memory(&self) -> bool {

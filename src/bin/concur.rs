@@ -375,8 +375,9 @@ fn progress_bar(max_iters: u64) -> ProgressBar {
 
 fn show(bar: &ProgressBar, p: &batch::Progress, max: usize, trials: usize) {
     bar.set_position(p.iterations);
+    let found = if p.solutions > 0 { format!(", {} solutions", p.solutions) } else { String::new() };
     bar.set_message(format!(
-        "{:.0} it/s, best {}/{}, solved {}/{}",
+        "{:.0} it/s, best {}/{}, solved {}/{}{found}",
         p.trial_iterations as f64 / p.elapsed_s.max(1e-9),
         p.best_score,
         max,

@@ -123,6 +123,11 @@ pub struct DcConfig {
     /// consistency rules out given the cells whose concur value reaches this threshold are
     /// held at 0 with certain weight. None: the plain map.
     pub propagate: Option<f32>,
+    /// Rate mode, as for F1 (its `MapConfig::keep_going`): every solution is
+    /// verified and recorded, and its trial starts again from a fresh point of its stream.
+    pub keep_going: bool,
+    /// Rate mode: where each solution goes as it is found.
+    pub on_solution: Option<batch::SolutionSink>,
 }
 
 impl Default for DcConfig {
@@ -143,6 +148,8 @@ impl Default for DcConfig {
             complete: None,
             keep_fixed_points: false,
             propagate: None,
+            keep_going: false,
+            on_solution: None,
         }
     }
 }
@@ -338,7 +345,8 @@ impl<'a> DcMap<'a> {
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let rounds = Rounds::start();
+        let mut rounds =
+            if self.cfg.keep_going { Rounds::keep_going(self.cfg.on_solution.clone()) } else { Rounds::start() };
         let layout = &self.layout;
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let trials = self.trials.len();
@@ -380,12 +388,31 @@ impl<'a> DcMap<'a> {
                         run_trial_round(&ctx, x, ch, lam, tr, best, wk);
                     }
                 });
+            if cfg.keep_going {
+                let bests = &self.best_boards;
+                let board_of = |t: usize| crate::puzzle::Board {
+                    width: puzzle.width(),
+                    height: puzzle.height(),
+                    cells: layout.placements(&bests[t * n..(t + 1) * n]),
+                };
+                for t in rounds.harvest(puzzle, &mut self.trials, board_of) {
+                    let tr = &mut self.trials[t];
+                    let (x, ch, lam) = (
+                        &mut self.x[t * s..(t + 1) * s],
+                        &mut self.chosen[t * nc..(t + 1) * nc],
+                        &mut self.lambda[t * nk..(t + 1) * nk],
+                    );
+                    if start_trial(layout, x, ch, lam, tr, &mut workers[0], ctx.reference).is_err() {
+                        tr.iterations = cfg.max_iters;
+                    }
+                }
+            }
             if rounds.after_round(&self.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
                 break;
             }
         }
         // F2 has no stall restart: every trial's `stall_restarts` stays 0.
-        batch::result(puzzle, &self.trials, &self.best_boards, |b| layout.placements(b), rounds.elapsed_s())
+        rounds.finish(puzzle, &self.trials, &self.best_boards, |b| layout.placements(b))
     }
 
     /// The slot values, constraint weights and pruned variables to certify for trial `t`:

@@ -80,6 +80,13 @@ pub struct MapConfig {
     /// board P_P picks leaves it unmatched and decays back to its class weight
     /// ([`AdaptiveWeights`]). None: the fixed metric. CPU backend only.
     pub adapt: Option<AdaptiveWeights>,
+    /// Rate mode: a solution does not stop the batch; it is verified and recorded, and its
+    /// trial goes on from a fresh point of its own seeded stream, until the time limit or
+    /// every trial's `max_iters` ([`crate::batch::Rounds::keep_going`]). The outcome's
+    /// [`MapResult::rate`] lists every solution. `stop_at_first` is then ignored.
+    pub keep_going: bool,
+    /// Rate mode: where each solution goes as it is found (an appended JSON line).
+    pub on_solution: Option<batch::SolutionSink>,
 }
 
 /// Per-join weights that adapt to the joins that stay unmatched, after the adaptive
@@ -201,6 +208,8 @@ impl Default for MapConfig {
             kick: None,
             join_weights: Some(DEFAULT_JOIN_WEIGHTS),
             adapt: None,
+            keep_going: false,
+            on_solution: None,
         }
     }
 }
@@ -319,7 +328,8 @@ impl<'a> F1Map<'a> {
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let rounds = Rounds::start();
+        let mut rounds =
+            if self.cfg.keep_going { Rounds::keep_going(self.cfg.on_solution.clone()) } else { Rounds::start() };
         let dim = self.f1.dim();
         let cells = self.puzzle.cells();
         let max_score = self.puzzle.max_score();
@@ -364,11 +374,22 @@ impl<'a> F1Map<'a> {
                         run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score);
                     }
                 });
+            if cfg.keep_going {
+                let best = &self.best_boards;
+                let board_of = |t: usize| Board {
+                    width: puzzle.width(),
+                    height: puzzle.height(),
+                    cells: f1.placements(&best[t * cells..(t + 1) * cells]),
+                };
+                for t in rounds.harvest(puzzle, &mut self.status, board_of) {
+                    randomize(&mut self.x[t * dim..(t + 1) * dim], &mut self.status[t].rng);
+                }
+            }
             if rounds.after_round(&self.status, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
                 break;
             }
         }
-        batch::result(puzzle, &self.status, &self.best_boards, |b| f1.placements(b), rounds.elapsed_s())
+        rounds.finish(puzzle, &self.status, &self.best_boards, |b| f1.placements(b))
     }
 
     /// Per class (size, counts), what the host assignment solvers of all trials did so far

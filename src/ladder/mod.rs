@@ -9,10 +9,12 @@
 //! appended and flushed as one line, so an interrupted ladder loses nothing it finished, and
 //! `--resume` skips every run already on file.
 
+pub mod devices;
 pub mod report;
 pub mod stats;
 pub mod svg;
 
+use crate::backend::BackendChoice;
 use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Puzzle, format};
 use crate::solve::SolveSpec;
@@ -59,6 +61,11 @@ pub struct Config {
     /// `concur report` pools them when given both folders.
     #[serde(default)]
     pub pool: Vec<PathBuf>,
+    /// The machine the CPU runs run on (e.g. "2-core AMD EPYC development VM"), recorded in
+    /// each CPU record's `device`, so that `concur report` keeps its rates apart from other
+    /// machines'. A GPU run records its adapter instead.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// A stopping rule of [`Config::stops`]: the runs of a method on boards of some cell counts
@@ -100,7 +107,7 @@ pub type Tally = std::collections::HashMap<(String, usize), (u64, f64)>;
 pub fn tally(records: &[Record], into: &mut Tally) {
     for r in records {
         let e = into.entry((r.label.clone(), r.width * r.height)).or_default();
-        e.0 += u64::from(r.solved);
+        e.0 += r.solution_count();
         e.1 += r.wall_s / 3600.0;
     }
 }
@@ -187,12 +194,17 @@ pub struct MethodSpec {
     pub max_cells: Option<usize>,
     /// The run.
     pub spec: SolveSpec,
+    /// Where a map runs (`backend = "gpu"`, optionally `adapter = "..."`): the CPU (one
+    /// thread, the default) or the GPU, whose run's cost is its wall seconds on that device.
+    pub backend: BackendChoice,
+    pub adapter: Option<String>,
     /// The parameters as the config gave them (a record's `params`).
     pub given: serde_json::Map<String, serde_json::Value>,
 }
 
-/// Keys of a method entry that the ladder sets itself.
-const LADDER_OWNS: &[&str] = &["seed", "threads", "trials", "all_trials", "assign"];
+/// Keys of a method entry that the ladder sets itself. (`trials` may be given: a map's
+/// batch, for device runs and rate mode; without it a run has one trial.)
+const LADDER_OWNS: &[&str] = &["seed", "threads", "all_trials"];
 
 impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
     type Error = String;
@@ -209,9 +221,22 @@ impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
             None => None,
             Some(v) => Some(v.as_u64().ok_or_else(|| format!("max_cells must be a whole number, got {v}"))? as usize),
         };
+        let backend = match given.get("backend") {
+            None => BackendChoice::Cpu,
+            Some(serde_json::Value::String(b)) if b == "cpu" => BackendChoice::Cpu,
+            Some(serde_json::Value::String(b)) if b == "gpu" => BackendChoice::Gpu,
+            Some(v) => return Err(format!("backend must be \"cpu\" or \"gpu\", got {v}")),
+        };
+        let adapter = match given.get("adapter") {
+            None => None,
+            Some(serde_json::Value::String(a)) => Some(a.clone()),
+            Some(v) => return Err(format!("adapter must be a string, got {v}")),
+        };
         let known = serde_json::to_value(SolveSpec::default()).map_err(|e| e.to_string())?;
         let mut params = given.clone();
         params.remove("label");
+        params.remove("backend");
+        params.remove("adapter");
         for k in params.keys() {
             if LADDER_OWNS.contains(&k.as_str()) {
                 return Err(format!("`{k}` is set by the ladder for every run, not by a method"));
@@ -223,7 +248,13 @@ impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
         let spec: SolveSpec = serde_json::from_value(serde_json::Value::Object(params)).map_err(|e| e.to_string())?;
         let label_text = label.clone().unwrap_or_else(|| spec.method.name().to_string());
         spec.check().map_err(|e| format!("method {label_text:?}: {e}"))?;
-        Ok(MethodSpec { label, max_cells, spec, given })
+        if backend == BackendChoice::Gpu && !spec.is_map() {
+            return Err(format!("method {label_text:?}: backend = \"gpu\" runs the maps (rrr, dm, dc) only"));
+        }
+        if spec.f1.assign.on_device() && backend != BackendChoice::Gpu {
+            return Err(format!("method {label_text:?}: assign = {:?} needs backend = \"gpu\"", spec.f1.assign));
+        }
+        Ok(MethodSpec { label, max_cells, spec, backend, adapter, given })
     }
 }
 
@@ -284,9 +315,38 @@ pub struct Record {
     /// local searches; empty for the tree searches): the score reached against time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<(f64, usize)>,
+    /// Rate mode (`keep_going`): the verified solutions of the run, and how many are
+    /// distinct up to turning the board; absent for a run that stops at its first (then
+    /// `solved` counts 0 or 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solutions: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct_solutions: Option<u64>,
+    /// The map's trials in the batch, when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u64>,
+    /// The machine whose wall seconds the run spent: the GPU adapter of a device run, the
+    /// config's `machine` for a CPU run; absent in older records (then "cpu").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 impl Record {
+    /// Verified solutions in the run: `solutions` in rate mode, else 1 when solved.
+    pub fn solution_count(&self) -> u64 {
+        self.solutions.unwrap_or(u64::from(self.solved))
+    }
+
+    /// Whether the run's wall seconds are a GPU device's (else one CPU core's).
+    pub fn on_device(&self) -> bool {
+        self.backend.starts_with("gpu")
+    }
+
+    /// The machine its cost was spent on: `device`, else the backend's kind.
+    pub fn machine(&self) -> String {
+        self.device.clone().unwrap_or_else(|| self.backend.clone())
+    }
+
     /// The identity of a run, for resuming and for checking shards.
     pub fn key(&self) -> (String, String, u64) {
         (self.instance.clone(), self.label.clone(), self.run)
@@ -452,14 +512,34 @@ pub fn plan(cfg: &Config, cells: &[usize], shard: Option<Shard>) -> Vec<Job> {
 /// Runs one job (single-threaded) through [`crate::solve::solve`] on the CPU backend and
 /// returns its record. Every claimed solution has passed the exact verifier.
 pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> Result<Record> {
+    run_job_on(inst, spec, run, base_seed, None)
+}
+
+/// [`run_job`], with the machine a CPU run records as its `device` (a GPU run records its
+/// adapter). A method with `backend = "gpu"` runs on the GPU backend (an error without a
+/// usable adapter, or for a spec the GPU backend refuses); its `trials` (default 1) make
+/// the batch.
+pub fn run_job_on(
+    inst: &Instance,
+    spec: &MethodSpec,
+    run: u64,
+    base_seed: u64,
+    machine: Option<&str>,
+) -> Result<Record> {
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
     let mut one = spec.spec.clone();
     one.seed = seed;
     one.threads = Some(1);
-    one.maps.trials = 1;
-    let s = crate::solve::solve(p, &one, &crate::backend::CpuBackend, &mut |_| {})
-        .map_err(|e| Error::invalid(format!("{}: {e}", inst.name)))?;
+    if !spec.given.contains_key("trials") {
+        one.maps.trials = 1;
+    }
+    let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", inst.name));
+    let selected = crate::solve::pick_backend(&one, spec.backend, spec.adapter.as_deref()).map_err(|e| fail(&e))?;
+    let backend = selected.backend;
+    let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
+    let s = crate::solve::solve(p, &one, backend.as_ref(), &mut |_| {}).map_err(|e| fail(&e))?;
+    let distinct = s.report.details.get("distinct_solutions").and_then(|v| v.as_u64());
     // The best score, recomputed from the board by the exact verifier.
     let best = s.report.board.as_ref().map_or(0, |b| verify::check(p, b).score);
     Ok(Record {
@@ -472,7 +552,7 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
         params: spec.params(),
         run,
         seed,
-        backend: "cpu".into(),
+        backend: backend.label(),
         solved: s.report.solved,
         mechanism: s.mechanism.filter(|_| s.report.solved),
         work: s.work,
@@ -482,6 +562,10 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> 
         max_score: p.max_score(),
         version: env!("CARGO_PKG_VERSION").into(),
         trace: s.trace,
+        solutions: s.solutions,
+        distinct_solutions: distinct,
+        trials: (one.is_map() && one.maps.trials > 1).then_some(one.maps.trials as u64),
+        device,
     })
 }
 
@@ -643,7 +727,7 @@ pub fn run(
                 spec.spec.time_limit = Some(left.floor());
             }
         }
-        let rec = run_job(inst, &spec, j.run, cfg.seed)?;
+        let rec = run_job_on(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref())?;
         // A run cut short by a stop request is not a sample of its budget: leave it out,
         // so that `--resume` runs it again. A run that solved before the stop stands.
         if crate::interrupt::requested() && !rec.solved {

@@ -184,8 +184,11 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
         .map(|((label, area, width), rs)| {
             let height = area / width;
             let solved = rs.iter().filter(|r| r.solved).count();
-            let secs: Vec<(f64, bool)> = rs.iter().map(|r| (r.wall_s, r.solved)).collect();
-            let work: Vec<(f64, bool)> = rs.iter().map(|r| (r.work as f64, r.solved)).collect();
+            // Time and work to the first solution: a rate-mode run records its whole budget
+            // (its solutions pool below), not its time to a first solution, so it is left out.
+            let firsts: Vec<&Record> = rs.iter().copied().filter(|r| r.solutions.is_none()).collect();
+            let secs: Vec<(f64, bool)> = firsts.iter().map(|r| (r.wall_s, r.solved)).collect();
+            let work: Vec<(f64, bool)> = firsts.iter().map(|r| (r.work as f64, r.solved)).collect();
             let seed = |what: &str| stats::stable_hash(&format!("{label}|{width}x{height}|{what}"));
             let time_limit_s = rs
                 .iter()
@@ -205,11 +208,16 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
                 seconds: Censored::of(&secs, seed("seconds")),
                 work: Censored::of(&work, seed("work")),
                 scores: Scores::of(&rs),
-                pooled_work: stats::pooled(&work),
-                pooled_seconds: stats::pooled(&secs),
+                // Every verified solution counts (rate-mode runs hold several).
+                pooled_work: stats::pooled_counts(
+                    &rs.iter().map(|r| (r.work as f64, r.solution_count())).collect::<Vec<_>>(),
+                ),
+                pooled_seconds: stats::pooled_counts(
+                    &rs.iter().map(|r| (r.wall_s, r.solution_count())).collect::<Vec<_>>(),
+                ),
                 memoryless: stats::exp_fit(
                     &work,
-                    &rs.iter().map(|r| censor_work(r)).collect::<Vec<_>>(),
+                    &firsts.iter().map(|r| censor_work(r)).collect::<Vec<_>>(),
                     RESAMPLES,
                     seed("memoryless"),
                 ),
@@ -643,6 +651,8 @@ pub struct Written {
     pub rows: Vec<Row>,
     pub fits: Vec<Fit>,
     pub files: Vec<PathBuf>,
+    /// Work per solution by machine ([`super::devices`]).
+    pub devices: Vec<super::devices::Pooling>,
 }
 
 /// The run-time distribution plots, one per board size: `(file name, SVG)`.
@@ -662,7 +672,7 @@ pub fn rtd_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
                 .map(|r| {
                     let obs: Vec<(f64, bool)> = records
                         .iter()
-                        .filter(|x| x.label == r.label && (x.width, x.height) == (w, h))
+                        .filter(|x| x.label == r.label && (x.width, x.height) == (w, h) && x.solutions.is_none())
                         .map(|x| (x.wall_s, x.solved))
                         .collect();
                     let km = KaplanMeier::new(&obs);
@@ -781,7 +791,8 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             })
             .collect()
     };
-    let md = markdown(&records, &rows, &fits);
+    let pools = super::devices::pool(&records);
+    let md = markdown(&records, &rows, &fits) + &super::devices::markdown(&pools);
     let w = |p: &Path, s: &str| {
         std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
     };
@@ -819,7 +830,7 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         put(&name, &svg)?;
     }
     files.push(out.join("summary.json"));
-    let written = Written { records: records.len(), markdown: md, rows, fits, files };
+    let written = Written { records: records.len(), markdown: md, rows, fits, files, devices: pools };
     w(written.files.last().expect("summary"), &serde_json::to_string_pretty(&written).expect("plain data"))?;
     Ok(written)
 }
@@ -850,6 +861,10 @@ mod tests {
             max_score: 1,
             version: "0".into(),
             trace: Vec::new(),
+            solutions: None,
+            distinct_solutions: None,
+            trials: None,
+            device: None,
         }
     }
 

@@ -332,8 +332,18 @@ pub fn chi_square_quantile(p: f64, df: f64) -> f64 {
 
 /// [`Pooled`] of `(spent, solved)` observations.
 pub fn pooled(obs: &[(f64, bool)]) -> Pooled {
+    let counts: Vec<(f64, u64)> = obs.iter().map(|&(t, s)| (t, u64::from(s))).collect();
+    pooled_counts(&counts)
+}
+
+/// [`Pooled`] of `(spent, solutions)` observations: runs that may find several solutions
+/// (rate mode, where each solved trial starts again). Under memoryless run lengths the
+/// solutions of all runs together are a Poisson process in the work spent, so the estimate
+/// (total / solutions) and its exact interval are those of [`pooled`] with `d` the
+/// solutions counted (Nelson, as above); a run of one solution or none is the old case.
+pub fn pooled_counts(obs: &[(f64, u64)]) -> Pooled {
     let total: f64 = obs.iter().map(|o| o.0).sum();
-    let d = obs.iter().filter(|o| o.1).count();
+    let d = obs.iter().map(|o| o.1).sum::<u64>() as usize;
     let (mean, ci) = if d == 0 {
         let lower = (total > 0.0).then(|| 2.0 * total / chi_square_quantile(0.95, 2.0));
         (None, [lower, None])

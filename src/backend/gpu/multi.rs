@@ -41,6 +41,7 @@ struct Heard {
     trial_iterations: AtomicU64,
     best_score: AtomicUsize,
     solved_trials: AtomicUsize,
+    solutions: AtomicUsize,
 }
 
 /// Runs an F1 batch split over `ctxs` (one share each); every reported solution has passed
@@ -74,6 +75,7 @@ pub fn solve_f1(
                             h.trial_iterations.store(p.trial_iterations, Ordering::Relaxed);
                             h.best_score.store(p.best_score, Ordering::Relaxed);
                             h.solved_trials.store(p.solved_trials, Ordering::Relaxed);
+                            h.solutions.store(p.solutions, Ordering::Relaxed);
                         })
                     });
                     if run.is_err() {
@@ -92,6 +94,7 @@ pub fn solve_f1(
                 best_score: heard.iter().map(|h| h.best_score.load(Ordering::Relaxed)).max().unwrap_or(0),
                 solved_trials: heard.iter().map(|h| h.solved_trials.load(Ordering::Relaxed)).sum(),
                 elapsed_s: start.elapsed().as_secs_f64(),
+                solutions: heard.iter().map(|h| h.solutions.load(Ordering::Relaxed)).sum(),
             });
         }
     });

@@ -1,0 +1,221 @@
+//! Runs on several machines in one report: work per solution pooled over every run of one
+//! method and size, on CPU cores and GPU devices alike, with each machine's measured rate
+//! kept apart, a flag where two machines disagree on the work per solution (then they are
+//! not pooled), and the wall-clock seconds per solution on each machine.
+//!
+//! Work units are the currency: a map's trial-iterations per solution, a tree search's
+//! nodes per solution, are properties of the search, not of the machine, where the search is
+//! the same. A machine turns them into seconds by its rate. So, per (method, size):
+//! - each machine's runs (a GPU adapter's, or one CPU machine's, whose ladder runs each hold
+//!   one core) give its pooled work per solution ([`stats::pooled_counts`], every run's work,
+//!   solved or not, over its solutions; rate-mode runs count every solution they found) and
+//!   its rate, total work / total wall seconds (per device, or per core);
+//! - two machines **disagree** when the exact 95% intervals of their work per solution do not
+//!   overlap (a conservative test: overlapping intervals may still differ); then nothing is
+//!   pooled, and each machine's seconds come from its own work per solution;
+//! - otherwise the work per solution is pooled over all of them, and the seconds per solution
+//!   on a machine are the pooled work per solution divided by its rate, the interval divided
+//!   alike. The rate is taken as known: its own spread (the load of the machine) is not in
+//!   the interval.
+
+use super::Record;
+use super::stats::{self, Pooled};
+use std::collections::BTreeMap;
+
+/// What one machine's runs of a (method, size) say.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Machine {
+    /// A GPU adapter, a CPU machine (the ladder's `machine`), or the backend's kind ("cpu")
+    /// for records that name none.
+    pub name: String,
+    /// `device` (a GPU run uses the whole device) or `core` (a CPU ladder run, one core).
+    pub per: String,
+    pub runs: usize,
+    /// Its own pooled work per solution.
+    pub work: Pooled,
+    /// Total wall seconds of its runs.
+    pub total_s: f64,
+    /// The measured rate: total work / total wall seconds (per device or per core).
+    pub rate: Option<f64>,
+    /// Wall-clock seconds per solution on one device or one core of this machine: the work
+    /// per solution used (pooled over the machines when they agree, else its own) over the
+    /// rate, with the interval carried through (`[mean, lo, hi]`; no mean without a solution,
+    /// an open upper end as null).
+    pub seconds: [Option<f64>; 3],
+    /// Whether `seconds` comes from the pooled work per solution.
+    pub from_pooled: bool,
+}
+
+/// One (method, size) over every machine that ran it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Pooling {
+    pub label: String,
+    pub width: usize,
+    pub height: usize,
+    pub area: usize,
+    pub work_unit: String,
+    pub machines: Vec<Machine>,
+    /// Pairs of machines whose 95% intervals of work per solution do not overlap.
+    pub disagree: Vec<[String; 2]>,
+    /// The work per solution over every machine's runs; None when two disagree.
+    pub pooled: Option<Pooled>,
+}
+
+/// Whether two exact intervals `[lo, hi]` overlap (a null lower end is 0, a null upper end
+/// is unbounded).
+fn overlap(a: &Pooled, b: &Pooled) -> bool {
+    let lo = |p: &Pooled| p.ci[0].unwrap_or(0.0);
+    let hi = |p: &Pooled| p.ci[1].unwrap_or(f64::INFINITY);
+    lo(a) <= hi(b) && lo(b) <= hi(a)
+}
+
+/// The work of a run and its solutions.
+fn obs(r: &Record) -> (f64, u64) {
+    (r.work as f64, r.solution_count())
+}
+
+/// Pools every (method, size) over its machines (see the module docs).
+pub fn pool(records: &[Record]) -> Vec<Pooling> {
+    let mut groups: BTreeMap<(String, usize, usize), Vec<&Record>> = BTreeMap::new();
+    for r in records {
+        groups.entry((r.label.clone(), r.width * r.height, r.width)).or_default().push(r);
+    }
+    groups
+        .into_iter()
+        .map(|((label, area, width), rs)| {
+            let mut by: BTreeMap<(String, bool), Vec<&Record>> = BTreeMap::new();
+            for r in &rs {
+                by.entry((r.machine(), r.on_device())).or_default().push(r);
+            }
+            let mut machines: Vec<Machine> = by
+                .into_iter()
+                .map(|((name, device), runs)| {
+                    let o: Vec<(f64, u64)> = runs.iter().map(|r| obs(r)).collect();
+                    let work = stats::pooled_counts(&o);
+                    let total_s: f64 = runs.iter().map(|r| r.wall_s).sum();
+                    Machine {
+                        name,
+                        per: if device { "device" } else { "core" }.into(),
+                        runs: runs.len(),
+                        rate: (total_s > 0.0).then(|| work.total / total_s),
+                        work,
+                        total_s,
+                        seconds: [None; 3],
+                        from_pooled: false,
+                    }
+                })
+                .collect();
+            let mut disagree = Vec::new();
+            for (i, a) in machines.iter().enumerate() {
+                for b in &machines[i + 1..] {
+                    if !overlap(&a.work, &b.work) {
+                        disagree.push([a.name.clone(), b.name.clone()]);
+                    }
+                }
+            }
+            let pooled =
+                disagree.is_empty().then(|| stats::pooled_counts(&rs.iter().map(|r| obs(r)).collect::<Vec<_>>()));
+            for m in &mut machines {
+                let w = pooled.as_ref().unwrap_or(&m.work);
+                m.from_pooled = pooled.is_some();
+                if let Some(rate) = m.rate.filter(|r| *r > 0.0) {
+                    m.seconds = [w.mean.map(|v| v / rate), w.ci[0].map(|v| v / rate), w.ci[1].map(|v| v / rate)];
+                }
+            }
+            Pooling {
+                width,
+                height: area / width,
+                area,
+                work_unit: rs[0].work_unit.clone(),
+                label,
+                machines,
+                disagree,
+                pooled,
+            }
+        })
+        .collect()
+}
+
+fn sci(v: f64) -> String {
+    super::report::fmt_work(v)
+}
+
+/// `mean [lo, hi]` of seconds, `> lo` without a solution.
+fn fmt_seconds(s: &[Option<f64>; 3]) -> String {
+    let f = super::report::fmt_secs;
+    match s {
+        [Some(m), Some(lo), Some(hi)] => format!("{} [{}, {}]", f(*m), f(*lo), f(*hi)),
+        [None, Some(lo), _] => format!("> {} (none solved)", f(*lo)),
+        _ => "-".into(),
+    }
+}
+
+fn fmt_work(p: &Pooled) -> String {
+    match (p.mean, p.ci) {
+        (Some(m), [Some(lo), Some(hi)]) => format!("{} [{}, {}]", sci(m), sci(lo), sci(hi)),
+        (None, [Some(lo), _]) => format!("> {} (none solved)", sci(lo)),
+        _ => "-".into(),
+    }
+}
+
+/// The report's section: one row per (method, size, machine), only where some (method,
+/// size) ran on more than one machine or on a device (else the pooled-rates table says it
+/// all). Empty when there is none.
+pub fn markdown(pools: &[Pooling]) -> String {
+    let shown: Vec<&Pooling> =
+        pools.iter().filter(|p| p.machines.len() > 1 || p.machines.iter().any(|m| m.per == "device")).collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "\n## Work per solution by machine\n\n\
+         Per method and size, each machine's runs (a GPU device, or a CPU machine whose ladder \
+         runs hold one core each): runs, solutions (rate-mode runs count every solution), its \
+         own work per solution with the exact 95% interval, and its measured rate (total work / \
+         total wall seconds, per device or per core). Where the machines' intervals overlap, \
+         the work per solution is pooled over all of them, and the seconds per solution on a \
+         machine are the pooled work per solution over its rate; where two disagree (**flag**), \
+         nothing is pooled and each machine's seconds come from its own work. The rate is taken \
+         as known (its spread with the machine's load is not in the interval).\n\n\
+         | method | size | machine | per | runs | solutions | work per solution [95% CI] | rate (work/s) | seconds per solution on one [95% CI] | from |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for p in shown {
+        for m in &p.machines {
+            s.push_str(&format!(
+                "| {} | {}x{} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                p.label,
+                p.width,
+                p.height,
+                m.name,
+                m.per,
+                m.runs,
+                m.work.solutions,
+                fmt_work(&m.work),
+                m.rate.map_or("-".into(), |r| format!("{r:.3e}")),
+                fmt_seconds(&m.seconds),
+                if m.from_pooled { "pooled" } else { "own" },
+            ));
+        }
+        match &p.pooled {
+            Some(w) => s.push_str(&format!(
+                "| {} | {}x{} | *all machines, pooled* | | {} | {} | {} | | | |\n",
+                p.label,
+                p.width,
+                p.height,
+                p.machines.iter().map(|m| m.runs).sum::<usize>(),
+                w.solutions,
+                fmt_work(w)
+            )),
+            None => {
+                for [a, b] in &p.disagree {
+                    s.push_str(&format!(
+                        "| {} | {}x{} | **flag**: {a} and {b} disagree on the {} per solution; not pooled | | | | | | | |\n",
+                        p.label, p.width, p.height, p.work_unit
+                    ));
+                }
+            }
+        }
+    }
+    s
+}

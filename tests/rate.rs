@@ -285,8 +285,10 @@ fn the_command_line_appends_a_line_per_solution_and_prints_them_all() {
     assert_eq!(concur_env(&bad, &[]).status.code(), Some(2), "--solutions without --keep-going");
     let out = concur_env(&["solve", pz, "--method", "scan", "--keep-going"], &[]);
     crate::common::assert_refused(&out, "--keep-going", "the scan in rate mode");
-    let out = concur_env(&["solve", pz, "--backend", "gpu", "--keep-going", "--max-iters", "10"], &[]);
-    assert_eq!(out.status.code(), Some(2), "the GPU backend in rate mode: {}", String::from_utf8_lossy(&out.stderr));
+    // The GPU backend runs rate mode in its device loop, not with the host's assignments.
+    let out =
+        concur_env(&["solve", pz, "--backend", "gpu", "--assign", "cpu", "--keep-going", "--max-iters", "10"], &[]);
+    assert_eq!(out.status.code(), Some(2), "the GPU host loop in rate mode: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
@@ -317,4 +319,62 @@ fn a_killed_run_keeps_every_solution_it_found() {
         let b = format::read_solution(v["board_text"].as_str().unwrap().as_bytes(), &p).unwrap();
         assert!(verify::check(&p, &b).valid);
     }
+}
+
+/// Rate mode on the GPU's device loop (`--keep-going`, both device JV kernels) against the
+/// CPU backend on the same seeds: the same solutions, trial for trial and segment for
+/// segment, every board verified; and the runs the GPU still refuses say why.
+#[cfg(feature = "gpu")]
+#[test]
+fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
+    use concur::backend::gpu::GpuBackend;
+    use concur::f1::map::AssignOn;
+    let Some(ctx) = crate::gpu::gpu("the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode") else {
+        return;
+    };
+    let gpu = GpuBackend::new(ctx);
+    let (p, _) = generated(4, 4, 3);
+    // Short runs: over longer ones the device's f32 duals and the host's f64 ones can part on
+    // a near-tie of two assignments, and that segment's path with them (tests/gpu.rs).
+    let cfg = MapConfig { restart_stall: Some(200), ..f1_rate(concur::batch::MapKind::Rrr, 7, 300) };
+    let cpu = CpuBackend.solve_f1(&p, &MapConfig { assign: AssignOn::Cpu, ..cfg.clone() }, Certify::None, &mut |_| {});
+    let cpu = cpu.unwrap().result;
+    check_solutions(&p, &cpu, "cpu");
+    for assign in [AssignOn::GpuJv, AssignOn::GpuJvSg] {
+        let what = format!("gpu {assign:?}");
+        let g = gpu.solve_f1(&p, &MapConfig { assign, ..cfg.clone() }, Certify::None, &mut |_| {}).unwrap().result;
+        check_solutions(&p, &g, &what);
+        // The order found (and so the class numbers) follows each backend's rounds (64
+        // iterations on the CPU, one submission on the device); the solutions themselves
+        // are the same.
+        let sorted = |r: &MapResult| {
+            let mut v: Vec<_> = record(r).into_iter().map(|(t, seg, it, _, b)| (t, it, seg, b.cells)).collect();
+            v.sort_by_key(|x| (x.0, x.1));
+            v
+        };
+        let (a, b) = (sorted(&g), sorted(&cpu));
+        let brief = |v: &[(usize, u64, u64, Vec<concur::puzzle::Placement>)]| -> Vec<(usize, u64, u64)> {
+            v.iter().map(|x| (x.0, x.1, x.2)).collect()
+        };
+        assert_eq!(brief(&a), brief(&b), "{what}: the CPU backend's solutions (trial, iteration, segment)");
+        assert_eq!(a, b, "{what}: the CPU backend's solution boards");
+        assert_eq!(g.rate.as_ref().unwrap().distinct, cpu.rate.as_ref().unwrap().distinct, "{what}");
+        eprintln!("{what}: {} solutions, {} distinct", record(&g).len(), g.rate.as_ref().unwrap().distinct);
+    }
+    // Over a long run the two device kernels, which agree bit for bit, give the same record
+    // in the same order.
+    let long = MapConfig { assign: AssignOn::GpuJv, max_iters: 3000, ..cfg.clone() };
+    let a = gpu.solve_f1(&p, &long, Certify::None, &mut |_| {}).unwrap().result;
+    let b = gpu.solve_f1(&p, &MapConfig { assign: AssignOn::GpuJvSg, ..long }, Certify::None, &mut |_| {});
+    let b = b.unwrap().result;
+    check_solutions(&p, &a, "gpu-jv, long");
+    assert_eq!(record(&a).len(), record(&b).len());
+    let mut ra: Vec<_> = record(&a).into_iter().map(|x| (x.0, x.2, x.4.cells)).collect();
+    let mut rb: Vec<_> = record(&b).into_iter().map(|x| (x.0, x.2, x.4.cells)).collect();
+    ra.sort();
+    rb.sort();
+    assert_eq!(ra, rb, "gpu-jv and gpu-jv-sg in rate mode");
+    // The host loop on the GPU does not run rate mode; it says so.
+    let host = MapConfig { assign: AssignOn::Cpu, ..cfg.clone() };
+    assert!(gpu.supports_f1(&host).unwrap_err().to_string().contains("--keep-going"));
 }

@@ -61,6 +61,9 @@ struct Params {
 
 /// What the GPU backend cannot do for divide and concur (these run on the CPU backend).
 pub fn supports(cfg: &DcConfig) -> Result<(), Unsupported> {
+    if cfg.keep_going {
+        return Err(Unsupported::gpu("--keep-going (rate mode) for dc runs on the cpu backend"));
+    }
     if cfg.keep_fixed_points {
         return Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend"));
     }

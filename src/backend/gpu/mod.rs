@@ -84,6 +84,14 @@ impl Backend for GpuBackend {
     fn unified_memory(&self) -> bool {
         matches!(self.ctx.adapter.device_type.as_str(), "Cpu" | "IntegratedGpu")
     }
+    fn supports_keep_going(&self) -> Result<(), Unsupported> {
+        if self.all.len() > 1 {
+            return Err(Unsupported::gpu(
+                "--keep-going (rate mode) runs on one device for now, not with --adapter all",
+            ));
+        }
+        Ok(())
+    }
     fn f1_assign(&self, cfg: &MapConfig) -> crate::f1::map::AssignOn {
         cfg.assign.resolve(true, cfg)
     }

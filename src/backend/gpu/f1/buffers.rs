@@ -105,6 +105,7 @@ pub(super) struct Chunk {
     pub(super) tstat: wgpu::Buffer,
     pub(super) bestb: wgpu::Buffer,
     pub(super) cold: wgpu::Buffer,
+    pub(super) ring: wgpu::Buffer,
     pub(super) st_stat: [wgpu::Buffer; 2],
     pub(super) bg_track: wgpu::BindGroup,
     pub(super) st_w: wgpu::Buffer,
@@ -400,7 +401,7 @@ impl ChunkSpec<'_> {
         let l = self.loop_state(tc);
         let bg = self.binds(&p, &s, &l);
         let dev = self.device_assign(tc, &s, &l);
-        let LoopState { tstat, bestb, cold, st_stat, .. } = l;
+        let LoopState { tstat, bestb, cold, ring, st_stat, .. } = l;
         Chunk {
             dev,
             first,
@@ -413,6 +414,7 @@ impl ChunkSpec<'_> {
             tstat,
             bestb,
             cold,
+            ring,
             st_stat,
             bg_track: bg.track,
             s,

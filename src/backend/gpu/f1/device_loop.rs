@@ -2,9 +2,9 @@
 //! iterations per submission, the assignment on the device, and only a few words per trial
 //! read back while the next submission runs.
 
-use super::buffers::{ST_CYCLE, ST_FAIL, ST_LIVE, ST_SOLVED, ST_STALL, TS};
+use super::buffers::{RING_WORDS, ST_CYCLE, ST_FAIL, ST_LIVE, ST_SOLVED, ST_STALL, TS};
 use super::{F1Gpu, Kernel, randomize};
-use crate::backend::gpu::batch::{self, GpuTrial};
+use crate::backend::gpu::batch::GpuTrial;
 use crate::backend::gpu::context::grid;
 use crate::backend::gpu::timing::{Passes, Profile, Timings};
 use crate::backend::{EngineError, GpuError};
@@ -97,13 +97,15 @@ impl F1Gpu<'_> {
     /// rounding apart: see `tests/gpu.rs`); only trials still running when the run stops
     /// (first solution, time limit) may have gone up to `2 k` iterations further.
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
-        let rounds = Rounds::start();
         let cfg = self.cfg.clone();
+        let mut rounds = if cfg.keep_going { Rounds::keep_going(cfg.on_solution.clone()) } else { Rounds::start() };
         let (t_all, n) = (self.trials, self.puzzle.cells());
         let (mut trials, mut x0) = self.start_trials(|| ());
         let mut words = vec![0u32; t_all * TS];
         let mut handled = vec![u32::MAX; t_all];
         let mut board = vec![0u32; n];
+        // Rate mode: the verified board of each trial solved since the last harvest.
+        let mut solved: Vec<Option<Board>> = vec![None; t_all];
         self.submit_iterations(k, 0, true);
         let (mut submitted, mut read) = (1usize, 0usize);
         loop {
@@ -114,7 +116,12 @@ impl F1Gpu<'_> {
             read += 1;
             for (t, tr) in trials.iter_mut().enumerate() {
                 let w = &words[t * TS..(t + 1) * TS];
-                self.take_status(t, w, tr, &mut handled[t], &mut x0, &mut board)?;
+                if let Some(b) = self.take_status(t, w, tr, &mut handled[t], &mut x0, &mut board)? {
+                    solved[t] = Some(b);
+                }
+            }
+            if cfg.keep_going {
+                self.harvest(&mut rounds, &mut trials, &mut solved, &mut handled, &mut x0);
             }
             let done =
                 rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
@@ -122,9 +129,48 @@ impl F1Gpu<'_> {
                 break;
             }
         }
-        let best = self.finish_device(&mut trials, &mut board)?;
+        let best = self.finish_device(&mut trials, &mut board, &mut solved)?;
+        if cfg.keep_going {
+            self.harvest(&mut rounds, &mut trials, &mut solved, &mut handled, &mut x0);
+        }
         let f1 = &self.f1;
-        Ok(batch::result(self.puzzle, &trials, &best, |b| f1.placements(b), rounds.elapsed_s()))
+        Ok(rounds.finish(self.puzzle, &trials, &best, |b| f1.placements(b)))
+    }
+
+    /// Rate mode: records every trial solved since the last harvest ([`Rounds::harvest`]
+    /// checks each board exactly once more) and restarts it on the device from a fresh point
+    /// of its own stream, as a new segment (best score, stall and cycle memory cleared), as
+    /// the CPU driver does.
+    fn harvest(
+        &self,
+        rounds: &mut Rounds,
+        trials: &mut [GpuTrial<()>],
+        solved: &mut [Option<Board>],
+        handled: &mut [u32],
+        x0: &mut [f32],
+    ) {
+        let resumed = rounds.harvest(self.puzzle, trials, |t| solved[t].clone().expect("a solved trial's board"));
+        for t in resumed {
+            solved[t] = None;
+            let at = trials[t].iterations as u32;
+            // The status words in flight still say solved at `at`: not taken again.
+            handled[t] = at;
+            randomize(x0, &mut trials[t].rng);
+            self.write_state(t, x0);
+            self.new_segment(t, at);
+            self.resume(t);
+        }
+    }
+
+    /// Clears trial `t`'s device record of its segment at iteration `at`: best score and its
+    /// iteration, the stall counter, the fingerprint ring.
+    fn new_segment(&self, t: usize, at: u32) {
+        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+        let i = (t - ch.first) as u64;
+        let q = &self.ctx.queue;
+        q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 1), bytemuck::cast_slice(&[0u32, at]));
+        q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 4), bytemuck::cast_slice(&[0u32, at]));
+        q.write_buffer(&ch.ring, 4 * i * RING_WORDS as u64, bytemuck::cast_slice(&[0u32; RING_WORDS]));
     }
 
     /// Takes trial `t`'s per-trial words `w` of the device loop: its iterations and best
@@ -139,12 +185,12 @@ impl F1Gpu<'_> {
         handled: &mut u32,
         x0: &mut [f32],
         board: &mut [u32],
-    ) -> Result<(), GpuError> {
+    ) -> Result<Option<Board>, GpuError> {
         tr.iterations = w[0] as u64;
         tr.best_score = w[1] as usize;
         match w[3] {
-            ST_SOLVED if tr.solved_at.is_none() => {
-                self.verify_solved(t, w[2], tr, board)?;
+            ST_SOLVED if tr.solved_at.is_none() && *handled != w[0] => {
+                return self.verify_solved(t, w[2], tr, board).map(Some);
             }
             ST_STALL | ST_CYCLE | ST_FAIL if *handled != w[0] => {
                 *handled = w[0];
@@ -159,12 +205,17 @@ impl F1Gpu<'_> {
             }
             _ => {}
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The final words and best boards, after the submission still in flight; returns the
     /// best boards.
-    pub(super) fn finish_device(&self, trials: &mut [GpuTrial<()>], board: &mut [u32]) -> Result<Vec<u32>, GpuError> {
+    pub(super) fn finish_device(
+        &self,
+        trials: &mut [GpuTrial<()>],
+        board: &mut [u32],
+        solved: &mut [Option<Board>],
+    ) -> Result<Vec<u32>, GpuError> {
         let n = self.puzzle.cells();
         self.ctx.wait()?;
         let words: Vec<u32> = self.read_per_trial(TS, |c| &c.tstat)?;
@@ -174,7 +225,7 @@ impl F1Gpu<'_> {
             tr.iterations = w[0] as u64;
             tr.best_score = w[1] as usize;
             if w[3] == ST_SOLVED && tr.solved_at.is_none() {
-                self.verify_solved(t, w[2], tr, board)?;
+                solved[t] = Some(self.verify_solved(t, w[2], tr, board)?);
             }
         }
         debug_assert!(trials.iter().all(|t| t.best_score <= self.puzzle.max_score()));
@@ -198,7 +249,7 @@ impl F1Gpu<'_> {
         at: u32,
         tr: &mut GpuTrial<()>,
         board: &mut [u32],
-    ) -> Result<(), GpuError> {
+    ) -> Result<Board, GpuError> {
         let n = self.puzzle.cells();
         let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
         let st = self.ctx.staging("solved board", 4 * n as u64);
@@ -217,7 +268,7 @@ impl F1Gpu<'_> {
         tr.iterations = at as u64;
         tr.best_score = max_score;
         tr.solve(Mechanism::Map);
-        Ok(())
+        Ok(b)
     }
 
     /// Lets a frozen trial go on (after the host wrote its new state): live, cold start.

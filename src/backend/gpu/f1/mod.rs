@@ -54,6 +54,11 @@ pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
     if cfg.kick.is_some() {
         return Err(Unsupported::gpu("--kick (a stall restart that perturbs x) runs on the cpu backend"));
     }
+    if cfg.keep_going && !cfg.assign.resolve(true, cfg).on_device() {
+        return Err(Unsupported::gpu(
+            "--keep-going on the GPU runs in the device loop (--assign gpu-jv, gpu-jv-sg or gpu-auction, without --complete)",
+        ));
+    }
     Ok(())
 }
 

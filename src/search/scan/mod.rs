@@ -32,6 +32,7 @@
 //! choice, restarts).
 
 mod count;
+mod fast;
 mod solve;
 mod tables;
 mod walk;
@@ -39,4 +40,4 @@ mod walk;
 pub use count::{
     CountEngine, Journal, NoJournal, ScanCount, ScanError, ScanOptions, ScanPlan, TaskDone, count, count_journaled,
 };
-pub use solve::{Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanTree, TreeChoice, solve};
+pub use solve::{Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanTree, ScanWalker, TreeChoice, solve};

@@ -789,3 +789,20 @@ fn dc_gpu(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod scan_row_tests {
+    use super::*;
+
+    /// One scan row per size, each with nodes searched in the budget and their rate.
+    #[test]
+    fn scan_rows_measure_nodes_per_second_at_each_size() {
+        let rows = scan_rows(Duration::from_millis(100), 3);
+        let sizes: Vec<&str> = rows.iter().map(|r| r.size.as_str()).collect();
+        assert_eq!(sizes, ["7x7", "8x8", "16x16"]);
+        for r in &rows {
+            assert_eq!((r.formulation, r.kernel, r.backend, r.batch), ("scan", "nodes", "cpu", 1));
+            assert!(r.reps >= 1 && r.seconds > 0.0 && r.trial_iters_per_s > 1e5, "{r:?}");
+        }
+    }
+}

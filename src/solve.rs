@@ -22,7 +22,7 @@ use crate::report::{Method, SolveReport};
 use crate::search::alns::{self, AlnsConfig, Destroy};
 use crate::search::backtrack::{self, BacktrackConfig, CellOrder};
 use crate::search::hill::{self, HillConfig};
-use crate::search::scan::{self, ScanProgress, ScanSolveConfig, TreeChoice};
+use crate::search::scan::{self, ScanProgress, ScanSolveConfig, ScanWalker, TreeChoice};
 use crate::verify::{self, Consistency};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -250,6 +250,10 @@ pub struct TreeOptions {
     /// Scan: with the row-chain cut (the row under each placement must chain; off by default).
     #[arg(long)]
     pub row_chain: bool,
+    /// Scan: the walker (`fast`, or `table`: the plain walker, the oracle of the fast one; both
+    /// walk the same trees node for node).
+    #[arg(long, value_enum, default_value_t = ScanWalker::Fast)]
+    pub scan_walker: ScanWalker,
 }
 
 /// Options of the local searches (hill, alns).
@@ -563,6 +567,7 @@ impl SolveSpec {
             choice: self.tree.tree,
             probes: self.tree.probes,
             row_chain: self.tree.row_chain,
+            walker: self.tree.scan_walker,
         }
     }
 

@@ -335,7 +335,10 @@ fn state_bytes(form: &str, w: usize, h: usize) -> Option<u64> {
 /// A lower bound on the wall time of [`run`]: every measurement's warm-up is at least as long
 /// as one repetition and its repetitions fill the budget, so about twice the budget each.
 pub fn estimated_seconds(opts: &BenchOptions) -> f64 {
-    let n: usize = steps(opts).iter().map(|(_, _, form, gpu)| measurements(form, *gpu)).sum();
+    let mut n: usize = steps(opts).iter().map(|(_, _, form, gpu)| measurements(form, *gpu)).sum();
+    if opts.cpu && opts.formulations.iter().any(|f| f == "scan") {
+        n += SCAN_SIZES.len();
+    }
     n as f64 * opts.budget.as_secs_f64() * 1.2
 }
 
@@ -422,14 +425,82 @@ pub fn run_with_steps(
                             step(done, total);
                         }
                     }
+                    // Measured once, after the sizes ([`scan_rows`]).
+                    "scan" => {}
                     other => {
-                        return Err(GpuError::Misuse(format!("unknown formulation {other:?} (f1, dc)")).into());
+                        return Err(GpuError::Misuse(format!("unknown formulation {other:?} (f1, dc, scan)")).into());
                     }
                 }
             }
         }
     }
+    if opts.cpu && opts.formulations.iter().any(|f| f == "scan") && !crate::interrupt::requested() {
+        for r in scan_rows(opts.budget, opts.seed) {
+            push(r, &mut rows);
+        }
+    }
     Ok(rows)
+}
+
+/// Board sizes of the scan rows ([`scan_rows`]).
+pub const SCAN_SIZES: [(usize, usize); 3] = [(7, 7), (8, 8), (16, 16)];
+
+/// The scan rows (formulation `scan`, kernel `nodes`, backend `cpu`, batch 1): the row scan's
+/// placements per second on one core (a node is one piece placed, as the other tree searches
+/// count it), in the rate column, at each of [`SCAN_SIZES`], on generated puzzles, so that
+/// the control's rate sits beside the map's in one table. Each row runs the first-solution
+/// search ([`crate::search::scan::solve`], one thread, restarts on) for about `budget` of
+/// search time: run after run (seeds `seed`, `seed + 1`, ...; a run that solves early ends
+/// early), counting the search time only (the tables and the tree estimates apart). `reps`
+/// is the runs, `seconds` the search seconds per run.
+pub fn scan_rows(budget: Duration, seed: u64) -> Vec<BenchRow> {
+    use crate::search::scan::{ScanSolveConfig, solve};
+    let mut out = Vec::new();
+    for (w, h) in SCAN_SIZES {
+        let Ok((p, _)) =
+            generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+        else {
+            continue;
+        };
+        // Runs of a node count sized to fill what is left of the budget at the rate so far
+        // (the first, of a million nodes, calibrates), so that the setup, which grows with
+        // the board (tables, tree estimates), does not eat the search time.
+        let (mut nodes, mut secs, mut runs, mut next) = (0u64, 0f64, 0usize, 1u64 << 20);
+        let want = budget.as_secs_f64();
+        while runs == 0 || (secs < want && !crate::interrupt::requested()) {
+            let cfg = ScanSolveConfig {
+                seed: seed + runs as u64,
+                max_nodes: Some(next),
+                time_limit: Some(budget * 4 + Duration::from_secs(10)),
+                threads: 1,
+                probes: 20,
+                ..Default::default()
+            };
+            let r = solve(&p, &cfg, &|_| {});
+            nodes += r.nodes;
+            secs += (r.wall_s - r.setup_s).max(0.0);
+            runs += 1;
+            let rate = if secs > 0.0 { nodes as f64 / secs } else { 1e7 };
+            next = (((want - secs) * rate) as u64).max(1 << 16);
+        }
+        out.push(BenchRow {
+            formulation: "scan",
+            size: format!("{w}x{h}"),
+            batch: 1,
+            kernel: "nodes",
+            backend: "cpu",
+            reps: runs,
+            seconds: secs / runs as f64,
+            trial_iters_per_s: if secs > 0.0 { nodes as f64 / secs } else { 0.0 },
+            gb_per_s: 0.0,
+            bytes_per_trial: 0,
+            chunk_trials: None,
+            class_n: None,
+            assign: None,
+            reduced_costs: None,
+        });
+    }
+    out
 }
 
 /// A run of exactly `iters` iterations of every trial (no early stop, no restarts).
@@ -810,4 +881,21 @@ fn dc_gpu(
         r.chunk_trials = o.dc_chunk_trials;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod scan_row_tests {
+    use super::*;
+
+    /// One scan row per size, each with nodes searched in the budget and their rate.
+    #[test]
+    fn scan_rows_measure_nodes_per_second_at_each_size() {
+        let rows = scan_rows(Duration::from_millis(100), 3);
+        let sizes: Vec<&str> = rows.iter().map(|r| r.size.as_str()).collect();
+        assert_eq!(sizes, ["7x7", "8x8", "16x16"]);
+        for r in &rows {
+            assert_eq!((r.formulation, r.kernel, r.backend, r.batch), ("scan", "nodes", "cpu", 1));
+            assert!(r.reps >= 1 && r.seconds > 0.0 && r.trial_iters_per_s > 1e5, "{r:?}");
+        }
+    }
 }

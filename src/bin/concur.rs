@@ -43,7 +43,9 @@ enum Cmd {
         /// Batch sizes (trials), comma separated (default: from the plan).
         #[arg(long, value_delimiter = ',')]
         batches: Option<Vec<usize>>,
-        /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur).
+        /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur); `scan` adds the
+        /// row scan's rows (placements per second on one core at 7x7, 8x8 and 16x16, in the
+        /// rate column), e.g. `--formulations f1,dc,scan` for both in one table.
         #[arg(long, value_delimiter = ',', default_value = "f1,dc")]
         formulations: Vec<String>,
         /// Which backends to measure: cpu, gpu or both (default: from the plan).
@@ -760,8 +762,8 @@ fn run() -> Result<ExitCode> {
                 anyhow::bail!("--sizes: {w}x{h} is out of range: each side must be 2..={}", concur::puzzle::MAX_SIDE);
             }
             anyhow::ensure!(!batches.contains(&0), "--batches: a batch must be at least 1 trial");
-            if let Some(f) = formulations.iter().find(|f| !matches!(f.as_str(), "f1" | "dc")) {
-                anyhow::bail!("--formulations: unknown formulation {f:?} (f1, dc)");
+            if let Some(f) = formulations.iter().find(|f| !matches!(f.as_str(), "f1" | "dc" | "scan")) {
+                anyhow::bail!("--formulations: unknown formulation {f:?} (f1, dc, scan)");
             }
             if backends.contains(&BackendChoice::Gpu) {
                 backend::select(BackendChoice::Gpu, adapter.as_deref())?;

@@ -27,11 +27,13 @@
 //! Every solution passes the exact board check before it is counted.
 //!
 //! Files: `tables.rs` (the lookup tables, join budgets, the corner piece of turn symmetry),
-//! `walk.rs` (the depth-first walk and Knuth's estimate), `count.rs` ([`count`],
-//! [`count_journaled`] and the journal types) and `solve.rs` ([`solve`]: orientations, tree
-//! choice, restarts).
+//! `walk.rs` (the depth-first walk and Knuth's estimate), `fast.rs` (the first-solution
+//! walker specialised for speed, the same walk node for node, with `walk.rs`'s as its
+//! oracle), `count.rs` ([`count`], [`count_journaled`] and the journal types) and `solve.rs`
+//! ([`solve`]: orientations, tree choice, restarts, the walker).
 
 mod count;
+mod fast;
 mod solve;
 mod tables;
 mod walk;
@@ -39,4 +41,4 @@ mod walk;
 pub use count::{
     CountEngine, Journal, NoJournal, ScanCount, ScanError, ScanOptions, ScanPlan, TaskDone, count, count_journaled,
 };
-pub use solve::{Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanTree, TreeChoice, solve};
+pub use solve::{Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanTree, ScanWalker, TreeChoice, solve};

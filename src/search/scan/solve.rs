@@ -1,8 +1,9 @@
 //! The first-solution search: the candidate trees (orientations, corner pieces), Knuth's
 //! estimate of each, and randomised restarted walks on several threads.
 
+use super::fast::FastWalker;
 use super::tables::{Tables, symmetry_piece, symmetry_piece_ok};
-use super::walk::{Leaf, Walker, estimate_tree};
+use super::walk::{FirstWalk, Walker, estimate_tree};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::search::backtrack::Ending;
 use crate::verify;
@@ -97,6 +98,19 @@ pub enum TreeChoice {
     Random,
 }
 
+/// Which walker [`solve`] runs. Both walk the same trees node for node (same seeds, same
+/// node counts and boards); the table walker is the plain one, kept as the oracle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScanWalker {
+    /// The walker specialised for speed where it applies (no row-chain cut, at most 256
+    /// cells, the join budgets in 64 bits); else the table walker.
+    #[default]
+    Fast,
+    /// The table walker.
+    Table,
+}
+
 /// Settings of [`solve`].
 #[derive(Clone, Debug)]
 pub struct ScanSolveConfig {
@@ -117,6 +131,7 @@ pub struct ScanSolveConfig {
     /// default: it shrinks the tree by about a third on small boards but makes a node about
     /// 2.5 times dearer (BENCHMARKS.md).
     pub row_chain: bool,
+    pub walker: ScanWalker,
 }
 
 impl Default for ScanSolveConfig {
@@ -131,6 +146,7 @@ impl Default for ScanSolveConfig {
             choice: TreeChoice::Estimate,
             probes: 1_000,
             row_chain: false,
+            walker: ScanWalker::Fast,
         }
     }
 }
@@ -342,16 +358,32 @@ impl Search<'_> {
     /// chosen (or a random) tree in a fresh value order, until a solution, the whole tree
     /// walked, a limit or a stop.
     fn thread(&self, thread: usize) {
+        let t = &self.tables[self.best];
+        let fits = |f: fn(&Tables) -> bool| self.cfg.walker == ScanWalker::Fast && self.tables.iter().all(f);
+        if fits(FastWalker::<1>::fits) {
+            self.thread_with(thread, FastWalker::<1>::new(t));
+        } else if fits(FastWalker::<2>::fits) {
+            self.thread_with(thread, FastWalker::<2>::new(t));
+        } else if fits(FastWalker::<3>::fits) {
+            self.thread_with(thread, FastWalker::<3>::new(t));
+        } else if fits(FastWalker::<4>::fits) {
+            self.thread_with(thread, FastWalker::<4>::new(t));
+        } else {
+            self.thread_with(thread, Walker::new(t));
+        }
+    }
+
+    /// [`Search::thread`] with walker `wk` (of the smallest tree).
+    fn thread_with<'s, W: FirstWalk<'s>>(&'s self, thread: usize, mut wk: W) {
         let (cfg, stop, live) = (self.cfg, &self.stop, &self.live[thread]);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(crate::rng::trial_seed(cfg.seed, thread as u64));
         let mut current = self.best;
-        let mut wk = Walker::new(&self.tables[current]);
-        wk.live = Some(live);
+        wk.set_live(live);
         let budget = self.per_thread.unwrap_or(u64::MAX);
         let mut restart = 0u64;
         // This thread's deepest partial placement (depth, tree, candidate indices).
         let mut mine = (0usize, 0usize, Vec::new());
-        while !stop.load(Ordering::Relaxed) && wk.nodes < budget {
+        while !stop.load(Ordering::Relaxed) && wk.nodes() < budget {
             if cfg.choice == TreeChoice::Random && self.trees.len() > 1 {
                 let pick = rng.random_range(0..self.trees.len());
                 if pick != current {
@@ -360,23 +392,22 @@ impl Search<'_> {
                 }
             }
             wk.shuffle(&mut rng);
-            wk.load(&[]);
             let run = if cfg.restarts {
                 cfg.restart_base.max(1).saturating_mul(crate::search::backtrack::luby(restart + 1))
             } else {
                 u64::MAX
             };
-            wk.limit = wk.nodes.saturating_add(run).min(budget);
-            let finished = wk.walk(0, Leaf::First, stop);
-            self.deepest.fetch_max(wk.deepest, Ordering::Relaxed);
-            if wk.deepest > mine.0 {
+            wk.set_limit(wk.nodes().saturating_add(run).min(budget));
+            let finished = wk.walk_first(stop);
+            self.deepest.fetch_max(wk.deepest(), Ordering::Relaxed);
+            if wk.deepest() > mine.0 {
                 // It grew in this walk, so `deepest_at` holds entries of this walk's tree.
-                mine.0 = wk.deepest;
+                mine.0 = wk.deepest();
                 mine.1 = current;
                 mine.2.clear();
-                mine.2.extend(wk.deepest_at.iter().map(|&e| wk.entries[e as usize].cand));
+                mine.2.extend(wk.deepest_at().iter().map(|&e| wk.cand(e)));
             }
-            if wk.found {
+            if wk.found() {
                 self.take_found(&wk, current, thread, restart);
                 break;
             }
@@ -391,7 +422,7 @@ impl Search<'_> {
             }
             restart += 1;
             // Count a restart only when one begins (not at the time or node limit).
-            if stop.load(Ordering::Relaxed) || wk.nodes >= budget {
+            if stop.load(Ordering::Relaxed) || wk.nodes() >= budget {
                 break;
             }
             self.restarts_live.fetch_add(1, Ordering::Relaxed);
@@ -402,17 +433,17 @@ impl Search<'_> {
                 *best = mine;
             }
         }
-        live.store(wk.nodes, Ordering::Relaxed);
-        self.nodes_total.fetch_add(wk.nodes, Ordering::Relaxed);
+        live.store(wk.nodes(), Ordering::Relaxed);
+        self.nodes_total.fetch_add(wk.nodes(), Ordering::Relaxed);
         self.done_threads.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The full board a walk of tree `current` ended on, as a board of the puzzle; kept as
     /// the winner (if first) when it passes the exact check, which stops every thread.
-    fn take_found(&self, wk: &Walker, current: usize, thread: usize, restart: u64) {
+    fn take_found<'s>(&self, wk: &impl FirstWalk<'s>, current: usize, thread: usize, restart: u64) {
         let pz = &self.puzzles[current];
         let cands = pz.candidates();
-        let cells = wk.at.iter().enumerate().map(|(c, &e)| cands.of(c)[wk.entries[e as usize].cand as usize]).collect();
+        let cells = wk.at().iter().enumerate().map(|(c, &e)| cands.of(c)[wk.cand(e) as usize]).collect();
         let oriented = Board { width: pz.width(), height: pz.height(), cells };
         let board = self.trees[current].orientation.unorient(&oriented, self.puzzle.width(), self.puzzle.height());
         // Never trust the search: only a board that passes the exact check is kept.
@@ -502,6 +533,44 @@ mod tests {
             }
             assert_eq!(seen.len(), 8, "{w}x{h}: the orientations are not all different");
         }
+    }
+
+    /// The fast walker and the table walker (the oracle) give the same search: node counts,
+    /// restarts, depths and boards (found or best), over many puzzles, seeds, restart bases,
+    /// tree choices (a random tree per restart retargets the walker) and node limits.
+    #[test]
+    fn the_fast_walker_searches_as_the_table_walker() {
+        let mut compared = 0;
+        for (w, h) in [(3, 3), (4, 4), (5, 4), (5, 5), (6, 6), (7, 5), (7, 7), (8, 8), (10, 9)] {
+            for seed in 0..3u64 {
+                let (p, _) =
+                    generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+                        .unwrap();
+                for (choice, base, limit) in [
+                    (TreeChoice::Estimate, 256, 200_000),
+                    (TreeChoice::Random, 1_000, 300_000),
+                    (TreeChoice::Estimate, 1 << 20, 100_000),
+                ] {
+                    let cfg = ScanSolveConfig {
+                        seed: seed * 31 + 5,
+                        max_nodes: Some(limit),
+                        restart_base: base,
+                        choice,
+                        probes: 20,
+                        ..Default::default()
+                    };
+                    let run = |walker| {
+                        let r = solve(&p, &ScanSolveConfig { walker, ..cfg.clone() }, &|_| {});
+                        let boards = (r.board.map(|b| b.cells), r.best_board.map(|b| b.cells));
+                        (r.nodes, r.restarts, r.best_depth, r.ending, r.solved_tree, r.solved_restart, boards)
+                    };
+                    let (fast, table) = (run(ScanWalker::Fast), run(ScanWalker::Table));
+                    assert_eq!(fast, table, "{w}x{h} seed {seed} {choice:?} base {base}");
+                    compared += usize::from(fast.0 > 0);
+                }
+            }
+        }
+        assert!(compared > 60);
     }
 
     /// Joins inside the first `d` cells of a row-major scan of a board `w` wide.

@@ -162,6 +162,17 @@ impl Tables {
         })
     }
 
+    /// The pieces with a candidate at the cell under `c` that shows colour `k` upwards (zero
+    /// words for the bottom row).
+    pub(super) fn below_mask(&self, c: usize, k: u8) -> &[u64] {
+        let base = (c * self.colors + k as usize) * self.words;
+        &self.below[base..base + self.words]
+    }
+
+    pub(super) fn colors(&self) -> usize {
+        self.colors
+    }
+
     #[inline]
     pub(super) fn range(&self, c: usize, left: u8, up: u8) -> (u32, u32) {
         let i = (c * self.colors + left as usize) * self.colors + up as usize;

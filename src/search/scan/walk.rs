@@ -42,6 +42,69 @@ pub(super) struct Walker<'t> {
     reach: Vec<u64>,
 }
 
+/// What the first-solution search needs of a walker: the table walker ([`Walker`]) and the
+/// fast one ([`FastWalker`](super::fast::FastWalker)) walk the same trees node for node.
+pub(super) trait FirstWalk<'t> {
+    fn nodes(&self) -> u64;
+    fn set_live(&mut self, live: &'t AtomicU64);
+    /// [`FirstWalk::walk_first`] stops (unfinished) once the node count reaches this.
+    fn set_limit(&mut self, limit: u64);
+    /// Walks the tables `t` from now on (of a puzzle with as many cells and colours), in
+    /// their own entry order.
+    fn retarget(&mut self, t: &'t Tables);
+    /// Shuffles the entries within each (cell, left, up) list: a new value order.
+    fn shuffle(&mut self, rng: &mut Xoshiro256PlusPlus);
+    /// A walk from the root to the first full board, the node limit or a stop; false when
+    /// stopped or limited before the walk finished.
+    fn walk_first(&mut self, stop: &AtomicBool) -> bool;
+    /// Most cells placed at once.
+    fn deepest(&self) -> usize;
+    /// The entries of the first placement that reached [`FirstWalk::deepest`].
+    fn deepest_at(&self) -> &[u32];
+    /// The entry placed at each cell (a full board when [`FirstWalk::found`]).
+    fn at(&self) -> &[u32];
+    fn found(&self) -> bool;
+    /// The candidate index (in its cell's candidate list) of entry `e`.
+    fn cand(&self, e: u32) -> u32;
+}
+
+impl<'t> FirstWalk<'t> for Walker<'t> {
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+    fn set_live(&mut self, live: &'t AtomicU64) {
+        self.live = Some(live);
+    }
+    fn set_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+    fn retarget(&mut self, t: &'t Tables) {
+        Walker::retarget(self, t);
+    }
+    fn shuffle(&mut self, rng: &mut Xoshiro256PlusPlus) {
+        Walker::shuffle(self, rng);
+    }
+    fn walk_first(&mut self, stop: &AtomicBool) -> bool {
+        self.load(&[]);
+        self.walk(0, Leaf::First, stop)
+    }
+    fn deepest(&self) -> usize {
+        self.deepest
+    }
+    fn deepest_at(&self) -> &[u32] {
+        &self.deepest_at
+    }
+    fn at(&self) -> &[u32] {
+        &self.at
+    }
+    fn found(&self) -> bool {
+        self.found
+    }
+    fn cand(&self, e: u32) -> u32 {
+        self.entries[e as usize].cand
+    }
+}
+
 /// Nodes between two checks of the stop flag and the node limit in [`Walker::walk`].
 const CHECK_EVERY: u64 = 1 << 16;
 

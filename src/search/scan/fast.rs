@@ -1,0 +1,459 @@
+//! The first-solution walker specialised for speed: the same walk as
+//! [`Walker::walk`](super::walk::Walker::walk) with [`Leaf::First`](super::walk::Leaf::First)
+//! from the root, node for node (the tests in this file and in `solve.rs` compare both on many
+//! seeds, puzzles, restarts and trees), with its state laid out for the hot loop. What the
+//! profile of the table walker showed (set 1 8x8, sampled with `perf`): most of the time in
+//! the candidate loop, on loads of its 12-byte entries and of the budget and look-ahead
+//! tables behind them, on bounds checks and on the used-piece branch, which fails more than
+//! half the time and unpredictably (2.5 candidates are tested per placement: 1.44 fail on the
+//! piece, 0.07 on a join budget, fewer than 0.001 on the look-ahead). So:
+//!
+//! - the used-piece bitset is a `[u64; WORDS]` held in registers, the number of words a
+//!   compile-time constant (1 up to 64 cells, 4 up to 256);
+//! - each (cell, left, up) list is a contiguous run of 4-byte entries (piece, right and down
+//!   colours, and the two joins it opens as dense budget indices), with 16-bit list offsets
+//!   per cell: on set 1 8x8 the tables the walk reads take about 48 KB instead of about
+//!   112 KB (the first-level data cache here holds 48 KB);
+//! - when a cell opens, the pieces of its whole list are tested at once without branches,
+//!   giving a bit mask of the entries whose piece is free; that set depends only on the
+//!   placements before the cell, so it holds until the walk backtracks past the cell, and the
+//!   entries are then taken in order by their lowest set bit;
+//! - the join budgets and the look-ahead, which rarely fail, are tested (with a branch) only
+//!   when an entry comes up; testing them then, in the same order, is the same walk;
+//! - the per-depth state is the list's first entry, the mask of entries left and the entry
+//!   placed, and the colour each placement shows downwards.
+//!
+//! It needs at most 256 cells and 32 colours, lists of at most 64 entries, and at most 63
+//! join budgets (kinds and colours) that occur; [`FastWalker::fits`] says so, and otherwise
+//! the search uses the table walker.
+
+use super::tables::Tables;
+use super::walk::FirstWalk;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// The dense budget index of a join that has no budget (a rim side or budgets off): its
+/// budget is unlimited.
+const SPARE: usize = 63;
+/// Nodes between two checks of the stop flag and the node limit (as the table walker).
+const CHECK_EVERY: u64 = 1 << 16;
+
+/// The fast first-solution walker over one puzzle's tables; `WORDS` words of piece bits.
+pub(super) struct FastWalker<'t, const WORDS: usize> {
+    t: &'t Tables,
+    /// The entries in the walk's order, 4 bytes each: piece, right colour, down colour.
+    hot: Vec<u32>,
+    /// The candidate index of each entry (in its cell's list), in the same order.
+    cand: Vec<u16>,
+    /// Look-ahead masks, `WORDS` words each: `below[(c * K + k) * WORDS..]` the pieces with a
+    /// candidate at the cell under `c` showing colour `k` upwards.
+    below: Vec<u64>,
+    /// The lists of cell `c` as 16-bit offsets from `first[c]`, its first entry:
+    /// `starts[c * (K * K + 1) + left * K + up]..[.. + 1]` (one more row per cell ends its
+    /// last list), a third of the tables' 32-bit offsets (so that the walk's tables stay in
+    /// the first-level cache).
+    starts: Vec<u16>,
+    first: Vec<u32>,
+    /// Whether cell `c` has a cell below it.
+    has_below: Vec<bool>,
+    /// Initial budget of each dense index (the spare last, unlimited).
+    budget0: [i32; SPARE + 1],
+    budget: [i32; SPARE + 1],
+    /// Per depth: the first entry of the cell's list, and the admissible entries of the list
+    /// not tried yet (bit `j`: entry `base + j`).
+    base: Vec<u32>,
+    rest: Vec<u64>,
+    at: Vec<u32>,
+    /// `down[c + width]`: the colour the placement at `c` shows downwards (zeros for the row
+    /// above the board), so cell `c` reads its up colour at `down[c]`.
+    down: Vec<u8>,
+    nodes: u64,
+    deepest: usize,
+    deepest_at: Vec<u32>,
+    limit: u64,
+    found: bool,
+    live: Option<&'t AtomicU64>,
+    /// Scratch of [`FirstWalk::shuffle`].
+    perm: Vec<u32>,
+    tmp: Vec<(u32, u16)>,
+}
+
+/// For each budget index of `t` that some entry opens (with a finite budget), its dense
+/// index, and the initial budget of each dense index; None when more than 63.
+fn dense_budgets(t: &Tables) -> Option<(Vec<usize>, [i32; SPARE + 1])> {
+    let spare = t.budget.len() - 1;
+    let mut map = vec![SPARE; t.budget.len()];
+    let mut init = [0i32; SPARE + 1];
+    init[SPARE] = i32::MAX / 4;
+    let mut used = 0;
+    for e in &t.entries {
+        for &i in &e.opens {
+            let i = i as usize;
+            if i != spare && map[i] == SPARE {
+                if used == SPARE {
+                    return None;
+                }
+                map[i] = used;
+                init[used] = t.budget[i];
+                used += 1;
+            }
+        }
+    }
+    Some((map, init))
+}
+
+impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
+    /// True when the fast walker can walk `t` with `WORDS` words.
+    pub(super) fn fits(t: &Tables) -> bool {
+        t.cells.div_ceil(64) == WORDS
+            && !t.reach
+            && t.cells <= 256
+            && t.colors() <= 32
+            && t.offsets.windows(2).all(|w| w[1] - w[0] <= 64)
+            && (0..t.cells).all(|c| {
+                let kk = t.colors() * t.colors();
+                t.offsets[(c + 1) * kk] - t.offsets[c * kk] <= u32::from(u16::MAX)
+            })
+            && dense_budgets(t).is_some()
+    }
+
+    pub(super) fn new(t: &'t Tables) -> Self {
+        let n = t.cells;
+        let mut wk = FastWalker {
+            t,
+            hot: Vec::new(),
+            cand: Vec::new(),
+            below: Vec::new(),
+            starts: Vec::new(),
+            first: Vec::new(),
+            has_below: Vec::new(),
+            budget0: [0; SPARE + 1],
+            budget: [0; SPARE + 1],
+            base: vec![0; n],
+            rest: vec![0; n],
+            at: vec![0; n],
+            down: Vec::new(),
+            nodes: 0,
+            deepest: 0,
+            deepest_at: Vec::with_capacity(n),
+            limit: u64::MAX,
+            found: false,
+            live: None,
+            perm: Vec::new(),
+            tmp: Vec::new(),
+        };
+        wk.build(t);
+        wk
+    }
+
+    /// The lists of `t` in the tables' own order.
+    fn build(&mut self, t: &'t Tables) {
+        debug_assert!(Self::fits(t));
+        self.t = t;
+        let (n, k) = (t.cells, t.colors());
+        let (map, init) = dense_budgets(t).expect("fits");
+        self.budget0 = init;
+        self.hot.clear();
+        self.hot.extend(t.entries.iter().map(|e| {
+            let (ja, jb) = (map[e.opens[0] as usize] as u32, map[e.opens[1] as usize] as u32);
+            u32::from(e.piece) | u32::from(e.right) << 8 | u32::from(e.down) << 13 | ja << 18 | jb << 24
+        }));
+        self.cand.clear();
+        self.cand.extend(t.entries.iter().map(|e| e.cand as u16));
+        // The width may differ from the last tables' (another orientation of the board).
+        self.has_below.clear();
+        self.has_below.extend((0..n).map(|c| c + t.width < n));
+        self.down.clear();
+        self.down.resize(n + t.width, 0);
+        let kk = k * k;
+        self.first.clear();
+        self.first.extend((0..n).map(|c| t.offsets[c * kk]));
+        self.starts.clear();
+        for c in 0..n {
+            let f = t.offsets[c * kk];
+            self.starts.extend((0..=kk).map(|j| (t.offsets[c * kk + j] - f) as u16));
+        }
+        self.below.clear();
+        self.below.resize(n * k * WORDS, 0);
+        for c in 0..n {
+            for col in 0..k {
+                let m = t.below_mask(c, col as u8);
+                self.below[(c * k + col) * WORDS..(c * k + col + 1) * WORDS].copy_from_slice(m);
+            }
+        }
+    }
+
+    /// The piece bit (word and bit), colours right and down, and the two joins (dense
+    /// budget indices) of packed entry `x`.
+    #[inline(always)]
+    fn unpack(x: u32) -> (usize, u64, usize, usize, usize, usize) {
+        let p = (x & 0xff) as usize;
+        let w = if WORDS == 1 { 0 } else { p >> 6 };
+        (
+            w,
+            1u64 << (p & 63),
+            (x >> 8 & 31) as usize,
+            (x >> 13 & 31) as usize,
+            (x >> 18 & 63) as usize,
+            (x >> 24 & 63) as usize,
+        )
+    }
+
+    /// The entries of the list `hot` at a cell whose pieces are unused, as a bit mask (bit
+    /// `j`: entry `j`), tested all at once without branches. The piece test is the one that
+    /// fails often (more than half of all tests) and unpredictably; the join budgets and the
+    /// look-ahead, which rarely fail, are tested when an entry comes up ([`Self::fits_joins`]).
+    /// Which entries pass depends only on the placements before the cell, so the mask holds
+    /// until the walk backtracks past it, and testing the rest later, in the same order, gives
+    /// the same walk as testing every entry in turn.
+    #[inline(always)]
+    fn free(hot: &[u32], used: &[u64; WORDS]) -> u64 {
+        let mut mask = 0u64;
+        for (j, &x) in hot.iter().enumerate() {
+            let (w, pbit, ..) = Self::unpack(x);
+            mask |= u64::from(used[w] & pbit == 0) << j;
+        }
+        mask
+    }
+
+    /// The rest of the test of an entry whose piece is unused: its joins within their budgets
+    /// (distinct joins need a budget each, one join opened twice needs two), and the cell
+    /// below still fillable (`below`: the cell's look-ahead masks, when it has a cell below).
+    #[inline(always)]
+    fn fits_joins(x: u32, below: Option<&[u64]>, used: &[u64; WORDS], budget: &[i32; SPARE + 1]) -> bool {
+        let (w, pbit, _, d, ja, jb) = Self::unpack(x);
+        if budget[ja] < 1 + i32::from(ja == jb) || budget[jb] < 1 {
+            return false;
+        }
+        match below {
+            None => true,
+            Some(below) => {
+                let m = &below[d * WORDS..d * WORDS + WORDS];
+                let mut any = 0u64;
+                for q in 0..WORDS {
+                    let own = if q == w { pbit } else { 0 };
+                    any |= m[q] & !used[q] & !own;
+                }
+                any != 0
+            }
+        }
+    }
+
+    /// The walk from the root, as [`Walker::walk`](super::walk::Walker::walk)`(0, Leaf::First)`.
+    fn run(&mut self, stop: &AtomicBool) -> bool {
+        let n = self.t.cells;
+        let k = self.t.colors();
+        self.found = false;
+        let mut check_at = self.limit.min(self.nodes.saturating_add(CHECK_EVERY));
+        if self.nodes >= self.limit {
+            return false;
+        }
+        let width = self.t.width;
+        self.budget = self.budget0;
+        let mut used = [0u64; WORDS];
+        let (starts, first): (&[u16], &[u32]) = (&self.starts, &self.first);
+        let kk1 = k * k + 1;
+        let hot: &[u32] = &self.hot;
+        let below: &[u64] = &self.below;
+        let has_below: &[bool] = &self.has_below;
+        let (bases, rest, at, down) = (&mut self.base[..], &mut self.rest[..], &mut self.at[..], &mut self.down[..]);
+        let budget = &mut self.budget;
+        let mut nodes = self.nodes;
+        let mut deepest = self.deepest;
+        let mut pos = 0usize;
+        let cell_below = |pos: usize| has_below[pos].then(|| &below[pos * k * WORDS..(pos + 1) * k * WORDS]);
+        // Cell 0 sees grey to the left and above.
+        let (mut base, b) = (first[0] + u32::from(starts[0]), first[0] + u32::from(starts[1]));
+        let mut mask = Self::free(&hot[base as usize..b as usize], &used);
+        let finished = loop {
+            // The next entry of the list that passes the whole test.
+            let mut pick = u32::MAX;
+            let below_here = cell_below(pos);
+            while mask != 0 {
+                let e = base + mask.trailing_zeros();
+                mask &= mask - 1;
+                if Self::fits_joins(hot[e as usize], below_here, &used, budget) {
+                    pick = e;
+                    break;
+                }
+            }
+            if pick != u32::MAX {
+                nodes += 1;
+                at[pos] = pick;
+                if pos + 1 == n {
+                    deepest = n;
+                    self.found = true;
+                    break true;
+                }
+                bases[pos] = base;
+                rest[pos] = mask;
+                let (w, pbit, r, d, ja, jb) = Self::unpack(hot[pick as usize]);
+                used[w] ^= pbit;
+                budget[ja] -= 1;
+                budget[jb] -= 1;
+                down[pos + width] = d as u8;
+                pos += 1;
+                if pos > deepest {
+                    deepest = pos;
+                    self.deepest_at.clear();
+                    self.deepest_at.extend_from_slice(&at[..pos]);
+                }
+                // The next cell's list: its left colour is `r`, its up colour `down[pos]`.
+                let row = pos * kk1 + r * k + down[pos] as usize;
+                let f = first[pos];
+                let (a, b) = (f + u32::from(starts[row]), f + u32::from(starts[row + 1]));
+                base = a;
+                mask = Self::free(&hot[a as usize..b as usize], &used);
+                if nodes >= check_at {
+                    if let Some(live) = self.live {
+                        live.store(nodes, Ordering::Relaxed);
+                    }
+                    if stop.load(Ordering::Relaxed) || nodes >= self.limit {
+                        break false;
+                    }
+                    check_at = self.limit.min(nodes + CHECK_EVERY);
+                }
+            } else {
+                if pos == 0 {
+                    break true;
+                }
+                pos -= 1;
+                let (w, pbit, _, _, ja, jb) = Self::unpack(hot[at[pos] as usize]);
+                used[w] ^= pbit;
+                budget[ja] += 1;
+                budget[jb] += 1;
+                (base, mask) = (bases[pos], rest[pos]);
+            }
+        };
+        self.nodes = nodes;
+        self.deepest = deepest;
+        finished
+    }
+}
+
+impl<'t, const WORDS: usize> FirstWalk<'t> for FastWalker<'t, WORDS> {
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+    fn set_live(&mut self, live: &'t AtomicU64) {
+        self.live = Some(live);
+    }
+    fn set_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+    fn retarget(&mut self, t: &'t Tables) {
+        self.build(t);
+    }
+    /// The table walker's shuffle, list by list: a slice shuffle draws from the stream by
+    /// the slice's length only, so shuffling the positions `0..len` and applying that
+    /// permutation to both arrays gives the same order from the same draws.
+    fn shuffle(&mut self, rng: &mut Xoshiro256PlusPlus) {
+        use rand::seq::SliceRandom;
+        for w in self.t.offsets.windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            if b - a > 1 {
+                self.perm.clear();
+                self.perm.extend(0..(b - a) as u32);
+                self.perm.shuffle(rng);
+                self.tmp.clear();
+                self.tmp.extend(self.perm.iter().map(|&j| (self.hot[a + j as usize], self.cand[a + j as usize])));
+                for (j, &(h, c)) in self.tmp.iter().enumerate() {
+                    self.hot[a + j] = h;
+                    self.cand[a + j] = c;
+                }
+            }
+        }
+    }
+    fn walk_first(&mut self, stop: &AtomicBool) -> bool {
+        self.run(stop)
+    }
+    fn deepest(&self) -> usize {
+        self.deepest
+    }
+    fn deepest_at(&self) -> &[u32] {
+        &self.deepest_at
+    }
+    fn at(&self) -> &[u32] {
+        &self.at
+    }
+    fn found(&self) -> bool {
+        self.found
+    }
+    fn cand(&self, e: u32) -> u32 {
+        u32::from(self.cand[e as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate::{GenerateOptions, generate};
+    use crate::search::scan::walk::Walker;
+    use rand::SeedableRng;
+
+    /// Both walkers, from the same shuffles, under the same node limits: the same node
+    /// counts, endings, deepest prefixes and boards, restart after restart.
+    /// After the second walk both switch to the tables `u` (another orientation: another
+    /// width) and back after the fourth.
+    fn same_walks(t: &Tables, u: &Tables, seed: u64, limits: &[u64]) {
+        fn go<'t, W: FirstWalk<'t>>(
+            mut wk: W,
+            (t, u): (&'t Tables, &'t Tables),
+            seed: u64,
+            limits: &[u64],
+            stop: &AtomicBool,
+        ) -> Vec<String> {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut out = Vec::new();
+            for (i, &l) in limits.iter().enumerate() {
+                match i {
+                    2 => wk.retarget(u),
+                    4 => wk.retarget(t),
+                    _ => {}
+                }
+                wk.shuffle(&mut rng);
+                wk.set_limit(wk.nodes() + l);
+                let fin = wk.walk_first(stop);
+                let cands: Vec<u32> = wk.deepest_at().iter().map(|&e| wk.cand(e)).collect();
+                let board: Vec<u32> =
+                    if wk.found() { wk.at().iter().map(|&e| wk.cand(e)).collect() } else { Vec::new() };
+                out.push(format!("{fin} {} {} {} {cands:?} {board:?}", wk.nodes(), wk.deepest(), wk.found()));
+                if wk.found() || fin {
+                    break;
+                }
+            }
+            out
+        }
+        let stop = AtomicBool::new(false);
+        let tu = (t, u);
+        let old = go(Walker::new(t), tu, seed, limits, &stop);
+        let new = match t.cells.div_ceil(64) {
+            1 => go(FastWalker::<1>::new(t), tu, seed, limits, &stop),
+            2 => go(FastWalker::<2>::new(t), tu, seed, limits, &stop),
+            3 => go(FastWalker::<3>::new(t), tu, seed, limits, &stop),
+            _ => go(FastWalker::<4>::new(t), tu, seed, limits, &stop),
+        };
+        assert_eq!(old, new, "seed {seed}");
+        assert!(!old.is_empty());
+    }
+
+    #[test]
+    fn the_fast_walker_walks_as_the_table_walker() {
+        let limits = [1_000, 5_000, 20_000, 3_000, 50_000];
+        for (w, h) in [(2, 2), (3, 3), (4, 3), (5, 5), (6, 6), (7, 4), (8, 8), (9, 8), (12, 11), (16, 16)] {
+            for seed in 0..4 {
+                let (p, _) =
+                    generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+                        .unwrap();
+                let q = crate::search::scan::Orientation { mirror: true, turns: 0 }.puzzle(&p);
+                for first in [None, super::super::tables::symmetry_piece(&p)] {
+                    let (t, u) = (Tables::new(&p, first), Tables::new(&q, None));
+                    let fits =
+                        [FastWalker::<1>::fits, FastWalker::<2>::fits, FastWalker::<3>::fits, FastWalker::<4>::fits];
+                    assert!(fits.iter().any(|f| f(&t) && f(&u)), "{w}x{h}: the fast walker does not apply");
+                    same_walks(&t, &u, seed * 7 + 1, &limits);
+                }
+            }
+        }
+    }
+}

@@ -498,6 +498,9 @@ pub fn scan_rows(budget: Duration, seed: u64) -> Vec<BenchRow> {
             class_n: None,
             assign: None,
             reduced_costs: None,
+            profile: None,
+            device_ns: None,
+            note: None,
         });
     }
     out

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release binary and the integration-test binary and copies them, stripped, into
 # DIR (default: ./stage, git-ignored), with the puzzles the device call needs (Brendan Owen's
-# set 1 7x7 and 8x8 from ../shared/puzzles, which does not travel to a device machine), for a
+# set 1 7x7, 8x7, 9x7 and 8x8 from ../shared/puzzles, which does not travel to a device machine), for a
 # machine with a GPU but no Rust toolchain. Carry DIR with the checkout:
 #
 #   scripts/stage-binaries.sh stage
@@ -19,7 +19,7 @@ tests=$(cargo test --release --test main --no-run 2>&1 | sed -n 's/.*(\(target[^
 strip -o "$dir/concur" target/release/concur
 strip -o "$dir/main-tests" "$tests"
 src=${PUZZLES:-../shared/puzzles}/brendan_owen/pieces_set_1
-for s in 07x07 08x08; do
+for s in 07x07 08x07 09x07 08x08; do
   cp "$src/pieces_$s.txt" "$dir/puzzles/" || { echo "stage-binaries: $src/pieces_$s.txt missing" >&2; exit 2; }
 done
 git rev-parse HEAD > "$dir/commit.txt"

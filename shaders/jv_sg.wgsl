@@ -13,6 +13,7 @@
 //   distance, then the key among the lanes at that distance); a value another lane holds
 //   comes by subgroupShuffle. There is no workgroup barrier anywhere, so each problem runs at
 //   its own pace.
+// The staged variant reads the problem's cost block from workgroup memory (see STAGE below).
 // The answer is also written as F1's `sel` (the pick pass fused in) and the trial's `fail`
 // word is set when a problem is not solved. A trial whose `cold` word is 2 (frozen or
 // finished in the F1 device loop) is skipped: its rows, duals and `sel` stay as they were.
@@ -46,6 +47,16 @@ const MAXN: u32 = 64u;
 const KEYB: u32 = 256u;
 const INF: f32 = 3.4028235e38;
 const MAXC: u32 = 16u; //MAXC
+// The staged variant (`--assign gpu-jv-sg-staged`): STAGE 1, and each subgroup copies its
+// problem's cost block once into its slot of `blk` (SN x SN floats, SN the batch's largest
+// class this kernel solves) and reads it there; the host sets these and sizes P.ppw so that
+// the slots fit the device's workgroup memory. The copy, with the subgroup barrier that needs
+// wgpu's SUBGROUP_BARRIER feature, goes in at //STAGE_COPY only in that variant.
+const STAGE: u32 = 0u; //STAGE
+const SN: u32 = 1u; //SN
+const BLK: u32 = 1u; //BLK
+var<workgroup> blk: array<f32, BLK>;
+var<private> sbase: u32;
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
@@ -64,7 +75,12 @@ fn finite(a: f32) -> bool {
 }
 
 fn cost(base: u32, n: u32, i: u32, j: u32) -> f32 {
-    let a = w[base + i * n + j];
+    var a: f32;
+    if STAGE != 0u {
+        a = blk[sbase + i * n + j];
+    } else {
+        a = w[base + i * n + j];
+    }
     return select(INF, -a, finite(a));
 }
 
@@ -100,6 +116,7 @@ fn jv_sg(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec
         }
         return;
     }
+    //STAGE_COPY (the staged variant copies the block into this subgroup's slot here)
     // A NaN or +inf weight.
     var badw = false;
     for (var e = lane; e < n * n; e += S) {

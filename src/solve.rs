@@ -122,7 +122,8 @@ pub struct F1Options {
     /// iteration, --complete or --reduced-costs f32), cpu (the host's exact JV, the weights
     /// read back every iteration; the reference), gpu-jv (alias gpu: the device's exact
     /// shortest augmenting paths, a workgroup per problem), gpu-jv-sg (the same, a subgroup
-    /// per problem) or gpu-auction (the device auction, exact for the weights quantised to
+    /// per problem), gpu-jv-sg-staged (with each problem's costs staged in workgroup memory)
+    /// or gpu-auction (the device auction, exact for the weights quantised to
     /// within n quanta). The device kernels run K iterations per submission with no host
     /// wait; only per-trial status and solved boards come back. The JSON's `assign` says which
     /// ran.

@@ -350,7 +350,7 @@ fn gpu_device_loop_does_not_depend_on_k() {
     let Some(ctx) = gpu("gpu_device_loop_does_not_depend_on_k") else { return };
     let (p, _) = generated(5, 5, 21);
     let mut all = Vec::new();
-    for assign in [AssignOn::GpuJv, AssignOn::GpuJvSg] {
+    for assign in [AssignOn::GpuJv, AssignOn::GpuJvSg, AssignOn::GpuJvSgStaged] {
         let cfg = MapConfig {
             trials: 5,
             max_iters: 300,
@@ -375,6 +375,7 @@ fn gpu_device_loop_does_not_depend_on_k() {
         all.push(runs[0].clone());
     }
     assert_eq!(all[0], all[1], "gpu-jv and gpu-jv-sg");
+    assert_eq!(all[0], all[2], "gpu-jv and gpu-jv-sg-staged");
 }
 
 /// The fused pass (`--fused-passes`: update, score, track, edges and weights in one pass per

@@ -7,10 +7,13 @@ use std::path::Path;
 const SUBGROUP_FILES: &[&str] = &["jv_sg.wgsl"];
 
 fn validate_source(what: &str, src: &str, subgroups: bool) -> naga::Module {
+    validate_with(what, src, subgroups, naga::valid::Capabilities::SUBGROUP)
+}
+
+fn validate_with(what: &str, src: &str, subgroups: bool, caps: naga::valid::Capabilities) -> naga::Module {
     let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(src)));
     let mut v = if subgroups {
-        let mut v =
-            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::SUBGROUP);
+        let mut v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps);
         v.subgroup_stages(naga::valid::ShaderStages::COMPUTE)
             .subgroup_operations(naga::valid::SubgroupOperationSet::all());
         v
@@ -85,5 +88,9 @@ fn the_jv_kernels_with_subgroup_operations_validate() {
         let slots = 64u32.div_ceil(lanes);
         assert!(src.contains(&format!("const MAXC: u32 = {slots}u;")), "{lanes} lanes");
         validate_source(&format!("jv_sg ({lanes} lanes)"), &src, true);
+        let staged = concur::backend::gpu::jv::sg_source_staged(lanes, Some((36, 2)));
+        assert!(staged.contains("const STAGE: u32 = 1u;") && staged.contains("const BLK: u32 = 2592u;"));
+        let caps = naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SUBGROUP_BARRIER;
+        validate_with(&format!("jv_sg staged ({lanes} lanes)"), &staged, true, caps);
     }
 }

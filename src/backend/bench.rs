@@ -690,7 +690,7 @@ fn dc_cpu(p: &Puzzle, l: &Layout, batch: usize, o: &BenchOptions) -> Result<Vec<
 /// The F1 assignment placements the GPU rows compare: the host JV, then the device kernels,
 /// each with the separate passes and with the fused one (`--fused-passes`).
 #[cfg(feature = "gpu")]
-const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, bool, &str); 6] = {
+const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, bool, &str); 7] = {
     use crate::f1::map::AssignOn;
     [
         (AssignOn::Cpu, false, "cpu"),
@@ -698,6 +698,7 @@ const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, bool, &str); 6] = {
         (AssignOn::GpuJv, true, "gpu-jv+fused"),
         (AssignOn::GpuJvSg, false, "gpu-jv-sg"),
         (AssignOn::GpuJvSg, true, "gpu-jv-sg+fused"),
+        (AssignOn::GpuJvSgStaged, false, "gpu-jv-sg-staged"),
         (AssignOn::GpuAuction, false, "gpu-auction"),
     ]
 };
@@ -821,7 +822,11 @@ fn f1_gpu(
         // The device JVs (the workgroup and the subgroup kernel) on the same two weight sets,
         // warm.
         use super::gpu::jv::{JvGpu, JvKind};
-        for (kind, name) in [(JvKind::Workgroup, "gpu-jv"), (JvKind::Subgroup, "gpu-jv-sg")] {
+        for (kind, name) in [
+            (JvKind::Workgroup, "gpu-jv"),
+            (JvKind::Subgroup, "gpu-jv-sg"),
+            (JvKind::SubgroupStaged, "gpu-jv-sg-staged"),
+        ] {
             let jv = JvGpu::of_kind(ctx.clone(), kind).batch(&[n], batch);
             jv.write_weights(&ak)?;
             jv.run(false)?;
@@ -838,7 +843,7 @@ fn f1_gpu(
             r.class_n = Some(n);
             r.assign = Some(name);
             if jv.kind() != kind {
-                r.note = Some("no subgroup operations on this device: the workgroup kernel ran".into());
+                r.note = Some(format!("the {:?} kernel ran (no subgroups, or the blocks do not fit)", jv.kind()));
             }
             out.push(r);
         }

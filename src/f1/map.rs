@@ -161,6 +161,10 @@ pub enum AssignOn {
     /// on the device it runs the workgroup kernel.
     #[value(name = "gpu-jv-sg")]
     GpuJvSg,
+    /// `gpu-jv-sg` with each problem's cost block staged once in workgroup memory where it
+    /// fits (fewer problems per workgroup at 8x8); the same assignments bit for bit.
+    #[value(name = "gpu-jv-sg-staged")]
+    GpuJvSgStaged,
     /// The device auction (Bertsekas, `shaders/assign.wgsl`), exact for weights quantised to
     /// within n quanta, in the same device loop; a trial whose auction does not finish in a
     /// bounded number of rounds restarts alone.
@@ -170,7 +174,7 @@ pub enum AssignOn {
 impl AssignOn {
     /// Whether the assignments run on the device (`auto` is resolved by the backend first).
     pub fn on_device(self) -> bool {
-        matches!(self, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuAuction)
+        matches!(self, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuJvSgStaged | AssignOn::GpuAuction)
     }
 
     /// What `auto` means on a backend with (`gpu`) or without a device, for a run with

@@ -63,6 +63,8 @@ pub struct GpuContext {
     /// problems per workgroup by them.
     pub subgroup_min: u32,
     pub subgroup_max: u32,
+    /// Whether the device was opened with wgpu's SUBGROUP_BARRIER (the staged subgroup JV).
+    pub subgroup_barrier: bool,
     /// Whether the device was opened with timestamp queries (wgpu's TIMESTAMP_QUERY), so
     /// that [`super::timing::Profile`] can time the passes of a real loop.
     pub timestamps: bool,
@@ -134,6 +136,10 @@ impl GpuContext {
         if subgroups {
             features |= wgpu::Features::SUBGROUP;
         }
+        let subgroup_barrier = subgroups && adapter.features().contains(wgpu::Features::SUBGROUP_BARRIER);
+        if subgroup_barrier {
+            features |= wgpu::Features::SUBGROUP_BARRIER;
+        }
         if timestamps {
             features |= wgpu::Features::TIMESTAMP_QUERY;
         }
@@ -153,6 +159,7 @@ impl GpuContext {
             subgroups,
             subgroup_min: info.subgroup_min_size.max(wgpu::MINIMUM_SUBGROUP_MIN_SIZE),
             subgroup_max: info.subgroup_max_size.clamp(info.subgroup_min_size.max(1), wgpu::MAXIMUM_SUBGROUP_MAX_SIZE),
+            subgroup_barrier,
             timestamps,
             workgroup_storage: limits.max_compute_workgroup_storage_size,
             storage_buffers: limits.max_storage_buffers_per_shader_stage,

@@ -57,6 +57,10 @@ pub enum JvKind {
     /// One subgroup per problem for the classes up to [`SG_MAX_N`] (`shaders/jv_sg.wgsl`),
     /// the workgroup kernel for the larger ones.
     Subgroup,
+    /// The subgroup kernel with each problem's cost block staged once in workgroup memory,
+    /// where the batch's largest small class fits it (as many problems per workgroup as fit,
+    /// at most the unstaged count); the unstaged kernel elsewhere.
+    SubgroupStaged,
 }
 
 /// The subgroup form of `reduce_min`: a subgroup minimum, then one value per subgroup.
@@ -110,8 +114,30 @@ pub fn source(subgroups: bool) -> String {
 /// The subgroup kernel's source for a device whose smallest subgroup has `min_lanes` lanes:
 /// each lane keeps `SG_MAX_N / min_lanes` column slots in registers.
 pub fn sg_source(min_lanes: u32) -> String {
+    sg_source_staged(min_lanes, None)
+}
+
+/// [`sg_source`], staged (`Some((sn, ppw))`): `ppw` slots of `sn x sn` floats in workgroup
+/// memory, one per subgroup.
+pub fn sg_source_staged(min_lanes: u32, stage: Option<(usize, u32)>) -> String {
     let slots = (SG_MAX_N as u32).div_ceil(min_lanes.max(1)).clamp(1, 32);
-    JV_SG_WGSL.replace("const MAXC: u32 = 16u; //MAXC", &format!("const MAXC: u32 = {slots}u;"))
+    let s = JV_SG_WGSL.replace("const MAXC: u32 = 16u; //MAXC", &format!("const MAXC: u32 = {slots}u;"));
+    match stage {
+        None => s,
+        Some((sn, ppw)) => s
+            .replace("const STAGE: u32 = 0u; //STAGE", "const STAGE: u32 = 1u;")
+            .replace("const SN: u32 = 1u; //SN", &format!("const SN: u32 = {sn}u;"))
+            .replace("const BLK: u32 = 1u; //BLK", &format!("const BLK: u32 = {}u;", sn * sn * ppw as usize))
+            .replace(
+                "    //STAGE_COPY (the staged variant copies the block into this subgroup's slot here)",
+                "    // The block once into this subgroup's slot; its lanes read one another's entries.
+    sbase = sgi * SN * SN;
+    for (var e = lane; e < n * n; e += S) {
+        blk[sbase + e] = w[wbase + e];
+    }
+    subgroupBarrier();",
+            ),
+    }
 }
 
 #[repr(C)]
@@ -150,6 +176,8 @@ pub struct JvGpu {
     pipe: wgpu::ComputePipeline,
     /// The subgroup kernel and its problems per workgroup.
     sg: Option<(wgpu::ComputePipeline, u32)>,
+    /// Stage each batch's cost blocks in workgroup memory (a pipeline per batch).
+    staged: bool,
 }
 
 /// The buffers a caller shares with a batch (the F1 loop's): the weights, the per-trial
@@ -195,6 +223,8 @@ pub struct JvBatch {
     /// The pick pass into the caller's `sel` after the workgroup kernel (the subgroup
     /// kernel writes its own rows; the pick pass writes them again, the same values).
     pick: Option<Pick>,
+    /// Whether the subgroup kernel stages its cost blocks.
+    staged: bool,
 }
 
 impl JvGpu {
@@ -202,25 +232,32 @@ impl JvGpu {
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("jv", &source(ctx.subgroups));
         let pipe = ctx.pipeline(&module, "jv");
-        JvGpu { ctx, pipe, sg: None }
+        JvGpu { ctx, pipe, sg: None, staged: false }
     }
 
     /// The kernel of `kind`: the subgroup kernel needs the device's subgroup operations, and
     /// falls back to the workgroup kernel without them ([`JvGpu::kind`] says which runs).
     pub fn of_kind(ctx: Arc<GpuContext>, kind: JvKind) -> Self {
         let mut g = JvGpu::new(ctx);
-        if kind == JvKind::Subgroup && g.ctx.subgroups {
+        if kind != JvKind::Workgroup && g.ctx.subgroups {
+            // The staged kernel needs the subgroup barrier; without it, the unstaged one.
             let module = g.ctx.module("jv_sg", &sg_source(g.ctx.subgroup_min));
             let pipe = g.ctx.pipeline(&module, "jv_sg");
             let ppw = (SG_WORKGROUP / g.ctx.subgroup_max.clamp(1, SG_WORKGROUP)).max(1);
             g.sg = Some((pipe, ppw));
+            g.staged = kind == JvKind::SubgroupStaged && g.ctx.subgroup_barrier;
         }
         g
     }
 
-    /// The kernel that runs.
+    /// The kernel that runs (a staged batch whose blocks do not fit runs unstaged; see
+    /// [`JvBatch::kind`]).
     pub fn kind(&self) -> JvKind {
-        if self.sg.is_some() { JvKind::Subgroup } else { JvKind::Workgroup }
+        match (&self.sg, self.staged) {
+            (None, _) => JvKind::Workgroup,
+            (Some(_), false) => JvKind::Subgroup,
+            (Some(_), true) => JvKind::SubgroupStaged,
+        }
     }
 
     /// Buffers for `trials` trials whose classes have the sizes `sizes` (each trial's
@@ -261,7 +298,18 @@ impl JvGpu {
                 JvShared { weights: &own.0, cold: &own.1, fail: &own.2, row_cell: &own.3, sel: &own.4, cells: rtot }
             }
         };
-        let ppw = self.sg.as_ref().map_or(1, |s| s.1);
+        // The staged kernel: as many problems per workgroup as their blocks fit, at most the
+        // unstaged count; none fit, the unstaged kernel.
+        let sn = sgk.iter().map(|&k| sizes[k as usize]).max().unwrap_or(1);
+        let staged = self.sg.as_ref().filter(|_| self.staged && !sgk.is_empty()).and_then(|(_, ppw)| {
+            let fit = (ctx.workgroup_storage as usize / (4 * sn * sn)).min(*ppw as usize) as u32;
+            (fit >= 1).then(|| {
+                let module = ctx.module("jv_sg staged", &sg_source_staged(ctx.subgroup_min, Some((sn, fit))));
+                (ctx.pipeline(&module, "jv_sg"), fit)
+            })
+        });
+        let sg_pipe = staged.clone().or_else(|| self.sg.clone());
+        let ppw = sg_pipe.as_ref().map_or(1, |s| s.1);
         let params = |flags: u32| Params {
             trials: trials as u32,
             classes: sizes.len() as u32,
@@ -297,7 +345,7 @@ impl JvGpu {
             }
             ctx.bind(pipe, &b)
         };
-        let sg = self.sg.as_ref().filter(|_| !sgk.is_empty()).map(|(pipe, ppw)| SgPart {
+        let sg = sg_pipe.as_ref().filter(|_| !sgk.is_empty()).map(|(pipe, ppw)| SgPart {
             bg_warm: bind(pipe, &params_warm, true),
             bg_cold: bind(pipe, &params_cold, true),
             groups: groups_grid(((trials * sgk.len()) as u64).div_ceil(*ppw as u64)),
@@ -323,6 +371,7 @@ impl JvGpu {
             wide,
             sg,
             pick,
+            staged: staged.is_some(),
         }
     }
 
@@ -399,7 +448,11 @@ impl JvBatch {
 
     /// The kernel that runs.
     pub fn kind(&self) -> JvKind {
-        if self.sg.is_some() { JvKind::Subgroup } else { JvKind::Workgroup }
+        match (&self.sg, self.staged) {
+            (None, _) => JvKind::Workgroup,
+            (Some(_), false) => JvKind::Subgroup,
+            (Some(_), true) => JvKind::SubgroupStaged,
+        }
     }
 
     /// The weights buffer (trials x the classes' blocks).

@@ -283,7 +283,7 @@ impl TrackParams {
 
 /// The device JV takes classes of at most [`super::super::jv::MAX_N`] cells.
 pub(super) fn check_device_jv(f1: &F1, cfg: &MapConfig) -> Result<(), GpuError> {
-    if matches!(cfg.assign, AssignOn::GpuJv | AssignOn::GpuJvSg)
+    if matches!(cfg.assign, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuJvSgStaged)
         && let Some(n) = f1.class_cells().iter().map(|c| c.len()).find(|&n| n > super::super::jv::MAX_N)
     {
         return Err(GpuError::Misuse(format!(
@@ -320,6 +320,7 @@ impl DeviceKernel {
             let kernel = match cfg.assign {
                 AssignOn::GpuAuction => DeviceAssigner::Auction(AssignGpu::new(ctx.clone())),
                 AssignOn::GpuJvSg => DeviceAssigner::Jv(JvGpu::of_kind(ctx.clone(), JvKind::Subgroup)),
+                AssignOn::GpuJvSgStaged => DeviceAssigner::Jv(JvGpu::of_kind(ctx.clone(), JvKind::SubgroupStaged)),
                 _ => DeviceAssigner::Jv(JvGpu::new(ctx.clone())),
             };
             DeviceKernel { kernel, sizes, row_cell: ctx.storage("row_cell", &rc) }

@@ -46,7 +46,7 @@ pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
     if cfg.adapt.is_some() {
         return Err(Unsupported::gpu("--adapt (adaptive join weights) runs on the cpu backend"));
     }
-    if cfg.complete.is_some() && matches!(cfg.assign, AssignOn::GpuJv | AssignOn::GpuJvSg) {
+    if cfg.complete.is_some() && matches!(cfg.assign, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuJvSgStaged) {
         return Err(Unsupported::gpu(
             "--complete with the device JV runs with --assign cpu or gpu-auction (the completion search needs the host every iteration)",
         ));

@@ -94,10 +94,10 @@ for item in $plan; do
   config "$inst" "$secs" rrr > "$out/map-$name.toml"
   config "$inst" "$secs" scan > "$out/scan-$name.toml"
   timeout $((secs + 60)) "$bin" ladder "$out/map-$name.toml" --out "$out/map" --resume --threads 1 \
-    --puzzles "$root" --deadline "$secs" > "$out/map-$name.log" 2>&1 &
+    --puzzles "$root" --deadline "$((secs + 1))" > "$out/map-$name.log" 2>&1 &
   mp=$!
   timeout $((secs + 60)) "$bin" ladder "$out/scan-$name.toml" --out "$out/scan" --resume --threads "$scan_cores" \
-    --puzzles "$root" --deadline "$secs" > "$out/scan-$name.log" 2>&1 &
+    --puzzles "$root" --deadline "$((secs + 1))" > "$out/scan-$name.log" 2>&1 &
   sp=$!
   wait $mp; echo "  map rc $?: $(tail -1 "$out/map-$name.log")" | tee -a "$summary"
   wait $sp; echo "  scan rc $?: $(tail -1 "$out/scan-$name.log")" | tee -a "$summary"

@@ -703,6 +703,27 @@ const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, bool, &str); 7] = {
     ]
 };
 
+/// A warm device solve measured on two weight sets already on the device, alternately copied
+/// into the batch's weights `dst` before each `solve`.
+#[cfg(feature = "gpu")]
+fn alternating(
+    ctx: &super::gpu::GpuContext,
+    budget: Duration,
+    sets: [&wgpu::Buffer; 2],
+    dst: &wgpu::Buffer,
+    solve: impl Fn() -> Result<(), EngineError>,
+) -> Result<Measured, EngineError> {
+    let mut flip = false;
+    measure(budget, || {
+        flip = !flip;
+        let src = sets[usize::from(flip)];
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, 0, dst, 0, src.size());
+        ctx.queue.submit([enc.finish()]);
+        solve()
+    })
+}
+
 /// Whole iterations in one timestamp profile of the device loop.
 #[cfg(feature = "gpu")]
 const PROFILE_ITERS: usize = 8;
@@ -805,16 +826,7 @@ fn f1_gpu(
         let (da, db) = (ctx.storage("bench assign a", &ak), ctx.storage("bench assign b", &bk));
         asg.write_weights(&ak)?;
         asg.run(false)?;
-        let mut flip = false;
-        let m = measure(o.budget, || {
-            flip = !flip;
-            let src = if flip { &db } else { &da };
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(src, 0, asg.weights_buffer(), 0, src.size());
-            ctx.queue.submit([enc.finish()]);
-            asg.run(true)?;
-            Ok(())
-        })?;
+        let m = alternating(ctx, o.budget, [&da, &db], asg.weights_buffer(), || Ok(asg.run(true).map(|_| ())?))?;
         let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
         r.class_n = Some(n);
         r.assign = Some("gpu-auction");
@@ -830,15 +842,7 @@ fn f1_gpu(
             let jv = JvGpu::of_kind(ctx.clone(), kind).batch(&[n], batch);
             jv.write_weights(&ak)?;
             jv.run(false)?;
-            let m = measure(o.budget, || {
-                flip = !flip;
-                let src = if flip { &db } else { &da };
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                enc.copy_buffer_to_buffer(src, 0, jv.weights_buffer(), 0, src.size());
-                ctx.queue.submit([enc.finish()]);
-                jv.run(true)?;
-                Ok(())
-            })?;
+            let m = alternating(ctx, o.budget, [&da, &db], jv.weights_buffer(), || Ok(jv.run(true)?))?;
             let mut r = row("f1", p, batch, "assign", "gpu", m, 4 * (n * n) as u64, 1);
             r.class_n = Some(n);
             r.assign = Some(name);

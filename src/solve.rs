@@ -664,12 +664,12 @@ pub fn pick_backend(
     choice: BackendChoice,
     adapter: Option<&str>,
 ) -> Result<backend::Selected, SolveError> {
-    let cpu = |note| backend::Selected { backend: Box::new(backend::CpuBackend), note, gpu: false };
+    let cpu = |note| backend::Selected { backend: Box::new(backend::CpuBackend), note };
     if !spec.is_map() || choice == BackendChoice::Cpu {
         return Ok(cpu(None));
     }
     let sel = backend::select(choice, adapter)?;
-    if !sel.gpu {
+    if !sel.backend.is_gpu() {
         return Ok(sel);
     }
     match spec.supported_by(sel.backend.as_ref()) {

@@ -491,7 +491,8 @@ fn the_default_bench_is_short_and_follows_the_adapter() {
     let full = estimated_seconds(&opts(&Plan::full()));
     assert!(full > 120.0, "the full sweep is the long one: {full} s");
     // The plain command runs the plan this machine gets, and every step it announces.
-    let hardware = concur::backend::select(concur::backend::BackendChoice::Auto, None).is_ok_and(|s| s.gpu);
+    let hardware =
+        concur::backend::select(concur::backend::BackendChoice::Auto, None).is_ok_and(|s| s.backend.is_gpu());
     let plan = Plan::default_for(hardware);
     let out = concur(&["bench", "--budget", "0.01", "--json"]);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -267,8 +267,6 @@ impl Backend for CpuBackend {
 pub struct Selected {
     pub backend: Box<dyn Backend>,
     pub note: Option<String>,
-    /// Whether the pick is the GPU backend.
-    pub gpu: bool,
 }
 
 /// Resolves the user's choice. `gpu` without a usable adapter is an error; `auto` takes a
@@ -284,21 +282,21 @@ pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, 
         let ctxs = gpu::GpuContext::open_all()?;
         let names: Vec<String> = ctxs.iter().map(|c| c.adapter.to_string()).collect();
         let note = format!("backend: gpu on {} device(s): {}", ctxs.len(), names.join("; "));
-        return Ok(Selected { backend: Box::new(gpu::GpuBackend::on_all(ctxs)?), note: Some(note), gpu: true });
+        return Ok(Selected { backend: Box::new(gpu::GpuBackend::on_all(ctxs)?), note: Some(note) });
     }
     match choice {
-        BackendChoice::Cpu => Ok(Selected { backend: Box::new(CpuBackend), note: None, gpu: false }),
+        BackendChoice::Cpu => Ok(Selected { backend: Box::new(CpuBackend), note: None }),
         #[cfg(feature = "gpu")]
         BackendChoice::Gpu => {
             let ctx = gpu::GpuContext::open(adapter)?;
             let note = format!("backend: gpu, adapter {}", ctx.adapter);
-            Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note), gpu: true })
+            Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note) })
         }
         #[cfg(feature = "gpu")]
         BackendChoice::Auto => match gpu::GpuContext::open(adapter) {
             Ok(ctx) if ctx.adapter.device_type != "Cpu" || adapter.is_some() => {
                 let note = format!("backend auto: gpu, adapter {}", ctx.adapter);
-                Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note), gpu: true })
+                Ok(Selected { backend: Box::new(gpu::GpuBackend::new(ctx)), note: Some(note) })
             }
             Ok(ctx) => Ok(Selected {
                 backend: Box::new(CpuBackend),
@@ -306,13 +304,8 @@ pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, 
                     "backend auto: cpu (the only adapter, {}, is a software one; --backend gpu forces it)",
                     ctx.adapter
                 )),
-                gpu: false,
             }),
-            Err(e) => Ok(Selected {
-                backend: Box::new(CpuBackend),
-                note: Some(format!("backend auto: cpu ({e})")),
-                gpu: false,
-            }),
+            Err(e) => Ok(Selected { backend: Box::new(CpuBackend), note: Some(format!("backend auto: cpu ({e})")) }),
         },
         #[cfg(not(feature = "gpu"))]
         BackendChoice::Gpu => {
@@ -322,11 +315,7 @@ pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, 
         #[cfg(not(feature = "gpu"))]
         BackendChoice::Auto => {
             let _ = adapter;
-            Ok(Selected {
-                backend: Box::new(CpuBackend),
-                note: Some("backend auto: cpu (built without `gpu`)".into()),
-                gpu: false,
-            })
+            Ok(Selected { backend: Box::new(CpuBackend), note: Some("backend auto: cpu (built without `gpu`)".into()) })
         }
     }
 }

@@ -733,7 +733,8 @@ fn run() -> Result<ExitCode> {
                 // No GPU asked for: don't probe one.
                 bench::Plan::default_for(false)
             } else {
-                let hardware = backend::select(BackendChoice::Auto, adapter.as_deref()).is_ok_and(|s| s.gpu);
+                let hardware =
+                    backend::select(BackendChoice::Auto, adapter.as_deref()).is_ok_and(|s| s.backend.is_gpu());
                 bench::Plan::default_for(hardware)
             };
             let explicit = sizes.is_some() || batches.is_some() || backends.is_some();

@@ -18,12 +18,13 @@
 //! Plain layout only (cell, piece and join constraints); the hybrid layout's assignment
 //! constraint and the every-iteration assignment readout run on the CPU backend.
 
-use super::batch::{self, GpuTrial, Span};
+use super::chunks::{self, Span};
 use super::context::{GpuContext, dispatch, grid, groups_grid};
 use super::f1::HashParams;
 use super::{DC_WGSL, HASH_WGSL, LAYOUT_WGSL};
 use crate::assign::Assigner;
 use crate::backend::{EngineError, GpuError, Unsupported};
+use crate::batch::Trial;
 use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
 use crate::puzzle::{Board, Puzzle};
@@ -387,7 +388,7 @@ impl<'a> DcGpu<'a> {
         let trials = cfg.trials.max(1);
         let (s, v, c, nc) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices());
         let per_trial = 4 * s.max(v).max(c).max(nc) as u64;
-        let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
+        let per_chunk = chunks::chunk_trials(&ctx, per_trial, trials, chunk)?;
         // A device that runs out of memory while the buffers are made says so as an error,
         // not through wgpu's uncaptured-error handler (which panics).
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -504,7 +505,7 @@ impl<'a> DcGpu<'a> {
 
     /// Per-trial buffers that stay trial-major (live flags, boards, statuses).
     fn write<T: bytemuck::Pod>(&self, first: usize, data: &[T], per: usize, buf: impl Fn(&Chunk) -> &wgpu::Buffer) {
-        batch::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
+        chunks::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
     }
 
     fn read<T: bytemuck::Pod + Default>(
@@ -512,7 +513,7 @@ impl<'a> DcGpu<'a> {
         per: usize,
         buf: impl Fn(&Chunk) -> &wgpu::Buffer,
     ) -> Result<Vec<T>, GpuError> {
-        batch::read_per_trial(&self.ctx, &self.chunks, per, buf)
+        chunks::read_per_trial(&self.ctx, &self.chunks, per, buf)
     }
 
     /// Writes slot values, chosen slots and weights of trials `first..`.
@@ -636,7 +637,7 @@ impl<'a> DcGpu<'a> {
     fn fingerprints(&self) -> Result<Vec<u64>, GpuError> {
         let l = &self.layout;
         let adaptive = self.cfg.weights == Weights::Adaptive;
-        batch::fingerprints(
+        chunks::fingerprints(
             &self.ctx,
             &self.chunks,
             |c| (&c.sums, &c.st_sums),
@@ -693,11 +694,11 @@ impl<'a> DcGpu<'a> {
         let cfg = self.cfg.clone();
         let l = &self.layout;
         let mut trials: Vec<DcTrial> = (0..self.trials)
-            .map(|t| GpuTrial::new(cfg.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
+            .map(|t| Trial::new(cfg.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
             .collect();
         let mut best = vec![0u32; self.trials * l.cells()];
         self.start_all(&mut trials, &mut best)?;
-        let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
+        let mut completion = chunks::completion_search(self.puzzle, cfg.complete.as_ref());
         let mut h = DcLoop::new(l, self.trials);
         loop {
             for _ in 0..ROUND {
@@ -713,7 +714,7 @@ impl<'a> DcGpu<'a> {
                 break;
             }
         }
-        Ok(batch::result(self.puzzle, &trials, &best, |b| l.placements(b), rounds.elapsed_s()))
+        Ok(chunks::result(self.puzzle, &trials, &best, |b| l.placements(b), rounds.elapsed_s()))
     }
 
     /// The starts of every trial, on all cores, a block of trials at a time (host memory
@@ -924,7 +925,7 @@ struct DcExtra {
     permutation: bool,
 }
 
-type DcTrial = GpuTrial<DcExtra>;
+type DcTrial = Trial<DcExtra>;
 
 /// The host arrays of [`DcGpu::run`], batch-wide, and the scratch of a restart.
 struct DcLoop {

@@ -12,7 +12,7 @@
 //! Every solution is read back and passes [`crate::verify::check`] before it is reported.
 
 pub mod assign;
-pub(crate) mod batch;
+pub(crate) mod chunks;
 pub mod context;
 pub mod dc;
 pub mod f1;

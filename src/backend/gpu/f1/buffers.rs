@@ -3,7 +3,7 @@
 //! weights (the auction, the workgroup JV or the subgroup JV).
 
 use super::super::assign::{AssignBatch, AssignGpu};
-use super::super::batch::Span;
+use super::super::chunks::Span;
 use super::super::context::GpuContext;
 use super::super::jv::{JvBatch, JvGpu, JvKind, JvShared};
 use super::super::pick::Pick;

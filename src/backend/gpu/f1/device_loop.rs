@@ -4,10 +4,10 @@
 
 use super::buffers::{RING_WORDS, ST_CYCLE, ST_FAIL, ST_LIVE, ST_SOLVED, ST_STALL, TS};
 use super::{F1Gpu, Kernel, randomize};
-use crate::backend::gpu::batch::GpuTrial;
 use crate::backend::gpu::context::grid;
 use crate::backend::gpu::timing::{Passes, Profile, Timings};
 use crate::backend::{EngineError, GpuError};
+use crate::batch::Trial;
 use crate::batch::{MapKind, MapResult, Mechanism, Progress, Rounds};
 use crate::puzzle::Board;
 use crate::verify;
@@ -144,7 +144,7 @@ impl F1Gpu<'_> {
     fn harvest(
         &self,
         rounds: &mut Rounds,
-        trials: &mut [GpuTrial<()>],
+        trials: &mut [Trial<()>],
         solved: &mut [Option<Board>],
         handled: &mut [u32],
         x0: &mut [f32],
@@ -181,7 +181,7 @@ impl F1Gpu<'_> {
         &self,
         t: usize,
         w: &[u32],
-        tr: &mut GpuTrial<()>,
+        tr: &mut Trial<()>,
         handled: &mut u32,
         x0: &mut [f32],
         board: &mut [u32],
@@ -212,7 +212,7 @@ impl F1Gpu<'_> {
     /// best boards.
     pub(super) fn finish_device(
         &self,
-        trials: &mut [GpuTrial<()>],
+        trials: &mut [Trial<()>],
         board: &mut [u32],
         solved: &mut [Option<Board>],
     ) -> Result<Vec<u32>, GpuError> {
@@ -247,7 +247,7 @@ impl F1Gpu<'_> {
         &self,
         t: usize,
         at: u32,
-        tr: &mut GpuTrial<()>,
+        tr: &mut Trial<()>,
         board: &mut [u32],
     ) -> Result<Board, GpuError> {
         let n = self.puzzle.cells();

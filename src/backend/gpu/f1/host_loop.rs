@@ -3,10 +3,11 @@
 //! read back, or the host-driven device auction.
 
 use super::{F1Gpu, Kernel, randomize};
-use crate::backend::gpu::batch::{self, GpuTrial};
+use crate::backend::gpu::chunks;
 use crate::backend::gpu::context::{dispatch, grid};
 use crate::backend::gpu::timing::Passes;
 use crate::backend::{EngineError, GpuError};
+use crate::batch::Trial;
 use crate::batch::{MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::f1::project::Assigners;
 use crate::puzzle::Board;
@@ -106,7 +107,7 @@ impl F1Gpu<'_> {
 
     /// Per-trial fingerprints of the state (for exact limit-cycle detection).
     fn fingerprints(&self) -> Result<Vec<u64>, GpuError> {
-        batch::fingerprints(
+        chunks::fingerprints(
             &self.ctx,
             &self.chunks,
             |c| (&c.s.sums, &c.st_sums),
@@ -121,7 +122,7 @@ impl F1Gpu<'_> {
         let (mut trials, x0) = self.start_trials(|| self.f1.assigners_in(cfg.reduced_costs));
         let mut h = HostLoop::new(self, x0);
         self.refresh(&mut h.w, &mut h.w2)?;
-        let mut completion = batch::completion_search(self.puzzle, cfg.complete.as_ref());
+        let mut completion = chunks::completion_search(self.puzzle, cfg.complete.as_ref());
         loop {
             for _ in 0..ROUND {
                 if self.host_iteration(&mut trials, &mut h, &mut completion)? {
@@ -138,7 +139,7 @@ impl F1Gpu<'_> {
             }
         }
         let f1 = &self.f1;
-        Ok(batch::result(self.puzzle, &trials, &h.best, |b| f1.placements(b), rounds.elapsed_s()))
+        Ok(chunks::result(self.puzzle, &trials, &h.best, |b| f1.placements(b), rounds.elapsed_s()))
     }
 
     /// One iteration of the per-iteration loop: 1. the assignments, 2. the device passes
@@ -146,7 +147,7 @@ impl F1Gpu<'_> {
     /// early: no trial is active, or one solved and the run stops at the first.
     fn host_iteration(
         &self,
-        trials: &mut [GpuTrial<Assigners>],
+        trials: &mut [Trial<Assigners>],
         h: &mut HostLoop,
         completion: &mut Option<Backtracker<'_>>,
     ) -> Result<bool, EngineError> {
@@ -189,7 +190,7 @@ impl F1Gpu<'_> {
     /// `sel` (and `sel2`). False when one failed: those trials restarted (non-finite
     /// weights cannot come from finite states; a defensive restart) and the iteration is
     /// to be tried again.
-    fn assign_on_host(&self, trials: &mut [GpuTrial<Assigners>], h: &mut HostLoop) -> Result<bool, GpuError> {
+    fn assign_on_host(&self, trials: &mut [Trial<Assigners>], h: &mut HostLoop) -> Result<bool, GpuError> {
         if self.chunks.iter().any(|c| c.dev.is_some()) {
             self.refresh(&mut h.w, &mut h.w2)?;
         }
@@ -240,12 +241,7 @@ impl F1Gpu<'_> {
     /// every iteration, and the boards of a chunk only when one of its trials improves (each
     /// board that comes up is recounted exactly on the CPU); else every board comes up, with
     /// the weights of the next iteration.
-    fn read_iteration(
-        &self,
-        trials: &[GpuTrial<Assigners>],
-        h: &mut HostLoop,
-        on_device: bool,
-    ) -> Result<(), GpuError> {
+    fn read_iteration(&self, trials: &[Trial<Assigners>], h: &mut HostLoop, on_device: bool) -> Result<(), GpuError> {
         if !on_device {
             self.read_staged(&mut h.w, &mut h.w2, Some((&mut h.viol, &mut h.boards)))?;
             h.fresh.iter_mut().for_each(|f| *f = true);
@@ -265,7 +261,7 @@ impl F1Gpu<'_> {
     /// completion search. True when a stall restart rewrote a state.
     fn take_iteration(
         &self,
-        trials: &mut [GpuTrial<Assigners>],
+        trials: &mut [Trial<Assigners>],
         h: &mut HostLoop,
         completion: &mut Option<Backtracker<'_>>,
     ) -> Result<bool, EngineError> {
@@ -313,7 +309,7 @@ impl F1Gpu<'_> {
 
     /// At the end of a round: restarts the active trials whose state's fingerprint came
     /// round again (exact limit cycles).
-    fn cycle_restarts(&self, trials: &mut [GpuTrial<Assigners>], h: &mut HostLoop) -> Result<(), GpuError> {
+    fn cycle_restarts(&self, trials: &mut [Trial<Assigners>], h: &mut HostLoop) -> Result<(), GpuError> {
         let hashes = self.fingerprints()?;
         let mut restarted = false;
         for (t, tr) in trials.iter_mut().enumerate() {

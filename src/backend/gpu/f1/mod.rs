@@ -17,10 +17,11 @@
 //! are split into chunks, each with its own buffers; all chunks go in one submission.
 //! Trials start from the same seeded random points as on the CPU backend.
 
-use super::batch::{self, GpuTrial};
+use super::chunks;
 use super::context::{GpuContext, grid};
 use super::timing::Passes;
 use crate::backend::{EngineError, GpuError, Unsupported};
+use crate::batch::Trial;
 use crate::batch::{MapKind, MapResult, Progress};
 use crate::f1::map::{AssignOn, MapConfig};
 use crate::f1::project::{Assigners, F1};
@@ -115,7 +116,7 @@ impl<'a> F1Gpu<'a> {
         let tab = f1.gpu_tables();
         let joins = tab.joins.len() / 3;
         let per_trial = 4 * dim.max(wtot).max(n) as u64;
-        let per_chunk = batch::chunk_trials(&ctx, per_trial, trials, chunk)?;
+        let per_chunk = chunks::chunk_trials(&ctx, per_trial, trials, chunk)?;
         // A device that runs out of memory while the buffers are made says so as an error,
         // not through wgpu's uncaptured-error handler (which panics).
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -192,7 +193,7 @@ impl<'a> F1Gpu<'a> {
 
     /// After a round: whether the run ends (`done`: this batch's own stop rules), raising or
     /// heeding the shared stop.
-    fn stops<E>(&self, trials: &[GpuTrial<E>], done: bool) -> bool {
+    fn stops<E>(&self, trials: &[Trial<E>], done: bool) -> bool {
         let Some(flag) = &self.stop else { return done };
         if self.cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
             flag.store(true, Ordering::Relaxed);
@@ -237,7 +238,7 @@ impl<'a> F1Gpu<'a> {
         per: usize,
         buf: impl Fn(&Chunk) -> &wgpu::Buffer,
     ) {
-        batch::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
+        chunks::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
     }
 
     fn read_per_trial<T: bytemuck::Pod + Default>(
@@ -245,7 +246,7 @@ impl<'a> F1Gpu<'a> {
         per: usize,
         buf: impl Fn(&Chunk) -> &wgpu::Buffer,
     ) -> Result<Vec<T>, GpuError> {
-        batch::read_per_trial(&self.ctx, &self.chunks, per, buf)
+        chunks::read_per_trial(&self.ctx, &self.chunks, per, buf)
     }
 
     fn need_dm(&self) -> Result<(), GpuError> {
@@ -371,10 +372,10 @@ impl<'a> F1Gpu<'a> {
 
     /// Fresh trials of the batch (with `extra` each), their random starting states written
     /// to the device; and the host's state buffer for later restarts.
-    fn start_trials<E>(&self, extra: impl Fn() -> E) -> (Vec<GpuTrial<E>>, Vec<f32>) {
+    fn start_trials<E>(&self, extra: impl Fn() -> E) -> (Vec<Trial<E>>, Vec<f32>) {
         let first = self.cfg.first_trial;
-        let mut trials: Vec<GpuTrial<E>> =
-            (0..self.trials).map(|t| GpuTrial::new(self.cfg.seed, first + t, extra())).collect();
+        let mut trials: Vec<Trial<E>> =
+            (0..self.trials).map(|t| Trial::new(self.cfg.seed, first + t, extra())).collect();
         let mut x0 = vec![0.0f32; self.dim];
         for (t, tr) in trials.iter_mut().enumerate() {
             randomize(&mut x0, &mut tr.rng);
@@ -383,7 +384,7 @@ impl<'a> F1Gpu<'a> {
         (trials, x0)
     }
 
-    fn restart(&self, t: usize, tr: &mut GpuTrial<Assigners>, x0: &mut [f32]) {
+    fn restart(&self, t: usize, tr: &mut Trial<Assigners>, x0: &mut [f32]) {
         randomize(x0, &mut tr.rng);
         self.write_state(t, x0);
         tr.warm = false;

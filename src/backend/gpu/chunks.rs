@@ -1,13 +1,12 @@
-//! What both GPU drivers share beyond the batch core: the batch split into chunks with
-//! per-trial buffer I/O and the device fingerprints of the cycle check. The per-trial
-//! bookkeeping and the result builder are the batch core's, the same as the CPU drivers'
-//! ([`crate::batch`]: `Trial`, `result`), re-exported here under the names the GPU drivers
-//! use.
+//! The chunks of a GPU batch, shared by both GPU drivers: the batch split into chunks of
+//! binding-sized per-trial buffers, their per-trial I/O and the device fingerprints of the
+//! cycle check. The per-trial bookkeeping and the result builder are the batch core's, the
+//! same as the CPU drivers' ([`crate::batch`]: `Trial`, `result`).
 
 use super::GpuContext;
 use crate::backend::GpuError;
+pub(crate) use crate::batch::result;
 use crate::batch::{Completion, completer};
-pub(crate) use crate::batch::{Trial as GpuTrial, result};
 use crate::puzzle::Puzzle;
 use crate::search::backtrack::Backtracker;
 use crate::verify::Network;
@@ -78,7 +77,7 @@ pub(crate) fn read_per_trial<C: Span, T: bytemuck::Pod + Default>(
     Ok(out)
 }
 
-/// Per-trial state fingerprints for [`GpuTrial::in_cycle`], computed on the device
+/// Per-trial state fingerprints for [`Trial::in_cycle`], computed on the device
 /// (`shaders/hash.wgsl`: an order-independent sum of mixed words, not the CPU drivers' FNV-1a,
 /// since the state stays on the device): `encode` records the hash dispatch(es) of a chunk into its
 /// cleared `sums` buffer, which is then read through `staging`.

@@ -786,13 +786,12 @@ fn f1_gpu(
         [Kernel::Edges, Kernel::Weights, Kernel::Update, Kernel::Score].iter().map(|&k| g.kernel_bytes(k)).sum();
     // Every placement of the assignment: the host JV (one round trip per iteration) and the
     // two device kernels (the device loop, K iterations per submission).
-    let unfused = |g: &F1Gpu, fused: bool| {
-        (fused && !g.fused())
-            .then(|| "the fused pass does not fit this board here: the separate passes ran".to_string())
+    let unfused = |asked: bool, ran: bool| {
+        (asked && !ran).then(|| "the fused pass does not fit this board here: the separate passes ran".to_string())
     };
     for (on, fused, name) in DEVICE_PLACEMENTS {
         let cfg = |iters| MapConfig { assign: on, fused_passes: fused, ..f1_run(batch, iters, o.seed) };
-        let note = unfused(&F1Gpu::new(ctx.clone(), p, cfg(1))?, fused);
+        let note = unfused(fused, super::gpu::f1::fuses(ctx, p, &cfg(1))?);
         let m = whole_iterations(o.budget, |iters| {
             F1Gpu::new(ctx.clone(), p, cfg(iters))?.run(&mut |_| {})?;
             Ok(())
@@ -808,7 +807,7 @@ fn f1_gpu(
         let cfg = MapConfig { assign: on, fused_passes: fused, ..f1_run(batch, 1 << 30, o.seed) };
         let g = F1Gpu::new(ctx.clone(), p, cfg)?;
         let mut rows = profile_rows(p, batch, name, g.profile_device(PROFILE_ITERS, 2));
-        if let Some(note) = unfused(&g, fused) {
+        if let Some(note) = unfused(fused, g.fused()) {
             rows.iter_mut().for_each(|r| r.note = Some(note.clone()));
         }
         out.extend(rows);

@@ -73,6 +73,9 @@ pub struct GpuContext {
     pub workgroup_storage: u32,
     /// Storage buffers one shader stage may bind (the adapter's figure).
     pub storage_buffers: u32,
+    /// The `pick` pipeline of the device assignments, built on first use
+    /// ([`super::pick::Pick`]).
+    pub(crate) pick: OnceLock<wgpu::ComputePipeline>,
 }
 
 fn instance() -> wgpu::Instance {
@@ -163,6 +166,7 @@ impl GpuContext {
             timestamps,
             workgroup_storage: limits.max_compute_workgroup_storage_size,
             storage_buffers: limits.max_storage_buffers_per_shader_stage,
+            pick: OnceLock::new(),
         })
     }
 

@@ -38,8 +38,8 @@ impl Pick {
         row_cell: &wgpu::Buffer,
         sel: &wgpu::Buffer,
     ) -> Self {
-        let module = ctx.module("pick", PICK_WGSL);
-        let pipe = ctx.pipeline(&module, "pick");
+        // Built once per device, shared by every batch's pick pass.
+        let pipe = ctx.pick.get_or_init(|| ctx.pipeline(&ctx.module("pick", PICK_WGSL), "pick")).clone();
         let params = ctx
             .uniform("pick params", &Params { trials: trials as u32, rtot: rtot as u32, cells: cells as u32, pad: 0 });
         let bind = ctx.bind(&pipe, &[(0, &params), (1, rows), (2, row_cell), (3, sel)]);

@@ -99,12 +99,13 @@ impl F1Gpu<'_> {
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let cfg = self.cfg.clone();
         let mut rounds = if cfg.keep_going { Rounds::keep_going(cfg.on_solution.clone()) } else { Rounds::start() };
-        let (t_all, n) = (self.trials, self.puzzle.cells());
+        let t_all = self.trials;
         let (mut trials, mut x0) = self.start_trials(|| ());
         let mut words = vec![0u32; t_all * TS];
         let mut handled = vec![u32::MAX; t_all];
-        let mut board = vec![0u32; n];
-        // Rate mode: the verified board of each trial solved since the last harvest.
+        // The trials the device stopped as solved in this read (trial, iteration), and in rate
+        // mode the verified board of each trial solved since the last harvest.
+        let mut pending: Vec<(usize, u32)> = Vec::new();
         let mut solved: Vec<Option<Board>> = vec![None; t_all];
         self.submit_iterations(k, 0, true);
         let (mut submitted, mut read) = (1usize, 0usize);
@@ -114,12 +115,14 @@ impl F1Gpu<'_> {
             submitted += 1;
             self.read_status(read % 2, &mut words)?;
             read += 1;
+            pending.clear();
             for (t, tr) in trials.iter_mut().enumerate() {
                 let w = &words[t * TS..(t + 1) * TS];
-                if let Some(b) = self.take_status(t, w, tr, &mut handled[t], &mut x0, &mut board)? {
-                    solved[t] = Some(b);
+                if let Some(at) = self.take_status(t, w, tr, &mut handled[t], &mut x0) {
+                    pending.push((t, at));
                 }
             }
+            self.verify_solved(&pending, &mut trials, &mut solved)?;
             if cfg.keep_going {
                 self.harvest(&mut rounds, &mut trials, &mut solved, &mut handled, &mut x0);
             }
@@ -129,7 +132,7 @@ impl F1Gpu<'_> {
                 break;
             }
         }
-        let best = self.finish_device(&mut trials, &mut board, &mut solved)?;
+        let best = self.finish_device(&mut trials, &mut solved)?;
         if cfg.keep_going {
             self.harvest(&mut rounds, &mut trials, &mut solved, &mut handled, &mut x0);
         }
@@ -174,9 +177,10 @@ impl F1Gpu<'_> {
     }
 
     /// Takes trial `t`'s per-trial words `w` of the device loop: its iterations and best
-    /// score; a solve (read back and checked); or a freeze (stall, cycle, failed assignment)
-    /// not handled yet (`handled`: the iteration of the last one), restarted from a fresh
-    /// random state.
+    /// score; a solve not taken yet, whose iteration it returns (the caller reads back and
+    /// checks the boards of all of a read's solves at once, [`F1Gpu::verify_solved`]); or a
+    /// freeze (stall, cycle, failed assignment) not handled yet (`handled`: the iteration of
+    /// the last one), restarted from a fresh random state.
     pub(super) fn take_status(
         &self,
         t: usize,
@@ -184,14 +188,11 @@ impl F1Gpu<'_> {
         tr: &mut Trial<()>,
         handled: &mut u32,
         x0: &mut [f32],
-        board: &mut [u32],
-    ) -> Result<Option<Board>, GpuError> {
+    ) -> Option<u32> {
         tr.iterations = w[0] as u64;
         tr.best_score = w[1] as usize;
         match w[3] {
-            ST_SOLVED if tr.solved_at.is_none() && *handled != w[0] => {
-                return self.verify_solved(t, w[2], tr, board).map(Some);
-            }
+            ST_SOLVED if tr.solved_at.is_none() && *handled != w[0] => return Some(w[2]),
             ST_STALL | ST_CYCLE | ST_FAIL if *handled != w[0] => {
                 *handled = w[0];
                 if w[3] == ST_STALL {
@@ -205,7 +206,7 @@ impl F1Gpu<'_> {
             }
             _ => {}
         }
-        Ok(None)
+        None
     }
 
     /// The final words and best boards, after the submission still in flight; returns the
@@ -213,7 +214,6 @@ impl F1Gpu<'_> {
     pub(super) fn finish_device(
         &self,
         trials: &mut [Trial<()>],
-        board: &mut [u32],
         solved: &mut [Option<Board>],
     ) -> Result<Vec<u32>, GpuError> {
         let n = self.puzzle.cells();
@@ -225,7 +225,7 @@ impl F1Gpu<'_> {
             tr.iterations = w[0] as u64;
             tr.best_score = w[1] as usize;
             if w[3] == ST_SOLVED && tr.solved_at.is_none() {
-                solved[t] = Some(self.verify_solved(t, w[2], tr, board)?);
+                solved[t] = Some(self.check_solved(t, w[2], tr, &best[t * n..(t + 1) * n])?);
             }
         }
         debug_assert!(trials.iter().all(|t| t.best_score <= self.puzzle.max_score()));
@@ -241,25 +241,41 @@ impl F1Gpu<'_> {
         Ok(())
     }
 
-    /// Reads the best board of trial `t`, which the device stopped at 0 mismatches at
-    /// iteration `at`, recounts it and checks it exactly; the trial is solved only then.
+    /// Reads back, in one submission, the best board of every trial in `pending` (trial,
+    /// iteration at which the device stopped it at 0 mismatches), recounts and checks each
+    /// exactly; a trial is solved only then (its board kept in `solved`).
     pub(super) fn verify_solved(
         &self,
-        t: usize,
-        at: u32,
-        tr: &mut Trial<()>,
-        board: &mut [u32],
-    ) -> Result<Board, GpuError> {
+        pending: &[(usize, u32)],
+        trials: &mut [Trial<()>],
+        solved: &mut [Option<Board>],
+    ) -> Result<(), GpuError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
         let n = self.puzzle.cells();
-        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
-        let st = self.ctx.staging("solved board", 4 * n as u64);
+        let bytes = 4 * n as u64;
+        let st = self.ctx.staging("solved boards", bytes * pending.len() as u64);
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&ch.bestb, (4 * (t - ch.first) * n) as u64, &st, 0, 4 * n as u64);
+        for (i, &(t, _)) in pending.iter().enumerate() {
+            let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+            enc.copy_buffer_to_buffer(&ch.bestb, bytes * (t - ch.first) as u64, &st, bytes * i as u64, bytes);
+        }
         self.ctx.queue.submit([enc.finish()]);
-        self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(board))])?;
+        let mut boards = vec![0u32; n * pending.len()];
+        self.ctx.read_back(&mut [(&st, bytemuck::cast_slice_mut(&mut boards))])?;
+        for (&(t, at), cells) in pending.iter().zip(boards.chunks(n)) {
+            solved[t] = Some(self.check_solved(t, at, &mut trials[t], cells)?);
+        }
+        Ok(())
+    }
+
+    /// Trial `t`'s board `cells`, which the device stopped at 0 mismatches at iteration
+    /// `at`, recounted and checked exactly; the trial is solved only then.
+    fn check_solved(&self, t: usize, at: u32, tr: &mut Trial<()>, cells: &[u32]) -> Result<Board, GpuError> {
         let max_score = self.puzzle.max_score();
-        let score = self.f1.score(board);
-        let b = Board { width: self.puzzle.width(), height: self.puzzle.height(), cells: self.f1.placements(board) };
+        let score = self.f1.score(cells);
+        let b = Board { width: self.puzzle.width(), height: self.puzzle.height(), cells: self.f1.placements(cells) };
         if score != max_score || !verify::check(self.puzzle, &b).valid {
             return Err(GpuError::Device(format!(
                 "the device stopped trial {t} as solved at iteration {at}, but its board scores {score} of {max_score} or fails the exact check"

@@ -396,6 +396,12 @@ fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
     x.iter_mut().for_each(|v| *v = rng.random::<f32>());
 }
 
+/// Whether a batch of `cfg` on `ctx` would run the fused pass (`--fused-passes` where it
+/// fits), without building the batch.
+pub fn fuses(ctx: &GpuContext, puzzle: &Puzzle, cfg: &MapConfig) -> Result<bool, EngineError> {
+    Ok(buffers::step_sizes(ctx, &F1::new(puzzle)?, cfg).is_some())
+}
+
 /// Runs an F1 batch on the device; every reported solution has passed the exact check.
 pub fn solve(
     ctx: &Arc<GpuContext>,

@@ -14,8 +14,8 @@ use crate::backend::EngineError;
 use crate::batch::{MapResult, Progress};
 use crate::f1::map::MapConfig;
 use crate::puzzle::Puzzle;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The shares of `trials` trials over `devices` devices: (first trial, trials), as even as
@@ -57,15 +57,13 @@ pub fn solve_f1(
     let stop = Arc::new(AtomicBool::new(false));
     let heard: Vec<Heard> = split.iter().map(|_| Heard::default()).collect();
     let start = Instant::now();
-    let results: Mutex<Vec<Option<Result<MapResult, EngineError>>>> = Mutex::new(split.iter().map(|_| None).collect());
-    std::thread::scope(|sc| {
+    let results: Vec<Result<MapResult, EngineError>> = std::thread::scope(|sc| {
         let handles: Vec<_> = split
             .iter()
             .zip(ctxs)
             .zip(&heard)
-            .enumerate()
-            .map(|(i, ((&(first, n), ctx), h))| {
-                let (stop, results) = (stop.clone(), &results);
+            .map(|((&(first, n), ctx), h)| {
+                let stop = stop.clone();
                 let c = MapConfig { trials: n, first_trial: cfg.first_trial + first, ..cfg.clone() };
                 sc.spawn(move || {
                     let run = F1Gpu::new(ctx.clone(), puzzle, c).and_then(|mut g| {
@@ -82,7 +80,7 @@ pub fn solve_f1(
                         // A share that fails stops the others: the batch reports the error.
                         stop.store(true, Ordering::Relaxed);
                     }
-                    results.lock().expect("results lock")[i] = Some(run);
+                    run
                 })
             })
             .collect();
@@ -97,11 +95,11 @@ pub fn solve_f1(
                 solutions: heard.iter().map(|h| h.solutions.load(Ordering::Relaxed)).sum(),
             });
         }
+        handles.into_iter().map(|h| h.join().expect("a share's thread")).collect()
     });
     let mut parts = Vec::with_capacity(split.len());
-    for (r, ctx) in results.into_inner().expect("results lock").into_iter().zip(ctxs) {
-        let r = r.expect("every share reports")?;
-        parts.push((ctx.adapter.to_string(), r));
+    for (r, ctx) in results.into_iter().zip(ctxs) {
+        parts.push((ctx.adapter.to_string(), r?));
     }
     Ok(MapResult::join(parts).expect("at least one share"))
 }

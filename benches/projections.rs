@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use concur::dc::{DcConfig, DcMap, DivideScratch, Layout, project};
+use concur::dc::{DcConfig, DcLayout, DcMap, DivideScratch, Layout, project};
 use concur::f1::project::F1;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -44,7 +44,7 @@ fn bench_projections(c: &mut Criterion) {
             .expect("generate")
             .0;
         let f1 = F1::new(&p).expect("feasible");
-        let layout = Layout::new(&p, false);
+        let layout = Layout::new(&p, DcLayout::Plain);
         for batch in list::<usize>("CONCUR_BENCH_BATCHES", "1,256") {
             let id = format!("{w}x{h}/{batch}");
             g.throughput(Throughput::Elements(batch as u64));

@@ -524,12 +524,12 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
 /// Divide and concur with propagation, a round at a time: per trial and round, the pruned
 /// candidates, and whether a known solution survives them.
 fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
-    use concur::dc::{DcConfig, DcMap, Layout};
+    use concur::dc::{DcConfig, DcLayout, DcMap, Layout};
     let sols = match &a.solutions {
         Some(p) => load_solutions(p, puzzle)?,
         None => bail!("prune needs --solutions (a scan-count journal or a solution file)"),
     };
-    let layout = Layout::new(puzzle, true);
+    let layout = Layout::new(puzzle, DcLayout::Hybrid);
     let sol_vars: Vec<Vec<u32>> = (0..sols.len())
         .map(|i| {
             let b = sols.board(i);
@@ -537,7 +537,7 @@ fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
         })
         .collect();
     let cfg = DcConfig {
-        hybrid: true,
+        layout: DcLayout::Hybrid,
         propagate: Some(a.tau),
         beta: a.beta,
         trials: a.trials,

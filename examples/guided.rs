@@ -7,13 +7,13 @@
 //!
 //! For each seed 1..=RUNS, both arms run with the same seed, one after the other. The
 //! `map` arm orders values by the map's weights, the `random` arm at random; otherwise both
-//! are the same protocol ([`concur::search::guided::GuidedConfig`]). A search every EVERY iterations
+//! are the same protocol ([`concur::guided::GuidedConfig`]). A search every EVERY iterations
 //! gets NODES nodes, and a run ends at SECONDS. One JSON line per run goes to stdout, a
 //! summary per arm to stderr.
 
 use anyhow::{Context, Result};
+use concur::guided::{GuidedConfig, guided};
 use concur::puzzle::format;
-use concur::search::guided::{GuidedConfig, guided};
 use std::time::Duration;
 
 fn main() -> Result<()> {

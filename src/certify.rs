@@ -16,7 +16,7 @@
 //! | `score`, `max_score` | matched interior joins of `board` |
 //!
 //! Divide-and-concur certificates (`"formulation": "dc"`) hold the replica slot values as
-//! `x` (slot order of [`crate::dc::Layout`], which the puzzle, `hybrid` fixes), `a` = concur
+//! `x` (slot order of [`crate::dc::Layout`], which the puzzle, the layout fixes), `a` = concur
 //! and `b` = divide, the constraint weights `lambda` with adaptive weights, and the board read
 //! out of the concur point `P_a(f_b(x))` (per-cell argmax, or the assignment readout when that
 //! is not a permutation).
@@ -26,7 +26,7 @@
 
 use crate::assign::AssignError;
 use crate::batch::{MapKind, Mechanism};
-use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
+use crate::dc::{self, DcConfig, DcLayout, DivideScratch, Layout, project};
 use crate::f1::project::{EdgeProjection, F1};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Verdict};
@@ -48,10 +48,26 @@ pub enum Formulation {
     Dc,
 }
 
+/// The certificate's `"hybrid": bool` for a [`DcLayout`] (the file format predates the enum).
+mod hybrid_flag {
+    use crate::dc::DcLayout;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(layout: &DcLayout, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(layout.is_hybrid())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DcLayout, D::Error> {
+        bool::deserialize(d).map(DcLayout::from_hybrid)
+    }
+}
+
 /// The divide-and-concur part of a certificate.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DcPart {
-    pub hybrid: bool,
+    /// The constraint layout, written as the file's `"hybrid"` flag (true: hybrid).
+    #[serde(rename = "hybrid", with = "hybrid_flag")]
+    pub layout: DcLayout,
     /// Constraint weights at `x` (adaptive weights), else uniform.
     pub lambda: Option<Vec<f32>>,
     /// Variables the concur projection held at 0 (`--propagate`), ascending; absent: none.
@@ -231,7 +247,7 @@ pub fn make_dc(
     state: DcState,
     completed: Option<&Board>,
 ) -> Result<Certificate, AssignError> {
-    let layout = Layout::new(puzzle, cfg.hybrid);
+    let layout = Layout::new(puzzle, cfg.layout);
     let (x, pruned) = (state.x, state.pruned);
     let lambda = state.lambda.filter(|_| cfg.weights == dc::Weights::Adaptive);
     let ev = evaluate_dc(puzzle, &layout, cfg.kind, cfg.beta, lambda, pruned, x)?;
@@ -241,7 +257,7 @@ pub fn make_dc(
     Ok(Certificate {
         formulation: Formulation::Dc,
         dc: Some(DcPart {
-            hybrid: cfg.hybrid,
+            layout: cfg.layout,
             lambda: lambda.map(|l| l.to_vec()),
             pruned: (!sorted.is_empty()).then_some(sorted),
         }),
@@ -375,7 +391,7 @@ pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
         }
         (Formulation::Dc, None) => return Err(bad("a dc certificate without its \"dc\" part".into())),
         (Formulation::Dc, Some(part)) => {
-            let layout = Layout::new(puzzle, part.hybrid);
+            let layout = Layout::new(puzzle, part.layout);
             if cert.x.len() != layout.slots() || cert.board.len() != puzzle.cells() {
                 return Err(size_error(layout.slots()));
             }

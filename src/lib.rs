@@ -38,6 +38,7 @@ pub mod dc;
 pub mod diagnose;
 pub mod error;
 pub mod f1;
+pub mod guided;
 pub mod hash;
 pub mod interrupt;
 pub mod ladder;

@@ -273,7 +273,7 @@ fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
 /// Divide and concur (`dc`) on the CPU backend with `threads` threads (`dc::DcMap`).
 pub fn dc_cpu(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
     let s = Shape::of(puzzle);
-    let d = dc_sizes(&s, cfg.hybrid);
+    let d = dc_sizes(&s, cfg.layout.is_hybrid());
     let keep = u64::from(cfg.keep_fixed_points);
     let pruned = u64::from(cfg.propagate.is_some());
     let per_trial = WORD * (d.slots + d.choices + d.constraints)       // x, chosen slots, weights
@@ -618,13 +618,16 @@ mod tests {
             assert_eq!(s.dim(), f1.dim() as u64);
             assert_eq!(s.weight_len(), f1.weight_len() as u64);
             for hybrid in [false, true] {
-                let l = crate::dc::Layout::new(&p, hybrid);
+                let l = crate::dc::Layout::new(&p, crate::dc::DcLayout::from_hybrid(hybrid));
                 let d = dc_sizes(&s, hybrid);
                 assert_eq!(d.vars, l.vars() as u64, "{w}x{h} hybrid {hybrid}");
                 assert_eq!(d.slots, l.slots() as u64, "{w}x{h} hybrid {hybrid}");
                 assert_eq!(d.choices, l.choices() as u64, "{w}x{h} hybrid {hybrid}");
                 assert_eq!(d.constraints, l.constraints() as u64, "{w}x{h} hybrid {hybrid}");
-                assert_eq!(d.slots * WORD, crate::dc::replica_bytes(&p, hybrid) as u64);
+                assert_eq!(
+                    d.slots * WORD,
+                    crate::dc::replica_bytes(&p, crate::dc::DcLayout::from_hybrid(hybrid)) as u64
+                );
             }
         }
         // A hint leaves its cell one candidate and its piece none elsewhere.
@@ -776,7 +779,7 @@ mod tests {
                         trials,
                         max_iters,
                         stop_at_first,
-                        hybrid: engine != "dc-plain",
+                        layout: crate::dc::DcLayout::from_hybrid(engine != "dc-plain"),
                         keep_fixed_points: engine == "dc-keep",
                         ..Default::default()
                     };

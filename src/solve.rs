@@ -141,16 +141,7 @@ pub struct F1Options {
     pub reduced_costs: Precision,
 }
 
-/// The constraint layout of divide and concur (`--layout`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DcLayout {
-    /// A constraint per cell, per piece and per join (the layout the GPU backend runs).
-    Plain,
-    /// One global assignment constraint and the joins (the best measured).
-    #[default]
-    Hybrid,
-}
+pub use crate::dc::DcLayout;
 
 /// Options of divide and concur.
 #[derive(Clone, Debug, PartialEq, clap::Args, Serialize, Deserialize)]
@@ -170,8 +161,8 @@ pub struct DcOptions {
     /// and per join (the layout the GPU backend runs).
     #[arg(long, value_enum, default_value_t = DcLayout::Hybrid)]
     pub layout: DcLayout,
-    /// Divide and concur: the hybrid layout (the default; kept for older scripts and
-    /// ladders, where `hybrid = false` is the plain layout).
+    /// Divide and concur: an alias of `--layout hybrid`, kept for older scripts and ladders
+    /// (where `hybrid = false` means `layout = "plain"`).
     #[arg(long, conflicts_with = "layout", num_args = 0, default_missing_value = "true")]
     pub hybrid: Option<bool>,
     /// Divide and concur: how the board is read out of the concur values.
@@ -185,13 +176,9 @@ pub struct DcOptions {
 }
 
 impl DcOptions {
-    /// The layout asked for: `hybrid` (the older switch) when given, else `layout`.
+    /// The layout asked for: the `hybrid` alias when given, else `layout`.
     pub fn layout(&self) -> DcLayout {
-        match self.hybrid {
-            Some(true) => DcLayout::Hybrid,
-            Some(false) => DcLayout::Plain,
-            None => self.layout,
-        }
+        self.hybrid.map_or(self.layout, DcLayout::from_hybrid)
     }
 }
 
@@ -531,7 +518,7 @@ impl SolveSpec {
             seed: self.seed,
             weights: d.weights,
             gamma: d.gamma,
-            hybrid: d.layout() == DcLayout::Hybrid,
+            layout: d.layout(),
             readout: d.readout,
             stop_at_first: !self.maps.all_trials,
             cycle_restart: !self.maps.no_cycle_restart,
@@ -814,7 +801,7 @@ fn run_map(
         check_claim(puzzle, &batch.result)?;
         let params = serde_json::json!({
             "beta": crate::report::short(cfg.beta), "trials": cfg.trials, "map": cfg.kind, "weights": cfg.weights,
-            "hybrid": cfg.hybrid, "readout": cfg.readout, "replica_bytes": dc::replica_bytes(puzzle, cfg.hybrid),
+            "hybrid": cfg.layout.is_hybrid(), "readout": cfg.readout, "replica_bytes": dc::replica_bytes(puzzle, cfg.layout),
             "propagate": cfg.propagate,
         });
         let report = SolveReport::from_map(puzzle, Method::Dc, &batch.result, spec.seed, params);

@@ -2,7 +2,7 @@
 //! harnesses behind the numbers in the issue note (ignored; run by hand, see each one).
 use crate::common::{brendan, generated, puzzles};
 use concur::batch::{MapKind, MapResult};
-use concur::dc::{self, DcConfig, Readout, Weights};
+use concur::dc::{self, DcConfig, DcLayout, Readout, Weights};
 use concur::puzzle::Puzzle;
 use concur::verify;
 
@@ -24,7 +24,7 @@ fn best_variant() -> DcConfig {
         kind: MapKind::Rrr,
         beta: 0.7,
         weights: Weights::Uniform,
-        hybrid: true,
+        layout: DcLayout::Hybrid,
         readout: Readout::Argmax,
         ..Default::default()
     }
@@ -51,7 +51,7 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
             let cfg = DcConfig {
                 kind,
                 weights,
-                hybrid,
+                layout: DcLayout::from_hybrid(hybrid),
                 beta: 0.5,
                 trials: 8,
                 max_iters: 5_000,
@@ -96,9 +96,10 @@ fn hinted_cells_are_respected() {
         .collect();
     let p = Puzzle::new(p.width(), p.height(), p.pieces().to_vec(), hints).unwrap();
     for hybrid in [false, true] {
-        let layout = dc::Layout::new(&p, hybrid);
+        let layout = dc::Layout::new(&p, DcLayout::from_hybrid(hybrid));
         assert_eq!((layout.cell_vars(0).len(), layout.cell_vars(7).len()), (1, 1));
-        let cfg = DcConfig { hybrid, trials: 8, max_iters: 20_000, seed: 5, ..best_variant() };
+        let cfg =
+            DcConfig { layout: DcLayout::from_hybrid(hybrid), trials: 8, max_iters: 20_000, seed: 5, ..best_variant() };
         let r = dc::solve(&p, cfg, |_| {}).unwrap();
         check_claims(&p, &r);
         let (_, _, board) = r.solution.expect("a hinted 5x4 solves");
@@ -110,8 +111,8 @@ fn hinted_cells_are_respected() {
 #[test]
 fn replica_bytes_count_the_slots() {
     let (p, _) = generated(5, 5, 1);
-    let (plain, hybrid) = (dc::replica_bytes(&p, false), dc::replica_bytes(&p, true));
-    assert_eq!(plain, dc::Layout::new(&p, false).slots() * 4);
+    let (plain, hybrid) = (dc::replica_bytes(&p, DcLayout::Plain), dc::replica_bytes(&p, DcLayout::Hybrid));
+    assert_eq!(plain, dc::Layout::new(&p, DcLayout::Plain).slots() * 4);
     assert!(hybrid < plain);
 }
 
@@ -172,7 +173,7 @@ fn dc_measure() {
                                 kind,
                                 beta,
                                 weights,
-                                hybrid,
+                                layout: DcLayout::from_hybrid(hybrid),
                                 readout,
                                 gamma,
                                 trials,
@@ -227,13 +228,13 @@ fn dc_speed() {
         let p = brendan(&dir, 1, w, h);
         let iters: u64 = env_num("DC_ITERS", (200_000.0 / ((w * h) as f64).powf(1.5)).clamp(100.0, 5_000.0) as u64);
         for hybrid in [false, true] {
-            let layout = dc::Layout::new(&p, hybrid);
+            let layout = dc::Layout::new(&p, DcLayout::from_hybrid(hybrid));
             for kind in [MapKind::Rrr, MapKind::Dm] {
                 for weights in [Weights::Uniform, Weights::Adaptive] {
                     // A trial that solves stops early: count the iterations actually run.
                     let cfg = DcConfig {
                         kind,
-                        hybrid,
+                        layout: DcLayout::from_hybrid(hybrid),
                         weights,
                         beta: 0.7,
                         trials: 1,
@@ -251,7 +252,7 @@ fn dc_speed() {
                         "{sz} {kind:?} {hybrid} {weights:?} | {} {} {} | {iters} x {reps} | {best:.0}",
                         layout.vars(),
                         layout.slots(),
-                        dc::replica_bytes(&p, hybrid),
+                        dc::replica_bytes(&p, DcLayout::from_hybrid(hybrid)),
                     );
                 }
             }
@@ -292,7 +293,7 @@ fn dc_certificates_verify_and_tampering_is_caught() {
         let cfg = DcConfig {
             kind,
             weights,
-            hybrid,
+            layout: DcLayout::from_hybrid(hybrid),
             propagate,
             trials: 8,
             max_iters: 20_000,
@@ -332,7 +333,7 @@ fn dc_certificates_verify_and_tampering_is_caught() {
 
         // The pruned variables are part of the state: holding every candidate of the
         // solution at 0 breaks the certificate, and a variable past the layout is refused.
-        let layout = concur::dc::Layout::new(&p, hybrid);
+        let layout = concur::dc::Layout::new(&p, DcLayout::from_hybrid(hybrid));
         let mut held = cert.clone();
         let all: Vec<u32> = (0..p.cells()).map(|c| layout.variable_of(c, board.cells[c]).unwrap()).collect();
         held.dc.as_mut().unwrap().pruned = Some(all);

@@ -840,7 +840,7 @@ fn gpu_dispatches_fold_past_65535_workgroups() {
     drop(g);
     // DC divide: one workgroup per (trial, constraint).
     let cfg = DcConfig { trials: 1, ..Default::default() };
-    let l = concur::dc::Layout::new(&p, false);
+    let l = concur::dc::Layout::new(&p, concur::dc::DcLayout::Plain);
     let trials = 65_535 / l.constraints() + 8;
     let g = DcGpu::new(ctx.clone(), &p, DcConfig { trials, ..cfg }).unwrap();
     let (s, v, nc) = (l.slots(), l.vars(), l.choices());
@@ -932,7 +932,7 @@ fn gpu_bench_rows_carry_the_copies_and_the_chunk_cap() {
 #[test]
 fn memory_estimates_bound_the_device_buffers() {
     use concur::backend::gpu::dc::DcGpu;
-    use concur::dc::{DcConfig, Weights};
+    use concur::dc::{DcConfig, DcLayout, Weights};
     let Some(ctx) = gpu("memory_estimates_bound_the_device_buffers") else { return };
     let (p, _) = generated(6, 6, 4);
     let check = |what: String, e: concur::limits::GpuEstimate, trials: usize, real: u64| {
@@ -950,7 +950,7 @@ fn memory_estimates_bound_the_device_buffers() {
     }
     for (kind, weights) in [(MapKind::Rrr, Weights::Uniform), (MapKind::Dm, Weights::Adaptive)] {
         for trials in [1, 300] {
-            let cfg = DcConfig { kind, weights, trials, hybrid: false, ..Default::default() };
+            let cfg = DcConfig { kind, weights, trials, layout: DcLayout::Plain, ..Default::default() };
             let g = DcGpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
             check(format!("dc {kind:?} {weights:?}"), concur::limits::dc_gpu(&p, &cfg), trials, g.device_bytes());
         }

@@ -6,7 +6,7 @@
 use crate::common::{concur_env, generated, scratch};
 use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Unsupported};
 use concur::batch::{Found, MapResult, Progress, turn_class_key};
-use concur::dc::{self, DcConfig};
+use concur::dc::{self, DcConfig, DcLayout};
 use concur::diagnose::turned;
 use concur::f1::map::{self, MapConfig};
 use concur::puzzle::{Board, Puzzle, format};
@@ -121,7 +121,14 @@ fn each_trials_first_solution_is_the_all_trials_runs() {
 #[test]
 fn divide_and_concur_runs_in_rate_mode_too() {
     let (p, _) = generated(4, 4, 3);
-    let cfg = DcConfig { trials: 4, max_iters: 3_000, seed: 3, keep_going: true, hybrid: true, ..Default::default() };
+    let cfg = DcConfig {
+        trials: 4,
+        max_iters: 3_000,
+        seed: 3,
+        keep_going: true,
+        layout: DcLayout::Hybrid,
+        ..Default::default()
+    };
     let a = on_threads(1, || dc::solve(&p, cfg.clone(), |_| {}).unwrap());
     check_solutions(&p, &a, "dc");
     let b = on_threads(2, || dc::solve(&p, cfg.clone(), |_| {}).unwrap());

@@ -325,7 +325,7 @@ fn state_bytes(form: &str, w: usize, h: usize) -> Option<u64> {
     match form {
         "f1" => F1::new(&p).ok().map(|f1| (3 * f1.dim() + 2 * f1.weight_len()) as u64 * 4),
         "dc" => {
-            let l = Layout::new(&p, false);
+            let l = Layout::new(&p, crate::dc::DcLayout::Plain);
             Some((2 * l.slots() + 2 * l.vars()) as u64 * 4)
         }
         _ => None,
@@ -405,7 +405,7 @@ pub fn run_with_steps(
                         }
                     }
                     "dc" => {
-                        let l = Layout::new(&p, false);
+                        let l = Layout::new(&p, crate::dc::DcLayout::Plain);
                         if (2 * l.slots() + 2 * l.vars()) as u64 * 4 * batch as u64 > opts.max_bytes {
                             continue;
                         }

@@ -113,13 +113,41 @@ struct ClassTable {
     cells: Vec<u32>,
 }
 
+/// The constraint layout of divide and concur (`--layout`): which constraints hold the
+/// pieces to one cell each and each cell to one piece.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DcLayout {
+    /// A constraint per cell, per piece and per join (the layout the GPU backend runs).
+    Plain,
+    /// One global assignment constraint and the joins (the best measured, the command line's
+    /// default).
+    #[default]
+    Hybrid,
+}
+
+impl DcLayout {
+    /// Both layouts, plain first.
+    pub const ALL: [DcLayout; 2] = [DcLayout::Plain, DcLayout::Hybrid];
+
+    /// The layout of the older boolean switch (`hybrid = true` in ladders and certificates).
+    pub fn from_hybrid(hybrid: bool) -> Self {
+        if hybrid { DcLayout::Hybrid } else { DcLayout::Plain }
+    }
+
+    /// True for the hybrid layout (one assignment constraint instead of cells and pieces).
+    pub fn is_hybrid(self) -> bool {
+        self == DcLayout::Hybrid
+    }
+}
+
 /// Static divide-and-concur tables for one puzzle (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Layout {
     width: usize,
     height: usize,
     colors: usize,
-    hybrid: bool,
+    layout: DcLayout,
     cell_off: Vec<u32>,
     cand_piece: Vec<u32>,
     /// Rotated colours of each candidate, packed: side `s` in byte `s`.
@@ -157,9 +185,9 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Builds the tables of the plain layout (`hybrid == false`: cell and piece constraints)
-    /// or of the hybrid one (one assignment constraint); the joins are the same in both.
-    pub fn new(puzzle: &Puzzle, hybrid: bool) -> Self {
+    /// Builds the tables of the plain layout (cell and piece constraints) or of the hybrid
+    /// one (one assignment constraint); the joins are the same in both.
+    pub fn new(puzzle: &Puzzle, layout: DcLayout) -> Self {
         let (w, h, n) = (puzzle.width(), puzzle.height(), puzzle.cells());
         let cands = puzzle.candidates();
         let mut cell_off = Vec::with_capacity(n + 1);
@@ -245,7 +273,7 @@ impl Layout {
             choice_off.push(choice_off.last().copied().unwrap_or(0) + choices);
         };
         let (cell_cons, piece_cons, assign_cons);
-        if hybrid {
+        if layout.is_hybrid() {
             push(&mut (0..v as u32), n as u32, &mut slot_var);
             (cell_cons, piece_cons, assign_cons) = (0, 0, 1);
         } else {
@@ -320,7 +348,7 @@ impl Layout {
             width: w,
             height: h,
             colors: puzzle.num_colors(),
-            hybrid,
+            layout,
             cell_off,
             cand_piece,
             cand_colors,
@@ -346,9 +374,9 @@ impl Layout {
         }
     }
 
-    /// True for the hybrid layout (one assignment constraint instead of cells and pieces).
-    pub fn hybrid(&self) -> bool {
-        self.hybrid
+    /// Which layout these tables are.
+    pub fn layout(&self) -> DcLayout {
+        self.layout
     }
     pub fn cells(&self) -> usize {
         self.cell_off.len() - 1
@@ -621,9 +649,10 @@ mod tests {
 
     #[test]
     fn tables_are_consistent() {
-        for hybrid in [false, true] {
+        for layout in DcLayout::ALL {
+            let hybrid = layout.is_hybrid();
             let p = puzzle(4, 3, 1);
-            let l = Layout::new(&p, hybrid);
+            let l = Layout::new(&p, layout);
             let cands = p.candidates();
             assert_eq!(l.vars(), cands.total());
             // Every slot appears once in the CSR, with the right constraint.
@@ -729,7 +758,7 @@ mod tests {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
         for (w, h) in [(3, 3), (5, 4), (8, 8)] {
-            let l = Layout::new(&puzzle(w, h, 2), false);
+            let l = Layout::new(&puzzle(w, h, 2), DcLayout::Plain);
             for _ in 0..20 {
                 // Quantised values, so that cells have ties.
                 let m: Vec<f32> = (0..l.vars()).map(|_| rng.random_range(0u8..8) as f32 / 8.0).collect();

@@ -51,7 +51,7 @@ pub mod layout;
 pub mod project;
 pub mod prune;
 
-pub use layout::{AssignScratch, Constraint, Layout};
+pub use layout::{AssignScratch, Constraint, DcLayout, Layout};
 pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner};
@@ -108,8 +108,10 @@ pub struct DcConfig {
     pub weights: Weights,
     /// Step of the adaptive weight update (ignored with uniform weights).
     pub gamma: f32,
-    /// Replace the cell and piece constraints by one global assignment constraint.
-    pub hybrid: bool,
+    /// The constraints: a cell, piece and join constraint each ([`DcLayout::Plain`], the
+    /// default here and the GPU's), or one global assignment constraint and the joins
+    /// ([`DcLayout::Hybrid`], the command line's default).
+    pub layout: DcLayout,
     pub readout: Readout,
     /// Stop the whole batch at the first verified solution (else run every trial out).
     pub stop_at_first: bool,
@@ -141,7 +143,7 @@ impl Default for DcConfig {
             seed: 0,
             weights: Weights::Uniform,
             gamma: 0.1,
-            hybrid: false,
+            layout: DcLayout::Plain,
             readout: Readout::Argmax,
             stop_at_first: true,
             cycle_restart: true,
@@ -157,8 +159,8 @@ impl Default for DcConfig {
 /// Bytes of replica state per trial: the `S` slot values (f32). The per-trial chosen slots
 /// (one `u32` per cell and piece constraint, two per join) and the adaptive weights (one
 /// `f32` per constraint) come on top; both are small next to `S`.
-pub fn replica_bytes(puzzle: &Puzzle, hybrid: bool) -> usize {
-    Layout::new(puzzle, hybrid).slots() * std::mem::size_of::<f32>()
+pub fn replica_bytes(puzzle: &Puzzle, layout: DcLayout) -> usize {
+    Layout::new(puzzle, layout).slots() * std::mem::size_of::<f32>()
 }
 
 /// Adaptive weights never fall below this, so no variable's weights can all vanish.
@@ -273,7 +275,7 @@ pub struct DcMap<'a> {
 impl<'a> DcMap<'a> {
     /// Builds the tables and the random starts. Fails when no board fits the rim at all.
     pub fn new(puzzle: &'a Puzzle, cfg: DcConfig) -> Result<Self, AssignError> {
-        let layout = Layout::new(puzzle, cfg.hybrid);
+        let layout = Layout::new(puzzle, cfg.layout);
         layout.check_feasible()?;
         let trials = cfg.trials.max(1);
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
@@ -864,7 +866,7 @@ mod tests {
         for (kind, hybrid) in [(MapKind::Rrr, false), (MapKind::Dm, false), (MapKind::Rrr, true), (MapKind::Dm, true)] {
             let cfg = DcConfig {
                 kind,
-                hybrid,
+                layout: DcLayout::from_hybrid(hybrid),
                 beta: 0.7,
                 trials: 1,
                 max_iters: 3,
@@ -896,7 +898,7 @@ mod tests {
                     let cfg = DcConfig {
                         kind,
                         weights,
-                        hybrid,
+                        layout: DcLayout::from_hybrid(hybrid),
                         propagate,
                         beta: 0.7,
                         trials: 4,
@@ -944,7 +946,7 @@ mod tests {
                 for hybrid in [false, true] {
                     let base = DcConfig {
                         kind,
-                        hybrid,
+                        layout: DcLayout::from_hybrid(hybrid),
                         trials: 3,
                         max_iters: 640,
                         seed: seed * 7 + 1,
@@ -995,7 +997,7 @@ mod tests {
                             let cfg = DcConfig {
                                 kind,
                                 weights,
-                                hybrid,
+                                layout: DcLayout::from_hybrid(hybrid),
                                 beta,
                                 readout,
                                 trials: 3,

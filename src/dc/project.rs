@@ -366,6 +366,7 @@ pub fn spread(layout: &Layout, m: &[f32], out: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dc::DcLayout;
     use crate::puzzle::Puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
     use rand::{RngExt, SeedableRng};
@@ -460,7 +461,7 @@ mod tests {
         for seed in 0..3 {
             let p = puzzle(3, 3, seed);
             for hybrid in [false, true] {
-                let l = Layout::new(&p, hybrid);
+                let l = Layout::new(&p, DcLayout::from_hybrid(hybrid));
                 let mut sc = DivideScratch::new(&l);
                 let mut asg = l.assigners();
                 for k in 0..l.constraints() {
@@ -507,7 +508,7 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
         for hybrid in [false, true] {
             let p = puzzle(4, 4, 3);
-            let l = Layout::new(&p, hybrid);
+            let l = Layout::new(&p, DcLayout::from_hybrid(hybrid));
             let z = random(l.slots(), &mut rng);
             let lambda: Vec<f32> = (0..l.constraints()).map(|_| rng.random_range(0.1f32..2.0)).collect();
             for weights in [None, Some(&lambda[..])] {
@@ -551,7 +552,7 @@ mod tests {
             generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 })
                 .unwrap();
         for hybrid in [false, true] {
-            let l = Layout::new(&p, hybrid);
+            let l = Layout::new(&p, DcLayout::from_hybrid(hybrid));
             let mut x = vec![0.0; l.vars()];
             for c in 0..p.cells() {
                 let j = l.cell_vars(c).find(|&j| l.placement(j) == sol.cells[c]).unwrap();
@@ -590,7 +591,7 @@ mod tests {
         for (w, h, seed) in [(3, 3, 0), (4, 3, 1), (5, 5, 2), (7, 4, 3), (6, 6, 4), (8, 8, 5)] {
             let p = puzzle(w, h, seed);
             for hybrid in [false, true] {
-                let l = Layout::new(&p, hybrid);
+                let l = Layout::new(&p, DcLayout::from_hybrid(hybrid));
                 let (mut sc, mut asg) = (DivideScratch::new(&l), l.assigners());
                 let (mut a, mut b) = (vec![0u32; l.choices()], vec![0u32; l.choices()]);
                 for rep in 0..30 {

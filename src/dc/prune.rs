@@ -141,7 +141,7 @@ mod tests {
         for (w, h, seed) in [(3, 3, 1), (4, 4, 2), (5, 5, 3), (6, 5, 4)] {
             let opts = GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed };
             let (p, sol) = generate(&opts).unwrap();
-            let layout = Layout::new(&p, true);
+            let layout = Layout::new(&p, crate::dc::DcLayout::Hybrid);
             let net = Arc::new(Network::new(&p));
             let mut pr = Pruner::new(net.clone());
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -177,7 +177,7 @@ mod tests {
     fn a_solution_prunes_nothing_and_forces_the_last_cell() {
         let opts = GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 7 };
         let (p, sol) = generate(&opts).unwrap();
-        let layout = Layout::new(&p, false);
+        let layout = Layout::new(&p, crate::dc::DcLayout::Plain);
         let net = Arc::new(Network::new(&p));
         let mut pr = Pruner::new(net);
         let mut m = vec![0.0f32; layout.vars()];

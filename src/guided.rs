@@ -1,7 +1,7 @@
 //! Map-guided search: one F1 trial (RRR in the uniform metric) whose iterate orders the
 //! values of an arc-consistent backtracker, with the same search in a random order as its
-//! control ([`GuidedConfig`]). It sits beside the other searches but above them: it runs the
-//! F1 projections ([`crate::f1`]) and the backtracker ([`super::backtrack`]); run by
+//! control ([`GuidedConfig`]). It sits above both the searches and F1: it runs the F1
+//! projections ([`crate::f1`]) and the backtracker ([`crate::search::backtrack`]); run by
 //! `examples/guided.rs`, not by `solve`.
 
 use crate::assign::AssignError;

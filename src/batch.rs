@@ -149,7 +149,7 @@ impl<E> Trial<E> {
         self.solved_by = Some(how);
     }
 
-    /// Runs the completion trigger after an iteration (see [`CompletionTrigger::step`]);
+    /// Runs the completion trigger after an iteration (see [`CompletionTrigger::due`]);
     /// a completed board lands in `best` (through `id`, placement to candidate id) and the
     /// trial is solved by `map+ac`.
     #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
@@ -164,8 +164,10 @@ impl<E> Trial<E> {
         place: impl Fn(&[u32]) -> Vec<Placement>,
         id: impl Fn(usize, Placement) -> Option<u32>,
     ) {
-        let it = self.iterations;
-        if let Some(sol) = self.trig.step(comp, bt, puzzle, improved, score, it, || place(best)) {
+        if !self.trig.due(comp, puzzle, improved, score, self.iterations) {
+            return;
+        }
+        if let Some(sol) = self.trig.search(comp, bt, puzzle, place(best)) {
             for (c, pl) in sol.cells.iter().enumerate() {
                 best[c] = id(c, *pl).expect("the backtracker places candidates");
             }
@@ -291,32 +293,32 @@ pub(crate) struct CompletionTrigger {
 }
 
 impl CompletionTrigger {
-    /// Called once per iteration after scoring; `best` gives the placements of the trial's
-    /// best board. Returns a completed (and exactly verified) solution, if the search found
-    /// one.
-    #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
-    pub fn step(
-        &mut self,
-        comp: &Completion,
-        bt: &mut Backtracker<'_>,
-        puzzle: &Puzzle,
-        improved: bool,
-        score: usize,
-        iterations: u64,
-        best: impl FnOnce() -> Vec<crate::puzzle::Placement>,
-    ) -> Option<Board> {
+    /// Called once per iteration after scoring: whether a completion search is due now (the
+    /// trial's new best is within `comp.k` joins of a solution, or its best has stalled for
+    /// `comp.stall` iterations; a stall-triggered try restarts the stall count).
+    pub fn due(&mut self, comp: &Completion, puzzle: &Puzzle, improved: bool, score: usize, iterations: u64) -> bool {
         if improved {
             self.improved_at = iterations;
         }
         let near = improved && puzzle.max_score() - score <= comp.k;
         let stalled = iterations - self.improved_at >= comp.stall;
-        if !(near || stalled) {
-            return None;
-        }
         if stalled {
             self.improved_at = iterations;
         }
-        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best() };
+        near || stalled
+    }
+
+    /// Frees the mismatched cells of the trial's best board (`best`, its placements) and a
+    /// halo, and searches them; a completed solution passes the exact check before it is
+    /// returned.
+    pub fn search(
+        &mut self,
+        comp: &Completion,
+        bt: &mut Backtracker<'_>,
+        puzzle: &Puzzle,
+        best: Vec<Placement>,
+    ) -> Option<Board> {
+        let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best };
         let free = mismatch_region(puzzle, &board, comp.radius);
         self.runs += 1;
         let done = bt.complete(&board, &free);
@@ -352,7 +354,8 @@ pub enum Mechanism {
     /// The map's near-fixed point, completed by arc-consistent search.
     #[serde(rename = "map+ac")]
     MapAc,
-    /// A complete search whose value order came from the map's weights (`search::guided`).
+    /// A complete search whose value order came from the map's weights (the map-guided
+    /// search, `src/guided.rs`).
     #[serde(rename = "map-guided")]
     MapGuided,
 }

@@ -463,9 +463,10 @@ fn run_trial_round(
             wk.prev.copy_from_slice(x);
         }
         let d = if aw.is_empty() { base } else { Some(&*aw) };
+        let step = Step { f1, cfg, warm: st.warm, slot_w: d };
         let ok = match cfg.kind {
-            MapKind::Rrr => rrr_step(f1, cfg, x, asg, wk, st.warm, d),
-            MapKind::Dm => dm_step(f1, cfg, x, asg, wk, st.warm, d),
+            MapKind::Rrr => step.rrr(x, asg, wk),
+            MapKind::Dm => step.dm(x, asg, wk),
         };
         st.iterations += 1;
         if ok.is_err() {
@@ -522,40 +523,44 @@ fn run_trial_round(
     }
 }
 
-/// One RRR step; the board chosen by P_P is left in `wk.board`.
-fn rrr_step(
-    f1: &F1,
-    cfg: &MapConfig,
-    x: &mut [f32],
-    asg: &mut Assigners,
-    wk: &mut Worker,
+/// What one iteration of a trial reads: the puzzle's F1, the config, whether the trial's
+/// assignments may start warm, and the trial's slot weights (None: the class weights).
+struct Step<'a> {
+    f1: &'a F1,
+    cfg: &'a MapConfig,
     warm: bool,
-    slot_w: Option<&[f32]>,
-) -> Result<(), AssignError> {
-    let beta = cfg.beta;
-    if cfg.edge == EdgeProjection::Average {
-        // The same arithmetic as below in two passes over x instead of four (the reflection
-        // and the dense part of the step are fused with P_E; tested bit for bit).
-        match slot_w {
-            Some(d) => f1.reflect_edges_weighted(x, &mut wk.r, d),
-            None => f1.reflect_edges(x, &mut wk.r),
+    slot_w: Option<&'a [f32]>,
+}
+
+impl Step<'_> {
+    /// One RRR step; the board chosen by P_P is left in `wk.board`.
+    fn rrr(&self, x: &mut [f32], asg: &mut Assigners, wk: &mut Worker) -> Result<(), AssignError> {
+        let Step { f1, cfg, warm, slot_w } = *self;
+        let beta = cfg.beta;
+        if cfg.edge == EdgeProjection::Average {
+            // The same arithmetic as below in two passes over x instead of four (the reflection
+            // and the dense part of the step are fused with P_E; tested bit for bit).
+            match slot_w {
+                Some(d) => f1.reflect_edges_weighted(x, &mut wk.r, d),
+                None => f1.reflect_edges(x, &mut wk.r),
+            }
+            f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
+            f1.subtract_edges(beta, x);
+            add_board(f1, beta, x, &wk.board);
+            return Ok(());
+        }
+        f1.project_edges_with(cfg.edge, x, &mut wk.pe);
+        for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
+            *r = 2.0 * p - xi;
+        }
+        if let Some(d) = slot_w {
+            f1.weigh_slots(d, &mut wk.r);
         }
         f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
-        f1.subtract_edges(beta, x);
-        add_board(f1, beta, x, &wk.board);
-        return Ok(());
+        // x += beta (P_P(r) - P_E(x))
+        step_towards_board(f1, beta, x, &wk.pe, &wk.board);
+        Ok(())
     }
-    f1.project_edges_with(cfg.edge, x, &mut wk.pe);
-    for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
-        *r = 2.0 * p - xi;
-    }
-    if let Some(d) = slot_w {
-        f1.weigh_slots(d, &mut wk.r);
-    }
-    f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
-    // x += beta (P_P(r) - P_E(x))
-    step_towards_board(f1, beta, x, &wk.pe, &wk.board);
-    Ok(())
 }
 
 /// `x += beta (embed(board) - sub)`: the board's picture is one-hot, so subtract densely and
@@ -576,42 +581,37 @@ pub(crate) fn add_board(f1: &F1, beta: f32, x: &mut [f32], board: &[u32]) {
     }
 }
 
-/// One general-beta difference-map step (two assignments); the board of `P_a(f_b(y))` is
-/// left in `wk.board`.
-fn dm_step(
-    f1: &F1,
-    cfg: &MapConfig,
-    x: &mut [f32],
-    asg: &mut Assigners,
-    wk: &mut Worker,
-    warm: bool,
-    slot_w: Option<&[f32]>,
-) -> Result<(), AssignError> {
-    let beta = cfg.beta;
-    let inv = 1.0 / beta;
-    // f_b(y) = (1 + 1/beta) P_E(y) - (1/beta) y
-    f1.project_edges_with(cfg.edge, x, &mut wk.pe);
-    for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
-        *r = (1.0 + inv) * p - inv * xi;
+impl Step<'_> {
+    /// One general-beta difference-map step (two assignments); the board of `P_a(f_b(y))` is
+    /// left in `wk.board`.
+    fn dm(&self, x: &mut [f32], asg: &mut Assigners, wk: &mut Worker) -> Result<(), AssignError> {
+        let Step { f1, cfg, warm, slot_w } = *self;
+        let beta = cfg.beta;
+        let inv = 1.0 / beta;
+        // f_b(y) = (1 + 1/beta) P_E(y) - (1/beta) y
+        f1.project_edges_with(cfg.edge, x, &mut wk.pe);
+        for ((r, &p), &xi) in wk.r.iter_mut().zip(&wk.pe).zip(x.iter()) {
+            *r = (1.0 + inv) * p - inv * xi;
+        }
+        // P_a(y) first (its board lands in board2), for f_a(y) = (1 - 1/beta) P_P(y) + (1/beta) y.
+        // Under a weighted metric P_P reads D y (pe is free until P_b below).
+        if let Some(d) = slot_w {
+            f1.weigh_slots(d, &mut wk.r);
+            f1.weigh_slots_into(d, x, &mut wk.pe);
+            f1.project_pieces(&wk.pe, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
+        } else {
+            f1.project_pieces(x, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
+        }
+        for (q, &xi) in wk.pp.iter_mut().zip(x.iter()) {
+            *q = (1.0 - inv) * *q + inv * xi;
+        }
+        // P_a(f_b(y)): the board that is scored. Then P_b(f_a(y)) into pe (r is no longer needed).
+        f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
+        f1.project_edges_with(cfg.edge, &wk.pp, &mut wk.pe);
+        // y += beta (P_a(f_b(y)) - P_b(f_a(y)))
+        step_towards_board(f1, beta, x, &wk.pe, &wk.board);
+        Ok(())
     }
-    // P_a(y) first (its board lands in board2), for f_a(y) = (1 - 1/beta) P_P(y) + (1/beta) y.
-    // Under a weighted metric P_P reads D y (pe is free until P_b below).
-    if let Some(d) = slot_w {
-        f1.weigh_slots(d, &mut wk.r);
-        f1.weigh_slots_into(d, x, &mut wk.pe);
-        f1.project_pieces(&wk.pe, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
-    } else {
-        f1.project_pieces(x, &mut wk.pp, &mut wk.pieces, asg, &mut wk.board2, warm)?;
-    }
-    for (q, &xi) in wk.pp.iter_mut().zip(x.iter()) {
-        *q = (1.0 - inv) * *q + inv * xi;
-    }
-    // P_a(f_b(y)): the board that is scored. Then P_b(f_a(y)) into pe (r is no longer needed).
-    f1.decode_pieces(&wk.r, &mut wk.pieces, asg, &mut wk.board, warm)?;
-    f1.project_edges_with(cfg.edge, &wk.pp, &mut wk.pe);
-    // y += beta (P_a(f_b(y)) - P_b(f_a(y)))
-    step_towards_board(f1, beta, x, &wk.pe, &wk.board);
-    Ok(())
 }
 
 /// Iterations per trial when none are given: under a time limit, no cap (the clock ends the

@@ -589,21 +589,17 @@ impl F1 {
         }
     }
 
-    /// [`F1::decode_pieces`] on the reference weights ([`F1::piece_weights`]), for tests.
-    pub fn decode_pieces_reference(
-        &self,
-        x: &[f32],
-        scratch: &mut PieceScratch,
-        asg: &mut Assigners,
-        board: &mut [u32],
-        warm: bool,
-    ) -> Result<(), AssignError> {
+    /// [`F1::decode_pieces`] on the reference weights ([`F1::piece_weights`]), cold, for
+    /// tests: the board of candidate ids, in a vector of its own.
+    pub fn decode_pieces_reference(&self, x: &[f32], asg: &mut Assigners) -> Result<Vec<u32>, AssignError> {
+        let mut scratch = self.piece_scratch();
+        let mut board = vec![0u32; self.cells];
         self.piece_weights(x, &mut scratch.weights, &mut scratch.best);
-        self.assign_entries(&scratch.weights, asg, board, warm)?;
+        self.assign_entries(&scratch.weights, asg, &mut board, false)?;
         for e in board.iter_mut() {
             *e = scratch.best[*e as usize];
         }
-        Ok(())
+        Ok(board)
     }
 
     /// The flat tables the GPU kernels read (see shaders/f1.wgsl).
@@ -1102,10 +1098,9 @@ mod tests {
             }
             // And whole decodes agree.
             let (mut a1, mut a2) = (f1.assigners(), f1.assigners());
-            let (mut b1, mut b2) = (vec![0u32; f1.cells], vec![0u32; f1.cells]);
+            let mut b1 = vec![0u32; f1.cells];
             f1.decode_pieces(&x, &mut scratch, &mut a1, &mut b1, false).unwrap();
-            f1.decode_pieces_reference(&x, &mut scratch, &mut a2, &mut b2, false).unwrap();
-            assert_eq!(b1, b2);
+            assert_eq!(b1, f1.decode_pieces_reference(&x, &mut a2).unwrap());
         }
     }
 

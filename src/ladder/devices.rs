@@ -76,11 +76,7 @@ fn obs(r: &Record) -> (f64, u64) {
 
 /// Pools every (method, size) over its machines (see the module docs).
 pub fn pool(records: &[Record]) -> Vec<Pooling> {
-    let mut groups: BTreeMap<(String, usize, usize), Vec<&Record>> = BTreeMap::new();
-    for r in records {
-        groups.entry((r.label.clone(), r.width * r.height, r.width)).or_default().push(r);
-    }
-    groups
+    Record::by_method_and_size(records)
         .into_iter()
         .map(|((label, area, width), rs)| {
             let mut by: BTreeMap<(String, bool), Vec<&Record>> = BTreeMap::new();

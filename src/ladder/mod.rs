@@ -351,7 +351,20 @@ impl Record {
     pub fn key(&self) -> (String, String, u64) {
         (self.instance.clone(), self.label.clone(), self.run)
     }
+
+    /// The records of each (method label, cells, width): a cell of the report's tables.
+    pub fn by_method_and_size(records: &[Record]) -> std::collections::BTreeMap<(String, usize, usize), Vec<&Record>> {
+        let mut groups: std::collections::BTreeMap<(String, usize, usize), Vec<&Record>> =
+            std::collections::BTreeMap::new();
+        for r in records {
+            groups.entry((r.label.clone(), r.width * r.height, r.width)).or_default().push(r);
+        }
+        groups
+    }
 }
+
+/// Records grouped by (method label, cells, width).
+pub type BySize<'r> = std::collections::BTreeMap<(String, usize, usize), Vec<&'r Record>>;
 
 /// A shard `K/N` (1-based K).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -175,11 +175,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
 
 /// Groups records by method label and board size, and estimates each cell.
 pub fn summarize(records: &[Record]) -> Vec<Row> {
-    let mut groups: BTreeMap<(String, usize, usize), Vec<&Record>> = BTreeMap::new();
-    for r in records {
-        groups.entry((r.label.clone(), r.width * r.height, r.width)).or_default().push(r);
-    }
-    groups
+    Record::by_method_and_size(records)
         .into_iter()
         .map(|((label, area, width), rs)| {
             let height = area / width;

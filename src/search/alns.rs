@@ -348,13 +348,8 @@ impl State {
         self.cells[c] = pl;
         self.col[c] = f.colors(pl);
         self.filled[c] = true;
-        for s in 0..4 {
-            let d = f.nb[c][s];
-            if d == NONE || !self.filled[d as usize] {
-                continue;
-            }
-            let d = d as usize;
-            if self.col[c][s] == self.col[d][(s + 2) % 4] {
+        for (s, d, matched) in self.filled_joins(f, c).into_iter().flatten() {
+            if matched {
                 self.score += 1;
             } else {
                 self.bad_joins.insert(join_id(c, s, d));
@@ -368,13 +363,8 @@ impl State {
     #[inline]
     pub fn lift(&mut self, f: &Frame, c: usize) -> Placement {
         debug_assert!(self.filled[c]);
-        for s in 0..4 {
-            let d = f.nb[c][s];
-            if d == NONE || !self.filled[d as usize] {
-                continue;
-            }
-            let d = d as usize;
-            if self.col[c][s] == self.col[d][(s + 2) % 4] {
+        for (s, d, matched) in self.filled_joins(f, c).into_iter().flatten() {
+            if matched {
                 self.score -= 1;
             } else {
                 self.bad_joins.remove(join_id(c, s, d));
@@ -384,6 +374,19 @@ impl State {
         }
         self.filled[c] = false;
         self.cells[c]
+    }
+
+    /// The joins of the filled cell `c` with its filled neighbours, by side: the side, the
+    /// neighbour, and whether the two colours match (no allocation: one slot per side).
+    #[inline]
+    fn filled_joins(&self, f: &Frame, c: usize) -> [Option<(usize, usize, bool)>; 4] {
+        std::array::from_fn(|s| {
+            let d = f.nb[c][s];
+            (d != NONE && self.filled[d as usize]).then(|| {
+                let d = d as usize;
+                (s, d, self.col[c][s] == self.col[d][(s + 2) % 4])
+            })
+        })
     }
 
     /// Seams that `q` placed at `c` would match with the filled neighbours.

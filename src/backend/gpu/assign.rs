@@ -69,14 +69,29 @@ impl Status {
     }
 }
 
+/// The batch of problems, the first words of every device assignment's parameters (`Params`
+/// in `shaders/assign.wgsl`, `jv.wgsl` and `jv_sg.wgsl`): trials, classes per trial, weight
+/// and row words per trial, and the kernel's flags.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
+pub(super) struct Problems {
     trials: u32,
     classes: u32,
     wtot: u32,
     rtot: u32,
     flags: u32,
+}
+
+impl Problems {
+    pub(super) fn new(trials: usize, classes: usize, wtot: usize, rtot: usize, flags: u32) -> Self {
+        Problems { trials: trials as u32, classes: classes as u32, wtot: wtot as u32, rtot: rtot as u32, flags }
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    problems: Problems,
     max_rounds: u32,
     cells: u32,
     pad1: u32,
@@ -241,11 +256,7 @@ impl AssignGpu {
         let ctx = &self.ctx;
         let problems = trials * sizes.len();
         let params = |flags: u32, k_lo: usize, k_n: usize| Params {
-            trials: trials as u32,
-            classes: sizes.len() as u32,
-            wtot: wtot as u32,
-            rtot: rtot as u32,
-            flags,
+            problems: Problems::new(trials, sizes.len(), wtot, rtot, flags),
             // Far more rounds than any feasible problem here needs; a bound, not a budget.
             max_rounds: 1 << 22,
             cells: cells as u32,

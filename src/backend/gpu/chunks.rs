@@ -24,6 +24,21 @@ pub(crate) fn chunk_trials(ctx: &GpuContext, per_trial: u64, trials: usize, cap:
     Ok(((limit / per_trial) as usize).min(cap).clamp(1, trials))
 }
 
+/// The batch's chunks, in order: `make(first, trials)` builds the chunk of trials
+/// `first..first + trials`, at most `per_chunk` of them.
+pub(crate) fn split<C>(trials: usize, per_chunk: usize, mut make: impl FnMut(usize, usize) -> C) -> Vec<C> {
+    (0..trials).step_by(per_chunk.max(1)).map(|first| make(first, per_chunk.min(trials - first))).collect()
+}
+
+/// The error of the out-of-memory scope opened around a batch's buffers, as the batch's error
+/// (not through wgpu's uncaptured-error handler, which panics).
+pub(crate) fn out_of_memory(error: Option<wgpu::Error>, trials: usize) -> Result<(), GpuError> {
+    match error {
+        Some(e) => Err(GpuError::Device(format!("out of device memory for {trials} trials: {e}"))),
+        None => Ok(()),
+    }
+}
+
 /// The completion backtracker of a GPU run (one, on the host thread), when enabled.
 pub(crate) fn completion_search<'p>(puzzle: &'p Puzzle, complete: Option<&Completion>) -> Option<Backtracker<'p>> {
     complete.map(|c| completer(puzzle, &Arc::new(Network::new(puzzle)), c))

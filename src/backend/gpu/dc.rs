@@ -68,7 +68,7 @@ pub fn supports(cfg: &DcConfig) -> Result<(), Unsupported> {
     if cfg.keep_fixed_points {
         return Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend"));
     }
-    if cfg.hybrid {
+    if cfg.layout.is_hybrid() {
         return Err(Unsupported::gpu(
             "the hybrid layout (the assignment constraint, dc's default) runs on the cpu backend; --layout plain runs on the gpu",
         ));
@@ -383,7 +383,7 @@ impl<'a> DcGpu<'a> {
                 GpuError::Misuse(format!("boards of more than {MAX_CELLS} cells ({} here)", puzzle.cells())).into()
             );
         }
-        let layout = Layout::new(puzzle, false);
+        let layout = Layout::new(puzzle, crate::dc::DcLayout::Plain);
         layout.check_feasible()?;
         let trials = cfg.trials.max(1);
         let (s, v, c, nc) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices());
@@ -395,17 +395,9 @@ impl<'a> DcGpu<'a> {
         let pipes = Pipelines::new(&ctx);
         let tables = tables(&ctx, &layout);
         let spec = ChunkSpec { ctx: &ctx, pipes: &pipes, tables: &tables, base: Params::new(&layout, &cfg) };
-        let mut chunks = Vec::new();
-        let mut first = 0;
-        while first < trials {
-            let tc = per_chunk.min(trials - first);
-            chunks.push(spec.chunk(first, tc));
-            first += tc;
-        }
+        let chunks = chunks::split(trials, per_chunk, |first, tc| spec.chunk(first, tc));
         let scratch = ctx.zeroed("scatter", 4 * SCATTER_WORDS.min(trials * s.max(v).max(c).max(nc)) as u64);
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(GpuError::Device(format!("out of device memory for {trials} trials: {e}")).into());
-        }
+        chunks::out_of_memory(pollster::block_on(oom.pop()), trials)?;
         Ok(DcGpu { ctx, puzzle, layout, cfg, pipes, chunks, trials, scratch, _tables: tables })
     }
 
@@ -503,19 +495,6 @@ impl<'a> DcGpu<'a> {
         Ok(out)
     }
 
-    /// Per-trial buffers that stay trial-major (live flags, boards, statuses).
-    fn write<T: bytemuck::Pod>(&self, first: usize, data: &[T], per: usize, buf: impl Fn(&Chunk) -> &wgpu::Buffer) {
-        chunks::write_per_trial(&self.ctx, &self.chunks, first, data, per, buf);
-    }
-
-    fn read<T: bytemuck::Pod + Default>(
-        &self,
-        per: usize,
-        buf: impl Fn(&Chunk) -> &wgpu::Buffer,
-    ) -> Result<Vec<T>, GpuError> {
-        chunks::read_per_trial(&self.ctx, &self.chunks, per, buf)
-    }
-
     /// Writes slot values, chosen slots and weights of trials `first..`.
     pub fn write_state(&self, first: usize, x: &[f32], chosen: &[u32], lambda: &[f32]) {
         let l = &self.layout;
@@ -537,7 +516,8 @@ impl<'a> DcGpu<'a> {
         self.write_minor(0, err, self.layout.constraints(), |c| &c.err);
     }
     fn write_live(&self, live: &[u32]) {
-        self.write(0, live, 1, |c| &c.live);
+        // Per-trial buffers that stay trial-major (live flags, boards, statuses).
+        chunks::write_per_trial(&self.ctx, &self.chunks, 0, live, 1, |c| &c.live);
     }
 
     pub fn read_state(&self) -> Result<DcState, GpuError> {
@@ -563,7 +543,11 @@ impl<'a> DcGpu<'a> {
     }
     /// Readout boards and per-trial (mismatched joins, extra piece uses).
     pub fn read_readout(&self) -> Result<(Vec<u32>, Vec<u32>), GpuError> {
-        Ok((self.read(self.layout.cells(), |c| &c.board)?, self.read(2, |c| &c.status)?))
+        let (ctx, chunks) = (&self.ctx, &self.chunks);
+        Ok((
+            chunks::read_per_trial(ctx, chunks, self.layout.cells(), |c| &c.board)?,
+            chunks::read_per_trial(ctx, chunks, 2, |c| &c.status)?,
+        ))
     }
 
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ch: &Chunk, k: Kernel) {

@@ -28,7 +28,7 @@
 //! memory otherwise; the two give the same answer (the order does not matter for a minimum).
 
 use super::GpuContext;
-use super::assign::Status;
+use super::assign::{Problems, Status};
 use super::context::groups_grid;
 use super::pick::Pick;
 use super::timing::Passes;
@@ -143,11 +143,7 @@ pub fn sg_source_staged(min_lanes: u32, stage: Option<(usize, u32)>) -> String {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
-    trials: u32,
-    classes: u32,
-    wtot: u32,
-    rtot: u32,
-    flags: u32,
+    problems: Problems,
     /// The subgroup kernel's problems per workgroup (unused by the workgroup kernel).
     ppw: u32,
     cells: u32,
@@ -311,11 +307,7 @@ impl JvGpu {
         let sg_pipe = staged.clone().or_else(|| self.sg.clone());
         let ppw = sg_pipe.as_ref().map_or(1, |s| s.1);
         let params = |flags: u32| Params {
-            trials: trials as u32,
-            classes: sizes.len() as u32,
-            wtot: wtot as u32,
-            rtot: rtot as u32,
-            flags,
+            problems: Problems::new(trials, sizes.len(), wtot, rtot, flags),
             ppw,
             cells: sh.cells as u32,
             nsg: sgk.len() as u32,

@@ -23,11 +23,9 @@ use super::timing::Passes;
 use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::batch::Trial;
 use crate::batch::{MapKind, MapResult, Progress};
-use crate::f1::map::{AssignOn, MapConfig};
+use crate::f1::map::{AssignOn, MapConfig, randomize};
 use crate::f1::project::{Assigners, F1};
 use crate::puzzle::Puzzle;
-use rand::RngExt;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -133,16 +131,8 @@ impl<'a> F1Gpu<'a> {
             base: Params::new(&f1, &cfg, joins),
             dm: cfg.kind == MapKind::Dm,
         };
-        let mut chunks = Vec::new();
-        let mut first = 0;
-        while first < trials {
-            let tc = per_chunk.min(trials - first);
-            chunks.push(spec.chunk(first, tc));
-            first += tc;
-        }
-        if let Some(e) = pollster::block_on(oom.pop()) {
-            return Err(GpuError::Device(format!("out of device memory for {trials} trials: {e}")).into());
-        }
+        let chunks = chunks::split(trials, per_chunk, |first, tc| spec.chunk(first, tc));
+        chunks::out_of_memory(pollster::block_on(oom.pop()), trials)?;
         Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables, stop: None })
     }
 
@@ -390,10 +380,6 @@ impl<'a> F1Gpu<'a> {
         tr.warm = false;
         tr.restarts += 1;
     }
-}
-
-fn randomize(x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
-    x.iter_mut().for_each(|v| *v = rng.random::<f32>());
 }
 
 /// Whether a batch of `cfg` on `ctx` would run the fused pass (`--fused-passes` where it

@@ -118,24 +118,14 @@ const SCATTER_WORDS: usize = 1 << 22;
 struct Chunk {
     first: usize,
     trials: usize,
-    x: wgpu::Buffer,
-    chosen: wgpu::Buffer,
-    lambda: wgpu::Buffer,
-    m: wgpu::Buffer,
-    ca: wgpu::Buffer,
-    err: wgpu::Buffer,
-    board: wgpu::Buffer,
-    status: wgpu::Buffer,
-    live: wgpu::Buffer,
-    sums: wgpu::Buffer,
+    /// The state on the device and its uniforms.
+    s: ChunkState,
     st_status: wgpu::Buffer,
     st_board: wgpu::Buffer,
     st_sums: wgpu::Buffer,
     bg_main: wgpu::BindGroup,
     bg_concur: wgpu::BindGroup,
     bg_adapt: wgpu::BindGroup,
-    /// Per (cell, trial) argmax of the readout's first pass (bound, not read by the host).
-    _cell_best: wgpu::Buffer,
     bg_argmax: wgpu::BindGroup,
     bg_readout: wgpu::BindGroup,
     bg_hash: wgpu::BindGroup,
@@ -250,17 +240,7 @@ impl ChunkSpec<'_> {
             bg_readout: self.readout_bind(&st),
             bg_hash: ctx.bind(&pipes.hash, &[(0, &st.p_hash), (1, &st.x), (2, &st.sums)]),
             bg_hash_lambda: ctx.bind(&pipes.hash, &[(0, &st.p_hash_l), (1, &st.lambda), (2, &st.sums)]),
-            x: st.x,
-            chosen: st.chosen,
-            lambda: st.lambda,
-            m: st.m,
-            ca: st.ca,
-            err: st.err,
-            board: st.board,
-            status: st.status,
-            live: st.live,
-            sums: st.sums,
-            _cell_best: st.cell_best,
+            s: st,
         }
     }
 
@@ -406,20 +386,20 @@ impl<'a> DcGpu<'a> {
     pub fn device_bytes(&self) -> u64 {
         let chunks = self.chunks.iter().flat_map(|c| {
             [
-                &c.x,
-                &c.chosen,
-                &c.lambda,
-                &c.m,
-                &c.ca,
-                &c.err,
-                &c.board,
-                &c.status,
-                &c.live,
-                &c.sums,
+                &c.s.x,
+                &c.s.chosen,
+                &c.s.lambda,
+                &c.s.m,
+                &c.s.ca,
+                &c.s.err,
+                &c.s.board,
+                &c.s.status,
+                &c.s.live,
+                &c.s.sums,
                 &c.st_status,
                 &c.st_board,
                 &c.st_sums,
-                &c._cell_best,
+                &c.s.cell_best,
             ]
         });
         self._tables.iter().chain([&self.scratch]).chain(chunks).map(|b| b.size()).sum()
@@ -498,55 +478,55 @@ impl<'a> DcGpu<'a> {
     /// Writes slot values, chosen slots and weights of trials `first..`.
     pub fn write_state(&self, first: usize, x: &[f32], chosen: &[u32], lambda: &[f32]) {
         let l = &self.layout;
-        self.write_minor(first, x, l.slots(), |c| &c.x);
-        self.write_minor(first, chosen, l.choices(), |c| &c.chosen);
-        self.write_minor(first, lambda, l.constraints(), |c| &c.lambda);
+        self.write_minor(first, x, l.slots(), |c| &c.s.x);
+        self.write_minor(first, chosen, l.choices(), |c| &c.s.chosen);
+        self.write_minor(first, lambda, l.constraints(), |c| &c.s.lambda);
     }
     /// Writes the concur point (for testing the divide kernel on its own); `ca` (`P_a(y)`) is
     /// kept by the difference map only.
     pub fn write_concur(&self, m: &[f32], ca: Option<&[f32]>) {
         let v = self.layout.vars();
-        self.write_minor(0, m, v, |c| &c.m);
+        self.write_minor(0, m, v, |c| &c.s.m);
         if let (Some(ca), MapKind::Dm) = (ca, self.cfg.kind) {
-            self.write_minor(0, ca, v, |c| &c.ca);
+            self.write_minor(0, ca, v, |c| &c.s.ca);
         }
     }
     /// Writes the per-constraint errors (for testing the adapt kernel on its own).
     pub fn write_errors(&self, err: &[f32]) {
-        self.write_minor(0, err, self.layout.constraints(), |c| &c.err);
+        self.write_minor(0, err, self.layout.constraints(), |c| &c.s.err);
     }
     fn write_live(&self, live: &[u32]) {
         // Per-trial buffers that stay trial-major (live flags, boards, statuses).
-        chunks::write_per_trial(&self.ctx, &self.chunks, 0, live, 1, |c| &c.live);
+        chunks::write_per_trial(&self.ctx, &self.chunks, 0, live, 1, |c| &c.s.live);
     }
 
     pub fn read_state(&self) -> Result<DcState, GpuError> {
         let l = &self.layout;
         Ok((
-            self.read_minor(l.slots(), |c| &c.x)?,
-            self.read_minor(l.choices(), |c| &c.chosen)?,
-            self.read_minor(l.constraints(), |c| &c.lambda)?,
+            self.read_minor(l.slots(), |c| &c.s.x)?,
+            self.read_minor(l.choices(), |c| &c.s.chosen)?,
+            self.read_minor(l.constraints(), |c| &c.s.lambda)?,
         ))
     }
     /// The concur point `m` and (difference map) `P_a(y)`.
     pub fn read_concur(&self) -> Result<(Vec<f32>, Option<Vec<f32>>), GpuError> {
         let v = self.layout.vars();
-        let ca = if self.cfg.kind == MapKind::Dm { Some(self.read_minor(v, |c| &c.ca)?) } else { None };
-        Ok((self.read_minor(v, |c| &c.m)?, ca))
+        let ca = if self.cfg.kind == MapKind::Dm { Some(self.read_minor(v, |c| &c.s.ca)?) } else { None };
+        Ok((self.read_minor(v, |c| &c.s.m)?, ca))
     }
     /// Per-constraint errors of the last divide (adaptive weights only).
     pub fn read_errors(&self) -> Result<Vec<f32>, GpuError> {
         if self.cfg.weights != Weights::Adaptive {
             return Err(GpuError::Misuse("errors are kept with adaptive weights only".into()));
         }
-        self.read_minor(self.layout.constraints(), |c| &c.err)
+        self.read_minor(self.layout.constraints(), |c| &c.s.err)
     }
     /// Readout boards and per-trial (mismatched joins, extra piece uses).
     pub fn read_readout(&self) -> Result<(Vec<u32>, Vec<u32>), GpuError> {
         let (ctx, chunks) = (&self.ctx, &self.chunks);
         Ok((
-            chunks::read_per_trial(ctx, chunks, self.layout.cells(), |c| &c.board)?,
-            chunks::read_per_trial(ctx, chunks, 2, |c| &c.status)?,
+            chunks::read_per_trial(ctx, chunks, self.layout.cells(), |c| &c.s.board)?,
+            chunks::read_per_trial(ctx, chunks, 2, |c| &c.s.status)?,
         ))
     }
 
@@ -624,7 +604,7 @@ impl<'a> DcGpu<'a> {
         chunks::fingerprints(
             &self.ctx,
             &self.chunks,
-            |c| (&c.sums, &c.st_sums),
+            |c| (&c.s.sums, &c.st_sums),
             |enc, ch| {
                 dispatch(enc, &self.pipes.hash, &ch.bg_hash, grid((ch.trials * l.slots()) as u64));
                 if adaptive {
@@ -641,7 +621,7 @@ impl<'a> DcGpu<'a> {
         for &t in which {
             let ch = self.chunk_of(t);
             let off = (4 * (t - ch.first) * n) as u64;
-            enc.copy_buffer_to_buffer(&ch.board, off, &ch.st_board, off, 4 * n as u64);
+            enc.copy_buffer_to_buffer(&ch.s.board, off, &ch.st_board, off, 4 * n as u64);
         }
         self.ctx.queue.submit([enc.finish()]);
         for ch in &self.chunks {
@@ -758,7 +738,7 @@ impl<'a> DcGpu<'a> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for c in &self.chunks {
             self.encode_iteration(&mut enc, c);
-            enc.copy_buffer_to_buffer(&c.status, 0, &c.st_status, 0, 8 * c.trials as u64);
+            enc.copy_buffer_to_buffer(&c.s.status, 0, &c.st_status, 0, 8 * c.trials as u64);
         }
         self.ctx.queue.submit([enc.finish()]);
         for c in &self.chunks {

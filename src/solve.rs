@@ -598,9 +598,8 @@ impl SolveSpec {
         }
     }
 
-    /// "rrr on a 5x5 board": what a memory check names.
-    fn what(&self, puzzle: &Puzzle, gpu: bool) -> String {
-        let on = if gpu { " on the GPU backend" } else { "" };
+    /// "rrr on a 5x5 board" and then `on` (where the batch runs): what a memory check names.
+    fn what(&self, puzzle: &Puzzle, on: &str) -> String {
         format!("{} on a {}x{} board{on}", self.method.name(), puzzle.width(), puzzle.height())
     }
 
@@ -609,7 +608,7 @@ impl SolveSpec {
         if self.is_map() && self.maps.keep_going {
             backend.supports_keep_going().map_err(EngineError::from)?;
         }
-        if self.is_f1() && self.f1.assign.on_device() && !backend.is_gpu() {
+        if self.is_f1() && self.f1.assign.on_device() && !backend.assigns_on_device() {
             return Err(spec_err(
                 "--assign gpu needs the GPU backend (--backend gpu), which is not running this solve",
             ));
@@ -624,21 +623,14 @@ impl SolveSpec {
         let budget = MemoryBudget::here()?;
         let network =
             self.method == Method::Backtrack || self.completion.complete.is_some() || self.dc.propagate.is_some();
-        budget.check_tables(&self.what(puzzle, false), limits::tables(puzzle, network))?;
+        budget.check_tables(&self.what(puzzle, ""), limits::tables(puzzle, network))?;
         let threads = self.threads.unwrap_or_else(rayon::current_num_threads);
-        let gpu = backend.is_gpu();
         let estimate = match self.method {
-            Method::Rrr | Method::Dm if gpu => {
-                let mut cfg = self.map_config();
-                cfg.assign = backend.f1_assign(&cfg);
-                limits::f1_gpu(puzzle, &cfg).in_host_memory(backend.unified_memory())
-            }
-            Method::Rrr | Method::Dm => limits::f1_cpu(puzzle, &self.map_config(), threads),
-            Method::Dc if gpu => limits::dc_gpu(puzzle, &self.dc_config()).in_host_memory(backend.unified_memory()),
-            Method::Dc => limits::dc_cpu(puzzle, &self.dc_config(), threads),
+            Method::Rrr | Method::Dm => backend.estimate_f1(puzzle, &self.map_config(), threads),
+            Method::Dc => backend.estimate_dc(puzzle, &self.dc_config(), threads),
             _ => return Ok(()),
         };
-        budget.check_trials(&self.what(puzzle, gpu), &estimate, self.maps.trials as u64)?;
+        budget.check_trials(&self.what(puzzle, backend.memory_place()), &estimate, self.maps.trials as u64)?;
         Ok(())
     }
 }
@@ -656,9 +648,6 @@ pub fn pick_backend(
         return Ok(cpu(None));
     }
     let sel = backend::select(choice, adapter)?;
-    if !sel.backend.is_gpu() {
-        return Ok(sel);
-    }
     match spec.supported_by(sel.backend.as_ref()) {
         Ok(()) => Ok(sel),
         Err(e) if choice == BackendChoice::Gpu => Err(EngineError::from(e).into()),

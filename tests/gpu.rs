@@ -945,14 +945,19 @@ fn memory_estimates_bound_the_device_buffers() {
         for trials in [1, 300] {
             let cfg = MapConfig { kind, trials, ..Default::default() };
             let g = F1Gpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
-            check(format!("f1 {kind:?}"), concur::limits::f1_gpu(&p, &cfg), trials, g.device_bytes());
+            check(format!("f1 {kind:?}"), concur::backend::gpu::f1::estimate(&p, &cfg), trials, g.device_bytes());
         }
     }
     for (kind, weights) in [(MapKind::Rrr, Weights::Uniform), (MapKind::Dm, Weights::Adaptive)] {
         for trials in [1, 300] {
             let cfg = DcConfig { kind, weights, trials, layout: DcLayout::Plain, ..Default::default() };
             let g = DcGpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
-            check(format!("dc {kind:?} {weights:?}"), concur::limits::dc_gpu(&p, &cfg), trials, g.device_bytes());
+            check(
+                format!("dc {kind:?} {weights:?}"),
+                concur::backend::gpu::dc::estimate(&p, &cfg),
+                trials,
+                g.device_bytes(),
+            );
         }
     }
 }

@@ -9,6 +9,7 @@ use concur::batch::{Found, MapResult, Progress, turn_class_key};
 use concur::dc::{self, DcConfig, DcLayout};
 use concur::diagnose::turned;
 use concur::f1::map::{self, MapConfig};
+use concur::limits::Estimate;
 use concur::puzzle::{Board, Puzzle, format};
 use concur::solve::{self, SolveSpec};
 use concur::verify;
@@ -190,6 +191,12 @@ impl Backend for FakeGpu {
     }
     fn supports_dc(&self, _: &DcConfig) -> Result<(), Unsupported> {
         Ok(())
+    }
+    fn estimate_f1(&self, _: &Puzzle, _: &MapConfig, _: usize) -> Estimate {
+        Estimate::default()
+    }
+    fn estimate_dc(&self, _: &Puzzle, _: &DcConfig, _: usize) -> Estimate {
+        Estimate::default()
     }
     fn solve_f1(
         &self,

@@ -17,6 +17,7 @@ use crate::batch::{MapResult, Mechanism, Progress, TrialSummary};
 use crate::certify::{self, Certificate};
 use crate::dc::{self, DcConfig};
 use crate::f1::map::{self, MapConfig};
+use crate::limits::Estimate;
 use crate::puzzle::Puzzle;
 
 /// Which backend the user asked for.
@@ -139,6 +140,23 @@ pub trait Backend: Send + Sync {
     fn f1_assign(&self, cfg: &MapConfig) -> map::AssignOn {
         cfg.assign.resolve(false, cfg)
     }
+    /// Whether this backend runs F1's assignments on a device (`--assign gpu-*`); where it
+    /// does not, [`crate::solve::solve`] refuses such a spec before any work.
+    fn assigns_on_device(&self) -> bool {
+        false
+    }
+    /// The memory an F1 batch of `cfg` takes on this backend with `threads` host threads, as
+    /// the machine's memory counts it (ARCHITECTURE.md §8): the estimate of the engine that
+    /// runs it, which sits beside that engine's allocations.
+    fn estimate_f1(&self, puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate;
+    /// The memory a divide-and-concur batch of `cfg` takes on this backend, as
+    /// [`Backend::estimate_f1`].
+    fn estimate_dc(&self, puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate;
+    /// What a refused memory check adds after the board to say where the batch was to run:
+    /// nothing for the CPU, " on the GPU backend".
+    fn memory_place(&self) -> &'static str {
+        ""
+    }
     /// Runs an F1 batch (RRR or the difference map), with the certificates asked for.
     fn solve_f1(
         &self,
@@ -205,6 +223,12 @@ impl Backend for CpuBackend {
     }
     fn supports_dc(&self, _: &DcConfig) -> Result<(), Unsupported> {
         Ok(())
+    }
+    fn estimate_f1(&self, puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
+        map::estimate(puzzle, cfg, threads)
+    }
+    fn estimate_dc(&self, puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
+        dc::estimate(puzzle, cfg, threads)
     }
     fn solve_f1(
         &self,

@@ -59,6 +59,8 @@ use crate::batch::{
     self, Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
 };
 use crate::hash::OFFSET;
+use crate::limits::Estimate;
+use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, dc_sizes, dc_tables, slack, workers};
 use crate::puzzle::{Board, Puzzle};
 use crate::search::backtrack::Backtracker;
 use crate::verify;
@@ -822,6 +824,36 @@ fn readout(ctx: &Ctx, tr: &mut DcTrial, best: &mut [u32], wk: &mut Worker, assig
 pub fn solve(puzzle: &Puzzle, cfg: DcConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, AssignError> {
     let mut map = DcMap::new(puzzle, cfg)?;
     Ok(map.run(progress))
+}
+
+/// The memory a batch of `cfg` takes in [`DcMap`] with `threads` threads (the CPU backend's
+/// `Backend::estimate_dc`; ARCHITECTURE.md §8): the layout's tables, the allocations of
+/// [`DcMap::new`], its workers and the solving states, as upper bounds from the puzzle's
+/// shape. A new buffer of the engine adds its bytes here; `limits::memory::tests` fails when
+/// this no longer bounds what the engine takes.
+pub fn estimate(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
+    let s = Shape::of(puzzle);
+    let d = dc_sizes(&s, cfg.layout);
+    let keep = u64::from(cfg.keep_fixed_points);
+    let pruned = u64::from(cfg.propagate.is_some());
+    let per_trial = WORD * (d.slots + d.choices + d.constraints)       // x, chosen slots, weights
+        + TRIAL_BOOKKEEPING
+        + 2 * s.assigners()                                           // the divide's and the readout's
+        + WORD * s.cells                                              // best board
+        + keep * (WORD * (d.slots + d.constraints + d.vars) + 3 * ALLOC)
+        + pruned * (WORD * d.vars + ALLOC)
+        + std::mem::size_of::<batch::TrialSummary>() as u64;
+    let per_trial = slack(per_trial);
+    let network = if cfg.complete.is_some() || cfg.propagate.is_some() { s.network() } else { 0 };
+    // Concur sums and points per variable, a constraint's slots and choices, the per-constraint
+    // errors, the assignment scratch, boards.
+    let worker = WORD * (5 * d.vars + d.vars + s.cells + d.constraints)
+        + 8 * s.weight_len()
+        + 2 * WORD * s.cells
+        + keep * WORD * (d.slots + d.constraints)
+        + 24 * ALLOC
+        + network;
+    Estimate { fixed: dc_tables(&s, &d) + network + workers(cfg.trials, threads) * worker, per_trial }
 }
 
 #[cfg(test)]

@@ -22,6 +22,8 @@ use crate::batch::{
 };
 use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::hash::OFFSET;
+use crate::limits::Estimate;
+use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, slack, workers};
 use crate::puzzle::{Board, Puzzle};
 use crate::search::backtrack::Backtracker;
 use crate::verify::{self, Network};
@@ -421,6 +423,36 @@ impl<'a> F1Map<'a> {
             cells: self.f1.placements(&self.best_boards[t * cells..(t + 1) * cells]),
         }
     }
+}
+
+/// The boxed side table of every F1 worker (256 entries of four floats).
+const SIDE_TABLE: u64 = 256 * 16;
+
+/// The memory a batch of `cfg` takes in [`F1Map`] with `threads` threads (the CPU backend's
+/// `Backend::estimate_f1`; ARCHITECTURE.md §8): the allocations of [`F1Map::new`], its
+/// workers and the solving iterates, as upper bounds from the puzzle's shape. A new buffer of
+/// the engine adds its bytes here; `limits::memory::tests` fails when this no longer bounds
+/// what the engine takes.
+pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
+    let s = Shape::of(puzzle);
+    let (dim, wlen, cells) = (s.dim(), s.weight_len(), s.cells);
+    let keep = u64::from(cfg.keep_fixed_points);
+    let per_trial = WORD * dim                                        // x
+        + TRIAL_BOOKKEEPING
+        + s.assigners()
+        + WORD * cells                                                // best board
+        + if cfg.adapt.is_some() { WORD * cells * 4 } else { WORD }  // adaptive weights
+        + keep * (WORD * dim + ALLOC)                                 // the solving iterate
+        + std::mem::size_of::<batch::TrialSummary>() as u64;
+    let per_trial = slack(per_trial);
+    let network = if cfg.complete.is_some() { s.network() } else { 0 };
+    let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
+    // The tables: per candidate its column, colour offsets, colours and placement, the weights'
+    // group tables; per weight entry its group; the candidates they are built from.
+    let tables = 48 * s.cands + WORD * wlen + 64 * cells + s.candidates() + 64 * ALLOC;
+    // The feasibility check of `F1::new`: a zero state, weights and solvers.
+    let setup = WORD * dim + 8 * wlen + s.assigners();
+    Estimate { fixed: tables + setup + network + workers(cfg.trials, threads) * worker, per_trial }
 }
 
 /// A fresh start: every coordinate uniform in [0, 1) (the same draws on every backend).

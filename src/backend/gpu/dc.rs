@@ -27,6 +27,8 @@ use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::batch::Trial;
 use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds};
 use crate::dc::{DcConfig, DivideScratch, Layout, Readout, Weights, project};
+use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, dc_sizes, dc_tables};
+use crate::limits::{Estimate, GpuEstimate};
 use crate::puzzle::{Board, Puzzle};
 use crate::search::backtrack::Backtracker;
 use crate::verify;
@@ -319,6 +321,50 @@ impl ChunkSpec<'_> {
     }
 }
 
+/// The memory a batch of `cfg` takes on the GPU backend (its
+/// [`crate::backend::Backend::estimate_dc`]; ARCHITECTURE.md §8; the plain layout): the
+/// whole iteration on the device (`tables`, `ChunkSpec::chunk`, the upload scratch), the
+/// bookkeeping, boards and the round's concur values for the assignment readout on the host,
+/// and the staging buffers the host reads through. Upper bounds from the puzzle's shape; a new
+/// buffer adds its bytes here, and `tests/gpu.rs` fails when the device part no longer bounds
+/// [`DcGpu::device_bytes`].
+pub fn estimate(puzzle: &Puzzle, cfg: &DcConfig) -> GpuEstimate {
+    let s = Shape::of(puzzle);
+    let d = dc_sizes(&s, crate::dc::DcLayout::Plain);
+    let dm = u64::from(cfg.kind == MapKind::Dm);
+    let adaptive = u64::from(cfg.weights == crate::dc::Weights::Adaptive);
+    let n = s.cells;
+    // The starts are built a block of 256 trials at a time.
+    let block = 256 * WORD * (d.slots + d.choices);
+    let host = Estimate {
+        fixed: dc_tables(&s, &d) + block + 8 * 8 * s.weight_len() + 64 * ALLOC,
+        per_trial: TRIAL_BOOKKEEPING
+            + s.assigners()
+            + 2 * WORD * n                              // best boards, boards read back
+            + 4 * WORD                                  // statuses, live flags
+            + WORD * d.vars                             // the round's concur values
+            + WORD * n + 3 * ALLOC                      // an assignment readout
+            + 2 * WORD * d.constraints                  // the weights' first upload
+            + 8                                         // fingerprint
+            + std::mem::size_of::<crate::batch::TrialSummary>() as u64,
+    };
+    let device = Estimate {
+        // Tables: per slot its variable, the variables' slots and constraints; offsets of
+        // constraints, choices and cells; candidates' pieces and colours; colour groups; joins.
+        fixed: WORD * (3 * d.slots + 8 * d.vars + 2 * d.constraints + 2 * s.cells + 3 * s.joins)
+            + 2 * WORD * s.cells * 4 * (s.colors + 1)
+            + 16 * WORD * 64,
+        per_trial: WORD * (d.slots + d.choices + d.constraints) // x, chosen slots, weights
+            + (1 + dm) * WORD * d.vars                          // concur points
+            + adaptive * WORD * d.constraints                   // errors
+            + 2 * WORD * n                                      // boards, per-cell argmax
+            + 5 * WORD                                          // status, live, fingerprint
+            + WORD * d.vars.max(d.slots), // the scatter of an upload, the gather of a read-back
+    };
+    let staging = Estimate { fixed: 0, per_trial: WORD * n + 4 * WORD + WORD * d.vars.max(d.slots) };
+    GpuEstimate { host, device, staging }
+}
+
 /// Slot values, chosen slots and constraint weights of every trial, trial-major.
 pub type DcState = (Vec<f32>, Vec<u32>, Vec<f32>);
 
@@ -382,7 +428,7 @@ impl<'a> DcGpu<'a> {
     }
 
     /// Bytes of the buffers this batch holds on the device (tables, per-chunk state, staging
-    /// and the upload scratch), to check [`crate::limits::dc_gpu`] against.
+    /// and the upload scratch), to check [`estimate`] against.
     pub fn device_bytes(&self) -> u64 {
         let chunks = self.chunks.iter().flat_map(|c| {
             [

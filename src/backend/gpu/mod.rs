@@ -27,6 +27,7 @@ use super::{Backend, Batch, Certify, EngineError, GpuError, Unsupported};
 use crate::batch::Progress;
 use crate::dc::DcConfig;
 use crate::f1::map::MapConfig;
+use crate::limits::Estimate;
 use crate::puzzle::Puzzle;
 use std::sync::Arc;
 
@@ -94,6 +95,21 @@ impl Backend for GpuBackend {
     }
     fn f1_assign(&self, cfg: &MapConfig) -> crate::f1::map::AssignOn {
         cfg.assign.resolve(true, cfg)
+    }
+    fn assigns_on_device(&self) -> bool {
+        true
+    }
+    /// The host's share of the device estimate (`f1::estimate`, with `--assign auto`
+    /// resolved), and the device buffers too where the device's memory is the host's.
+    fn estimate_f1(&self, puzzle: &Puzzle, cfg: &MapConfig, _threads: usize) -> Estimate {
+        let cfg = MapConfig { assign: self.f1_assign(cfg), ..cfg.clone() };
+        f1::estimate(puzzle, &cfg).in_host_memory(self.unified_memory())
+    }
+    fn estimate_dc(&self, puzzle: &Puzzle, cfg: &DcConfig, _threads: usize) -> Estimate {
+        dc::estimate(puzzle, cfg).in_host_memory(self.unified_memory())
+    }
+    fn memory_place(&self) -> &'static str {
+        " on the GPU backend"
     }
     fn solve_f1(
         &self,

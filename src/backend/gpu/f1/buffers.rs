@@ -10,9 +10,11 @@ use super::super::pick::Pick;
 use super::super::timing::Passes;
 use super::super::{F1_STEP_WGSL, F1_WGSL, HASH_WGSL};
 use crate::backend::GpuError;
-use crate::batch::MapKind;
+use crate::batch::{MapKind, TrialSummary};
 use crate::f1::map::{AssignOn, MapConfig};
 use crate::f1::project::{EdgeProjection, F1, F1Tables};
+use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD};
+use crate::limits::{Estimate, GpuEstimate};
 use crate::puzzle::Puzzle;
 use std::sync::Arc;
 
@@ -241,6 +243,43 @@ impl Tables {
             },
         }
     }
+}
+
+/// The memory a batch of `cfg` takes on the GPU backend (its
+/// [`crate::backend::Backend::estimate_f1`]; ARCHITECTURE.md §8), with `cfg.assign` resolved:
+/// the state, projections, weights and boards on the device (`Tables::new`,
+/// `ChunkSpec::chunk`); the weights, boards and solvers of every trial on the host (with
+/// `--assign gpu`, the auction's rows, owners and prices on the device instead of reading
+/// weights); the staging buffers the host reads through. Upper bounds from the puzzle's shape;
+/// a new buffer adds its bytes here, and `tests/gpu.rs` fails when the device part no longer
+/// bounds [`super::F1Gpu::device_bytes`].
+pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig) -> GpuEstimate {
+    let s = Shape::of(puzzle);
+    let (dim, wlen, n) = (s.dim(), s.weight_len(), s.cells);
+    let dm = u64::from(cfg.kind == MapKind::Dm);
+    let auction = u64::from(cfg.assign.on_device());
+    let copies = 1 + dm;
+    let host = Estimate {
+        fixed: s.candidates() + 64 * s.cands + WORD * wlen * 3 + s.assigners() + 64 * ALLOC,
+        per_trial: TRIAL_BOOKKEEPING
+            + s.assigners()
+            + copies * WORD * wlen                       // weights read back
+            + 4 * WORD * n                              // chosen entries (two), boards, best boards
+            + 4 * WORD                                  // mismatches, live flags, freshness
+            + auction * copies * 48                     // the auction's per-problem status
+            + std::mem::size_of::<TrialSummary>() as u64,
+    };
+    let device = Estimate {
+        // Tables: partners, per-entry candidate lists, colour offsets, joins, slot weights.
+        fixed: WORD * (4 * n + wlen + 1 + 5 * s.cands + 3 * s.joins + 4 * n) + 16 * WORD * 64,
+        per_trial: (2 + dm) * WORD * dim                // x, P_E, the DM's second reflection
+            + 2 * copies * WORD * wlen                  // weights and their argmax candidates
+            + 3 * WORD * n                              // chosen entries (two) and the board
+            + 4 * WORD                                  // mismatches, live flag, fingerprint
+            + auction * copies * (3 * WORD * n + 48), // rows, owners, prices, status
+    };
+    let staging = Estimate { fixed: 0, per_trial: copies * WORD * wlen + WORD * n + 3 * WORD + auction * copies * 48 };
+    GpuEstimate { host, device, staging }
 }
 
 impl Params {

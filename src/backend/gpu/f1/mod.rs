@@ -35,7 +35,7 @@ mod host_loop;
 
 pub(crate) use buffers::HashParams;
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
-pub use buffers::{K_ITERS, step_source};
+pub use buffers::{K_ITERS, estimate, step_source};
 
 /// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
 pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
@@ -138,7 +138,7 @@ impl<'a> F1Gpu<'a> {
 
     /// Bytes of the buffers this batch holds on the device (tables, per-chunk state and
     /// staging; without the device auction's of `--assign gpu`), to check
-    /// [`crate::limits::f1_gpu`] against.
+    /// [`estimate`] against.
     pub fn device_bytes(&self) -> u64 {
         let t = &self._tables;
         let tables = [&t.partner, &t.pc_off, &t.pc_cand, &t.cand_idx, &t.joins, &t.slotw];

@@ -1,63 +1,33 @@
-//! Resource limits, checked before a run starts (ARCHITECTURE.md §8): the memory a batch of
-//! map trials takes on either backend, the memory and cores this machine has, and whether an
-//! output path can be written. The binary checks them before any solving or counting, so a
-//! run that could not finish, or whose result would have nowhere to go, is refused at once
-//! (exit 2, one line) instead of dying part-way or losing what it found.
+//! The memory side of the checks before a run (ARCHITECTURE.md §8): the types every engine's
+//! estimate is written in, the shape of a puzzle the estimates follow from, the tables every
+//! method builds, and the memory and cores this machine has.
 //!
-//! The estimates are upper bounds computed from the puzzle's shape (cells, colours, the
-//! pieces of each border class, hints) and the config, without building the engine: building
-//! it is the allocation being checked. Each is a fixed part (tables, the scratch of every
-//! worker) and a part per trial; the tests compare them with what the engines really take.
+//! The estimates themselves live beside the allocations they describe, one per engine and
+//! backend (`Backend::estimate_f1`, `Backend::estimate_dc`): `f1::map::estimate`,
+//! `dc::estimate`, and the GPU backend's `backend::gpu::f1::estimate` and
+//! `backend::gpu::dc::estimate`. Each is an upper bound computed from the puzzle's shape
+//! (cells, colours, the pieces of each border class, hints) and the config, without building
+//! the engine: building it is the allocation being checked. Each is a fixed part (tables, the
+//! scratch of every worker) and a part per trial; the tests here and in `tests/gpu.rs`
+//! compare them with what the engines really take.
 
+use super::LimitError;
 use crate::assign::Assigner;
-use crate::batch::{MapKind, TrialSummary};
-use crate::dc::DcConfig;
-use crate::f1::map::MapConfig;
 use crate::puzzle::{Class, Puzzle, cell_class, piece_class};
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
 /// Bytes of `f32` / `u32`.
-const WORD: u64 = 4;
+pub(crate) const WORD: u64 = 4;
 /// What one heap allocation may cost beyond its bytes (the allocator's header and rounding).
-const ALLOC: u64 = 32;
+pub(crate) const ALLOC: u64 = 32;
 /// An upper bound on the bookkeeping of one trial besides its solvers (iterations, best
 /// score, the cycle memory of 16 hashes, its random stream, options), on either backend.
-const TRIAL_BOOKKEEPING: u64 = 768;
+pub(crate) const TRIAL_BOOKKEEPING: u64 = 768;
 /// Slack on every per-trial figure, for what the allocator rounds up (an eighth).
-fn slack(bytes: u64) -> u64 {
+pub(crate) fn slack(bytes: u64) -> u64 {
     bytes + bytes / 8
 }
-/// The boxed side table of every F1 worker (256 entries of four floats).
-const SIDE_TABLE: u64 = 256 * 16;
-/// The largest number of seconds a time limit may be: far past any run, and small enough
-/// that adding it to the clock cannot overflow.
-pub const MAX_SECONDS: f64 = 1e9;
 /// Name of the environment variable that caps the memory concur lets a run take.
 pub const MEMORY_VAR: &str = "CONCUR_MAX_MEMORY";
-
-/// Why a run cannot start.
-#[derive(Debug, thiserror::Error)]
-pub enum LimitError {
-    /// The batch does not fit the memory there is.
-    #[error(
-        "{trials} trials of {what} need about {} of memory, more than the {} available{}; {}",
-        human(*need),
-        human(*have),
-        if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() },
-        if *fit == 0 { "not even one trial fits".to_string() } else { format!("at most {fit} trials fit") }
-    )]
-    Memory { what: String, trials: u64, need: u64, have: u64, fit: u64, capped: bool },
-    /// The tables of a run do not fit, whatever the trials.
-    #[error("{what} needs about {} of memory for its tables, more than the {} available{}", human(*need), human(*have), if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() })]
-    Tables { what: String, need: u64, have: u64, capped: bool },
-    /// An output that cannot be written.
-    #[error("cannot write {path}: {reason}")]
-    Unwritable { path: String, reason: String },
-    /// A setting that cannot be read.
-    #[error("{0}")]
-    Setting(String),
-}
 
 /// A byte count for people: `512 B`, `3.2 MiB`, `29.8 GiB`.
 pub fn human(bytes: u64) -> String {
@@ -118,23 +88,23 @@ impl GpuEstimate {
 
 /// The sizes the engines' tables follow from, as upper bounds.
 #[derive(Clone, Copy, Debug, Default)]
-struct Shape {
-    cells: u64,
-    colors: u64,
+pub(crate) struct Shape {
+    pub(crate) cells: u64,
+    pub(crate) colors: u64,
     /// Cells of each border class (corner, edge, inner).
-    class_cells: [u64; 3],
+    pub(crate) class_cells: [u64; 3],
     /// Candidates of all cells: every unhinted piece of the cell's class in each rotation
     /// that fits its rim (one for corners and edges, at most four inside); a hinted cell
     /// has one. An upper bound on `Puzzle::candidates`.
-    cands: u64,
+    pub(crate) cands: u64,
     /// The sum over interior joins of both cells' candidates.
-    join_cands: u64,
+    pub(crate) join_cands: u64,
     /// Interior joins.
-    joins: u64,
+    pub(crate) joins: u64,
 }
 
 impl Shape {
-    fn of(p: &Puzzle) -> Shape {
+    pub(crate) fn of(p: &Puzzle) -> Shape {
         let (w, h) = (p.width(), p.height());
         let class = |c: Class| match c {
             Class::Corner => 0,
@@ -165,17 +135,17 @@ impl Shape {
     }
 
     /// Floats of one F1 trial: cells x 4 sides x colours.
-    fn dim(&self) -> u64 {
+    pub(crate) fn dim(&self) -> u64 {
         self.cells * 4 * self.colors
     }
 
     /// Entries of the P_P weights: one n x n block per border class.
-    fn weight_len(&self) -> u64 {
+    pub(crate) fn weight_len(&self) -> u64 {
         self.class_cells.iter().map(|n| n * n).sum()
     }
 
     /// One warm-startable solver per non-empty class, on the heap.
-    fn assigners(&self) -> u64 {
+    pub(crate) fn assigners(&self) -> u64 {
         let per = std::mem::size_of::<Assigner>() as u64;
         // Each solver holds five f64 and five u32 vectors of its class's size.
         let classes = self.class_cells.iter().filter(|&&n| n > 0);
@@ -183,13 +153,13 @@ impl Shape {
     }
 
     /// The candidate table (`Puzzle::candidates`: a placement and its colours per candidate).
-    fn candidates(&self) -> u64 {
+    pub(crate) fn candidates(&self) -> u64 {
         8 * self.cands + WORD * (self.cells + 1) + 3 * ALLOC
     }
 
     /// The bitset network of the arc-consistent backtracker (`verify::Network`), and one
     /// backtracker's domains and trail over it, counted again.
-    fn network(&self) -> u64 {
+    pub(crate) fn network(&self) -> u64 {
         // Words of each cell's domain, summed: at most cands / 64 plus one per cell.
         let words = self.cands / 64 + self.cells;
         let masks = 8 * 4 * self.colors * words;
@@ -201,7 +171,7 @@ impl Shape {
 /// Workers of a batch of `trials` on `threads` threads: a few chunks per thread
 /// (`batch::chunk_size`), at most one per trial, plus the one the engines build while setting
 /// up.
-fn workers(trials: usize, threads: usize) -> u64 {
+pub(crate) fn workers(trials: usize, threads: usize) -> u64 {
     (4 * threads.max(1)).min(trials.max(1)) as u64 + 1
 }
 
@@ -212,40 +182,18 @@ pub fn tables(puzzle: &Puzzle, network: bool) -> u64 {
     if network { s.network() } else { s.candidates() }
 }
 
-/// F1 (`rrr`, `dm`) on the CPU backend with `threads` threads (`f1::map::F1Map`).
-pub fn f1_cpu(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
-    let s = Shape::of(puzzle);
-    let (dim, wlen, cells) = (s.dim(), s.weight_len(), s.cells);
-    let keep = u64::from(cfg.keep_fixed_points);
-    let per_trial = WORD * dim                                        // x
-        + TRIAL_BOOKKEEPING
-        + s.assigners()
-        + WORD * cells                                                // best board
-        + if cfg.adapt.is_some() { WORD * cells * 4 } else { WORD }  // adaptive weights
-        + keep * (WORD * dim + ALLOC)                                 // the solving iterate
-        + std::mem::size_of::<TrialSummary>() as u64;
-    let per_trial = slack(per_trial);
-    let network = if cfg.complete.is_some() { s.network() } else { 0 };
-    let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
-    // The tables: per candidate its column, colour offsets, colours and placement, the weights'
-    // group tables; per weight entry its group; the candidates they are built from.
-    let tables = 48 * s.cands + WORD * wlen + 64 * cells + s.candidates() + 64 * ALLOC;
-    // The feasibility check of `F1::new`: a zero state, weights and solvers.
-    let setup = WORD * dim + 8 * wlen + s.assigners();
-    Estimate { fixed: tables + setup + network + workers(cfg.trials, threads) * worker, per_trial }
-}
-
 /// The replica layout's sizes (`dc::Layout`), from the shape.
-struct DcSizes {
-    vars: u64,
-    slots: u64,
-    choices: u64,
-    constraints: u64,
+pub(crate) struct DcSizes {
+    pub(crate) vars: u64,
+    pub(crate) slots: u64,
+    pub(crate) choices: u64,
+    pub(crate) constraints: u64,
 }
 
-fn dc_sizes(s: &Shape, hybrid: bool) -> DcSizes {
+/// The replica layout's sizes for `layout`, from the puzzle's shape alone.
+pub(crate) fn dc_sizes(s: &Shape, layout: crate::dc::DcLayout) -> DcSizes {
     let v = s.cands;
-    if hybrid {
+    if layout.is_hybrid() {
         DcSizes { vars: v, slots: v + s.join_cands, choices: s.cells + 2 * s.joins, constraints: 1 + s.joins }
     } else {
         DcSizes {
@@ -259,7 +207,7 @@ fn dc_sizes(s: &Shape, hybrid: bool) -> DcSizes {
 
 /// The layout's tables (`dc::Layout::new`): per variable its piece, colours, placement,
 /// column and slot range; per slot its variable, constraint and run; colour groups per side.
-fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
+pub(crate) fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
     s.candidates()
         + 40 * d.vars
         + 24 * d.slots
@@ -268,104 +216,6 @@ fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
         + 16 * d.vars
         + 12 * s.joins
         + 64 * ALLOC
-}
-
-/// Divide and concur (`dc`) on the CPU backend with `threads` threads (`dc::DcMap`).
-pub fn dc_cpu(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
-    let s = Shape::of(puzzle);
-    let d = dc_sizes(&s, cfg.layout.is_hybrid());
-    let keep = u64::from(cfg.keep_fixed_points);
-    let pruned = u64::from(cfg.propagate.is_some());
-    let per_trial = WORD * (d.slots + d.choices + d.constraints)       // x, chosen slots, weights
-        + TRIAL_BOOKKEEPING
-        + 2 * s.assigners()                                           // the divide's and the readout's
-        + WORD * s.cells                                              // best board
-        + keep * (WORD * (d.slots + d.constraints + d.vars) + 3 * ALLOC)
-        + pruned * (WORD * d.vars + ALLOC)
-        + std::mem::size_of::<TrialSummary>() as u64;
-    let per_trial = slack(per_trial);
-    let network = if cfg.complete.is_some() || cfg.propagate.is_some() { s.network() } else { 0 };
-    // Concur sums and points per variable, a constraint's slots and choices, the per-constraint
-    // errors, the assignment scratch, boards.
-    let worker = WORD * (5 * d.vars + d.vars + s.cells + d.constraints)
-        + 8 * s.weight_len()
-        + 2 * WORD * s.cells
-        + keep * WORD * (d.slots + d.constraints)
-        + 24 * ALLOC
-        + network;
-    Estimate { fixed: dc_tables(&s, &d) + network + workers(cfg.trials, threads) * worker, per_trial }
-}
-
-/// F1 on the GPU backend (`backend::gpu::f1`): the state, projections, weights and boards on
-/// the device; the weights, boards and solvers of every trial on the host (with `--assign
-/// gpu`, the auction's rows, owners and prices on the device instead of reading weights).
-pub fn f1_gpu(puzzle: &Puzzle, cfg: &MapConfig) -> GpuEstimate {
-    let s = Shape::of(puzzle);
-    let (dim, wlen, n) = (s.dim(), s.weight_len(), s.cells);
-    let dm = u64::from(cfg.kind == MapKind::Dm);
-    let auction = u64::from(cfg.assign.on_device());
-    let copies = 1 + dm;
-    let host = Estimate {
-        fixed: s.candidates() + 64 * s.cands + WORD * wlen * 3 + s.assigners() + 64 * ALLOC,
-        per_trial: TRIAL_BOOKKEEPING
-            + s.assigners()
-            + copies * WORD * wlen                       // weights read back
-            + 4 * WORD * n                              // chosen entries (two), boards, best boards
-            + 4 * WORD                                  // mismatches, live flags, freshness
-            + auction * copies * 48                     // the auction's per-problem status
-            + std::mem::size_of::<TrialSummary>() as u64,
-    };
-    let device = Estimate {
-        // Tables: partners, per-entry candidate lists, colour offsets, joins, slot weights.
-        fixed: WORD * (4 * n + wlen + 1 + 5 * s.cands + 3 * s.joins + 4 * n) + 16 * WORD * 64,
-        per_trial: (2 + dm) * WORD * dim                // x, P_E, the DM's second reflection
-            + 2 * copies * WORD * wlen                  // weights and their argmax candidates
-            + 3 * WORD * n                              // chosen entries (two) and the board
-            + 4 * WORD                                  // mismatches, live flag, fingerprint
-            + auction * copies * (3 * WORD * n + 48), // rows, owners, prices, status
-    };
-    let staging = Estimate { fixed: 0, per_trial: copies * WORD * wlen + WORD * n + 3 * WORD + auction * copies * 48 };
-    GpuEstimate { host, device, staging }
-}
-
-/// Divide and concur on the GPU backend (`backend::gpu::dc`; the plain layout): the whole
-/// iteration on the device, the bookkeeping, boards and the round's concur values for the
-/// assignment readout on the host.
-pub fn dc_gpu(puzzle: &Puzzle, cfg: &DcConfig) -> GpuEstimate {
-    let s = Shape::of(puzzle);
-    let d = dc_sizes(&s, false);
-    let dm = u64::from(cfg.kind == MapKind::Dm);
-    let adaptive = u64::from(cfg.weights == crate::dc::Weights::Adaptive);
-    let n = s.cells;
-    // The starts are built a block of 256 trials at a time.
-    let block = 256 * WORD * (d.slots + d.choices);
-    let host = Estimate {
-        fixed: dc_tables(&s, &d) + block + 8 * 8 * s.weight_len() + 64 * ALLOC,
-        per_trial: TRIAL_BOOKKEEPING
-            + s.assigners()
-            + 2 * WORD * n                              // best boards, boards read back
-            + 4 * WORD                                  // statuses, live flags
-            + WORD * d.vars                             // the round's concur values
-            + WORD * n + 3 * ALLOC                      // an assignment readout
-            + 2 * WORD * d.constraints                  // the weights' first upload
-            + 8                                         // fingerprint
-            + std::mem::size_of::<TrialSummary>() as u64,
-    };
-    let device = Estimate {
-        // Tables: per slot its variable, the variables' slots and constraints; offsets of
-        // constraints, choices and cells; candidates' pieces and colours; colour groups; joins.
-        fixed: WORD * (3 * d.slots + 8 * d.vars + 2 * d.constraints + 2 * s.cells + 3 * s.joins)
-            + 2 * WORD * s.cells * 4 * (s.colors + 1)
-            + 16 * WORD * 64,
-        per_trial: WORD * (d.slots + d.choices + d.constraints) // x, chosen slots, weights
-            + (1 + dm) * WORD * d.vars                          // concur points
-            + adaptive * WORD * d.constraints                   // errors
-            + 2 * WORD * n                                      // boards, per-cell argmax
-            + 5 * WORD                                          // status, live, fingerprint
-            + WORD * d.vars.max(d.slots), // the scatter of an upload, the gather of a read-back
-    };
-    let staging = Estimate { fixed: 0, per_trial: WORD * n + 4 * WORD + WORD * d.vars.max(d.slots) };
-    GpuEstimate { host, device, staging }
 }
 
 /// Reads a size such as `512M`, `8G`, `1.5T` or a plain number of bytes (binary units).
@@ -477,128 +327,12 @@ pub fn cap_threads(flag: &str, threads: usize) -> (usize, Option<String>) {
     }
 }
 
-fn unwritable(path: &Path, e: impl std::fmt::Display) -> LimitError {
-    LimitError::Unwritable { path: path.display().to_string(), reason: e.to_string() }
-}
-
-/// Writes and removes one small file in `dir`: fails when the folder is missing, read-only or
-/// its file system is full.
-fn probe(dir: &Path) -> std::io::Result<()> {
-    let path = dir.join(format!(".concur-write-check-{}", std::process::id()));
-    let r = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(b"\n").and_then(|()| f.flush()));
-    let _ = std::fs::remove_file(&path);
-    r
-}
-
-/// An output file checked before the work: it exists when the check passes (created empty if
-/// it did not), and a file the check created is removed again if nothing was written to it.
-#[derive(Debug)]
-pub struct OutputFile {
-    path: PathBuf,
-    created: bool,
-    written: bool,
-    /// The path is a link or a device (`/dev/stdout`): written through, not replaced.
-    in_place: bool,
-}
-
-impl OutputFile {
-    /// Checks that `path` can be written: its folder takes a new file (so it exists, is
-    /// writable and not full), and the file opens for appending (it is created if missing;
-    /// what it holds is left as it is).
-    pub fn check(path: &Path) -> Result<OutputFile, LimitError> {
-        if path.is_dir() {
-            return Err(unwritable(path, "it is a folder"));
-        }
-        let meta = path.symlink_metadata().ok();
-        let in_place = meta.as_ref().is_some_and(|m| !m.is_file());
-        if !in_place {
-            probe(folder_of(path)).map_err(|e| unwritable(path, e))?;
-        }
-        std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| unwritable(path, e))?;
-        Ok(OutputFile { path: path.to_path_buf(), created: meta.is_none(), written: false, in_place })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Leaves the file to the caller (an append-only writer such as a journal): it is not
-    /// removed when dropped.
-    pub fn keep(mut self) {
-        self.written = true;
-    }
-
-    /// Replaces the file's content with `bytes`, through a new file in the same folder renamed
-    /// over it: a write that fails (a full disk) leaves the file as it was. A link or a device
-    /// (`-o /dev/stdout`) is written through instead.
-    pub fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        if self.in_place {
-            std::fs::write(&self.path, bytes)?;
-            self.written = true;
-            return Ok(());
-        }
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = folder_of(&self.path).join(format!(".{name}.concur-{}", std::process::id()));
-        let r = std::fs::File::create(&tmp)
-            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
-            .and_then(|()| std::fs::rename(&tmp, &self.path));
-        if r.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        } else {
-            self.written = true;
-        }
-        r
-    }
-}
-
-impl Drop for OutputFile {
-    fn drop(&mut self) {
-        if self.created && !self.written {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// The folder a file goes into (`.` for a bare name).
-fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
-/// Checks that files can be written into the folder `dir` (creating it and its parents; a
-/// folder it made is removed again when files cannot go into it).
-pub fn output_dir(dir: &Path) -> Result<(), LimitError> {
-    let existed = dir.is_dir();
-    std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, e))?;
-    probe(dir).map_err(|e| {
-        if !existed {
-            // The folder the check made (it is empty) goes again.
-            let _ = std::fs::remove_dir(dir);
-        }
-        unwritable(dir, e)
-    })
-}
-
-/// A time limit in seconds: non-negative and at most [`MAX_SECONDS`] (`flag` names the option).
-pub fn seconds(flag: &str, s: f64) -> Result<std::time::Duration, LimitError> {
-    if !(0.0..=MAX_SECONDS).contains(&s) {
-        return Err(LimitError::Setting(format!(
-            "{flag} must be a number of seconds from 0 to {MAX_SECONDS:e}, got {s}"
-        )));
-    }
-    Ok(std::time::Duration::from_secs_f64(s))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::MapKind;
+    use crate::dc::DcConfig;
+    use crate::f1::map::MapConfig;
     use crate::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize) -> Puzzle {
@@ -617,17 +351,15 @@ mod tests {
             let f1 = crate::f1::project::F1::new(&p).unwrap();
             assert_eq!(s.dim(), f1.dim() as u64);
             assert_eq!(s.weight_len(), f1.weight_len() as u64);
-            for hybrid in [false, true] {
-                let l = crate::dc::Layout::new(&p, crate::dc::DcLayout::from_hybrid(hybrid));
-                let d = dc_sizes(&s, hybrid);
+            for layout in crate::dc::DcLayout::ALL {
+                let hybrid = layout.is_hybrid();
+                let l = crate::dc::Layout::new(&p, layout);
+                let d = dc_sizes(&s, layout);
                 assert_eq!(d.vars, l.vars() as u64, "{w}x{h} hybrid {hybrid}");
                 assert_eq!(d.slots, l.slots() as u64, "{w}x{h} hybrid {hybrid}");
                 assert_eq!(d.choices, l.choices() as u64, "{w}x{h} hybrid {hybrid}");
                 assert_eq!(d.constraints, l.constraints() as u64, "{w}x{h} hybrid {hybrid}");
-                assert_eq!(
-                    d.slots * WORD,
-                    crate::dc::replica_bytes(&p, crate::dc::DcLayout::from_hybrid(hybrid)) as u64
-                );
+                assert_eq!(d.slots * WORD, crate::dc::replica_bytes(&p, layout) as u64);
             }
         }
         // A hint leaves its cell one candidate and its piece none elsewhere.
@@ -681,52 +413,6 @@ mod tests {
         assert!(note.unwrap().contains("100000"));
     }
 
-    #[test]
-    fn outputs_are_checked_and_an_unused_one_is_removed() {
-        let dir = std::env::temp_dir().join(format!("concur-limits-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        output_dir(&dir.join("a/b")).unwrap();
-        let f = dir.join("a/out.txt");
-        let out = OutputFile::check(&f).unwrap();
-        assert!(f.exists());
-        drop(out);
-        assert!(!f.exists(), "a file the check created and nothing wrote is removed");
-        std::fs::write(&f, "kept").unwrap();
-        drop(OutputFile::check(&f).unwrap());
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), "kept", "an existing file is left as it was");
-        let mut out = OutputFile::check(&f).unwrap();
-        out.write(b"new").unwrap();
-        drop(out);
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new");
-        let mut out = OutputFile::check(&dir.join("a/fresh.txt")).unwrap();
-        out.write(b"x").unwrap();
-        drop(out);
-        assert!(dir.join("a/fresh.txt").exists(), "a written file stays");
-        // A link is written through, not replaced.
-        #[cfg(unix)]
-        {
-            let link = dir.join("a/link.txt");
-            std::os::unix::fs::symlink(&f, &link).unwrap();
-            let mut out = OutputFile::check(&link).unwrap();
-            out.write(b"through").unwrap();
-            assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
-            assert_eq!(std::fs::read_to_string(&f).unwrap(), "through");
-        }
-        for bad in [dir.join("missing/x.txt"), f.join("under-a-file.txt"), dir.join("a")] {
-            let e = OutputFile::check(&bad).unwrap_err().to_string();
-            assert!(e.starts_with("cannot write"), "{e}");
-        }
-        assert!(output_dir(&f.join("sub")).is_err());
-        assert!(
-            std::fs::read_dir(dir.join("a")).unwrap().all(|e| !e
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .starts_with(".concur"))
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
     /// Peak resident memory of this process (`VmHWM`), in bytes.
     fn peak_rss() -> Option<u64> {
         meminfo(&std::fs::read_to_string("/proc/self/status").ok()?, "VmHWM")
@@ -770,7 +456,7 @@ mod tests {
                         complete: (engine == "rrr-complete").then(crate::batch::Completion::default),
                         ..Default::default()
                     };
-                    let e = f1_cpu(&p, &cfg, PROBE_THREADS);
+                    let e = crate::f1::map::estimate(&p, &cfg, PROBE_THREADS);
                     let mut m = crate::f1::map::F1Map::new(&p, cfg).unwrap();
                     (e, m.run(|_| {}))
                 }
@@ -783,7 +469,7 @@ mod tests {
                         keep_fixed_points: engine == "dc-keep",
                         ..Default::default()
                     };
-                    let e = dc_cpu(&p, &cfg, PROBE_THREADS);
+                    let e = crate::dc::estimate(&p, &cfg, PROBE_THREADS);
                     let mut m = crate::dc::DcMap::new(&p, cfg).unwrap();
                     (e, m.run(|_| {}))
                 }
@@ -827,7 +513,7 @@ mod tests {
             "dc-16x16",
         ] {
             let out = std::process::Command::new(&exe)
-                .args(["--exact", "limits::tests::probe_engine_memory", "--nocapture", "--test-threads=1"])
+                .args(["--exact", "limits::memory::tests::probe_engine_memory", "--nocapture", "--test-threads=1"])
                 .env(PROBE_VAR, engine)
                 .output()
                 .unwrap();
@@ -845,15 +531,6 @@ mod tests {
                 estimate as f64 <= factor * measured as f64,
                 "{engine}: the estimate {estimate} is over {factor}x the {measured} bytes measured"
             );
-        }
-    }
-
-    #[test]
-    fn time_limits_are_bounded() {
-        assert!(seconds("--time-limit", 0.0).is_ok());
-        assert!(seconds("--time-limit", 1e9).is_ok());
-        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e300, 1e10] {
-            assert!(seconds("--time-limit", bad).is_err(), "{bad}");
         }
     }
 }

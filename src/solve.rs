@@ -10,7 +10,7 @@
 //! check ([`verify::check`]) before [`solve`] returns it.
 
 use crate::assign::Precision;
-use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, Unsupported};
+use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, MapJob, Unsupported};
 use crate::batch::{Completion, MapKind, MapResult, Mechanism, Progress, SolutionSink};
 use crate::certify::Certificate;
 use crate::dc::{self, DcConfig, Readout, Weights};
@@ -592,8 +592,8 @@ impl SolveSpec {
             backend.supports_keep_going()?;
         }
         match self.method {
-            Method::Rrr | Method::Dm => backend.supports_f1(&self.map_config()),
-            Method::Dc => backend.supports_dc(&self.dc_config()),
+            Method::Rrr | Method::Dm => backend.supports(MapJob::F1(&self.map_config())),
+            Method::Dc => backend.supports(MapJob::Dc(&self.dc_config())),
             _ => Ok(()),
         }
     }
@@ -626,8 +626,8 @@ impl SolveSpec {
         budget.check_tables(&self.what(puzzle, ""), limits::tables(puzzle, network))?;
         let threads = self.threads.unwrap_or_else(rayon::current_num_threads);
         let estimate = match self.method {
-            Method::Rrr | Method::Dm => backend.estimate_f1(puzzle, &self.map_config(), threads),
-            Method::Dc => backend.estimate_dc(puzzle, &self.dc_config(), threads),
+            Method::Rrr | Method::Dm => backend.estimate(puzzle, MapJob::F1(&self.map_config()), threads),
+            Method::Dc => backend.estimate(puzzle, MapJob::Dc(&self.dc_config()), threads),
             _ => return Ok(()),
         };
         budget.check_trials(&self.what(puzzle, backend.memory_place()), &estimate, self.maps.trials as u64)?;
@@ -786,7 +786,7 @@ fn run_map(
     let (batch, report) = if spec.method == Method::Dc {
         let mut cfg = spec.dc_config();
         cfg.on_solution = sink;
-        let batch = backend.solve_dc(puzzle, &cfg, spec.certify, &mut heard).map_err(no_board)?;
+        let batch = backend.solve(puzzle, MapJob::Dc(&cfg), spec.certify, &mut heard).map_err(no_board)?;
         check_claim(puzzle, &batch.result)?;
         let params = serde_json::json!({
             "beta": crate::report::short(cfg.beta), "trials": cfg.trials, "map": cfg.kind, "weights": cfg.weights,
@@ -799,7 +799,7 @@ fn run_map(
         let mut cfg = spec.map_config();
         cfg.assign = backend.f1_assign(&cfg);
         cfg.on_solution = sink;
-        let batch = backend.solve_f1(puzzle, &cfg, spec.certify, &mut heard).map_err(no_board)?;
+        let batch = backend.solve(puzzle, MapJob::F1(&cfg), spec.certify, &mut heard).map_err(no_board)?;
         check_claim(puzzle, &batch.result)?;
         let report = SolveReport::from_f1(puzzle, spec.method, &batch.result, &cfg);
         (batch, report)

@@ -249,7 +249,7 @@ fn gpu_batches_split_into_chunks_give_the_same_results() {
 #[test]
 fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
     use concur::backend::gpu::GpuBackend;
-    use concur::backend::{Backend, Certify};
+    use concur::backend::{Backend, Certify, MapJob};
     let Some(ctx) = gpu("gpu_f1_solves_generated_puzzles_and_every_claim_verifies") else { return };
     let backend = GpuBackend::new(ctx);
     for (kind, w, seed, join_weights) in
@@ -257,7 +257,7 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
     {
         let (p, _) = generated(w, w, seed);
         let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, join_weights, ..Default::default() };
-        let r = backend.solve_f1(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
+        let r = backend.solve(&p, MapJob::F1(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         let (t, it, board) = r.solution.unwrap_or_else(|| panic!("{kind:?} {w}x{w} did not solve on the GPU"));
         assert!(concur::verify::check(&p, &board).valid);
         assert_eq!(r.trials[t].solved_at, Some(it));
@@ -448,7 +448,7 @@ fn gpu_fused_pass_gives_the_separate_passes_run() {
 #[test]
 fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
     use concur::backend::gpu::GpuBackend;
-    use concur::backend::{Backend, Certify};
+    use concur::backend::{Backend, Certify, MapJob};
     use concur::f1::map::AssignOn;
     let Some(ctx) = gpu("gpu_batch_split_over_two_devices_gives_the_one_device_run") else { return };
     let second = Arc::new(GpuContext::new(Some(&ctx.adapter.name)).unwrap());
@@ -469,8 +469,8 @@ fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
             assign,
             ..Default::default()
         };
-        let a = one.solve_f1(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
-        let b = two.solve_f1(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
+        let a = one.solve(&p, MapJob::F1(&cfg), Certify::None, &mut |_| {}).unwrap().result;
+        let b = two.solve(&p, MapJob::F1(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         assert_eq!(key(&a), key(&b), "{assign:?}");
         assert_eq!(a.solution.as_ref().map(|s| (s.0, s.1)), b.solution.as_ref().map(|s| (s.0, s.1)), "{assign:?}");
         assert_eq!(a.best_score, b.best_score);
@@ -484,7 +484,10 @@ fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
     }
     // Stop at the first solution: both shares end soon after one solves.
     let cfg = MapConfig { trials: 8, max_iters: 1_000_000, seed: 3, ..Default::default() };
-    let r = two.solve_f1(&p, &MapConfig { assign: AssignOn::GpuJv, ..cfg }, Certify::None, &mut |_| {}).unwrap().result;
+    let r = two
+        .solve(&p, MapJob::F1(&MapConfig { assign: AssignOn::GpuJv, ..cfg }), Certify::None, &mut |_| {})
+        .unwrap()
+        .result;
     let (t, it, board) = r.solution.expect("a 5x5 solves");
     assert!(concur::verify::check(&p, &board).valid);
     assert!(r.trials.iter().all(|x| x.iterations < 1_000_000), "both shares stopped");
@@ -777,7 +780,7 @@ mod dc_kernels {
     #[test]
     fn gpu_completion_turns_near_misses_into_verified_solutions() {
         use concur::backend::gpu::GpuBackend;
-        use concur::backend::{Backend, Certify};
+        use concur::backend::{Backend, Certify, MapJob};
         use concur::batch::{Completion, Mechanism};
         let Some(ctx) = gpu("gpu_completion_turns_near_misses_into_verified_solutions") else { return };
         let backend = GpuBackend::new(ctx);
@@ -785,7 +788,7 @@ mod dc_kernels {
         let complete = Some(Completion { k: 4, ..Default::default() });
         let cfg =
             DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, complete, ..Default::default() };
-        let r = backend.solve_dc(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
+        let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() > 0, "no completion ran");
         let (t, _, board) = r.solution.expect("completion solves this instance on the CPU backend too");
         assert_eq!(r.trials[t].solved_by, Some(Mechanism::MapAc));
@@ -795,7 +798,7 @@ mod dc_kernels {
     #[test]
     fn gpu_dc_solves_generated_puzzles_and_every_claim_verifies() {
         use concur::backend::gpu::GpuBackend;
-        use concur::backend::{Backend, Certify};
+        use concur::backend::{Backend, Certify, MapJob};
         let Some(ctx) = gpu("gpu_dc_solves_generated_puzzles_and_every_claim_verifies") else { return };
         let backend = GpuBackend::new(ctx);
         for (kind, weights, w) in [
@@ -805,7 +808,7 @@ mod dc_kernels {
         ] {
             let (p, _) = generated(w, w, 31);
             let cfg = DcConfig { kind, weights, trials: 8, max_iters: 5_000, seed: 2, ..Default::default() };
-            let r = backend.solve_dc(&p, &cfg, Certify::None, &mut |_| {}).unwrap().result;
+            let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
             let (t, it, board) =
                 r.solution.unwrap_or_else(|| panic!("dc {kind:?} {weights:?} {w}x{w} did not solve on the GPU"));
             assert!(concur::verify::check(&p, &board).valid);

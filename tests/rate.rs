@@ -4,8 +4,8 @@
 //! to turning agree with a pairwise comparison of the boards under every turn; the record is
 //! the same on one thread and on two; each solution's JSON line is on file when it is found.
 use crate::common::{concur_env, generated, scratch};
-use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Unsupported};
-use concur::batch::{Found, MapResult, Progress, turn_class_key};
+use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Listener, MapJob, Unsupported};
+use concur::batch::{Found, MapResult, turn_class_key};
 use concur::dc::{self, DcConfig, DcLayout};
 use concur::diagnose::turned;
 use concur::f1::map::{self, MapConfig};
@@ -186,34 +186,13 @@ impl Backend for FakeGpu {
     fn is_gpu(&self) -> bool {
         true
     }
-    fn supports_f1(&self, _: &MapConfig) -> Result<(), Unsupported> {
+    fn supports(&self, _: MapJob<'_>) -> Result<(), Unsupported> {
         Ok(())
     }
-    fn supports_dc(&self, _: &DcConfig) -> Result<(), Unsupported> {
-        Ok(())
-    }
-    fn estimate_f1(&self, _: &Puzzle, _: &MapConfig, _: usize) -> Estimate {
+    fn estimate(&self, _: &Puzzle, _: MapJob<'_>, _: usize) -> Estimate {
         Estimate::default()
     }
-    fn estimate_dc(&self, _: &Puzzle, _: &DcConfig, _: usize) -> Estimate {
-        Estimate::default()
-    }
-    fn solve_f1(
-        &self,
-        _: &Puzzle,
-        _: &MapConfig,
-        _: Certify,
-        _: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError> {
-        panic!("a GPU backend must not be asked to run rate mode")
-    }
-    fn solve_dc(
-        &self,
-        _: &Puzzle,
-        _: &DcConfig,
-        _: Certify,
-        _: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError> {
+    fn solve(&self, _: &Puzzle, _: MapJob<'_>, _: Certify, _: Listener) -> Result<Batch, EngineError> {
         panic!("a GPU backend must not be asked to run rate mode")
     }
 }
@@ -351,12 +330,18 @@ fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
     // Short runs: over longer ones the device's f32 duals and the host's f64 ones can part on
     // a near-tie of two assignments, and that segment's path with them (tests/gpu.rs).
     let cfg = MapConfig { restart_stall: Some(200), ..f1_rate(concur::batch::MapKind::Rrr, 7, 300) };
-    let cpu = CpuBackend.solve_f1(&p, &MapConfig { assign: AssignOn::Cpu, ..cfg.clone() }, Certify::None, &mut |_| {});
+    let cpu = CpuBackend.solve(
+        &p,
+        MapJob::F1(&MapConfig { assign: AssignOn::Cpu, ..cfg.clone() }),
+        Certify::None,
+        &mut |_| {},
+    );
     let cpu = cpu.unwrap().result;
     check_solutions(&p, &cpu, "cpu");
     for assign in [AssignOn::GpuJv, AssignOn::GpuJvSg] {
         let what = format!("gpu {assign:?}");
-        let g = gpu.solve_f1(&p, &MapConfig { assign, ..cfg.clone() }, Certify::None, &mut |_| {}).unwrap().result;
+        let g =
+            gpu.solve(&p, MapJob::F1(&MapConfig { assign, ..cfg.clone() }), Certify::None, &mut |_| {}).unwrap().result;
         check_solutions(&p, &g, &what);
         // The order found (and so the class numbers) follows each backend's rounds (64
         // iterations on the CPU, one submission on the device); the solutions themselves
@@ -378,8 +363,8 @@ fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
     // Over a long run the two device kernels, which agree bit for bit, give the same record
     // in the same order.
     let long = MapConfig { assign: AssignOn::GpuJv, max_iters: 3000, ..cfg.clone() };
-    let a = gpu.solve_f1(&p, &long, Certify::None, &mut |_| {}).unwrap().result;
-    let b = gpu.solve_f1(&p, &MapConfig { assign: AssignOn::GpuJvSg, ..long }, Certify::None, &mut |_| {});
+    let a = gpu.solve(&p, MapJob::F1(&long), Certify::None, &mut |_| {}).unwrap().result;
+    let b = gpu.solve(&p, MapJob::F1(&MapConfig { assign: AssignOn::GpuJvSg, ..long }), Certify::None, &mut |_| {});
     let b = b.unwrap().result;
     check_solutions(&p, &a, "gpu-jv, long");
     assert_eq!(record(&a).len(), record(&b).len());
@@ -390,5 +375,5 @@ fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
     assert_eq!(ra, rb, "gpu-jv and gpu-jv-sg in rate mode");
     // The host loop on the GPU does not run rate mode; it says so.
     let host = MapConfig { assign: AssignOn::Cpu, ..cfg.clone() };
-    assert!(gpu.supports_f1(&host).unwrap_err().to_string().contains("--keep-going"));
+    assert!(gpu.supports(MapJob::F1(&host)).unwrap_err().to_string().contains("--keep-going"));
 }

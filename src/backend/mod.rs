@@ -111,10 +111,8 @@ pub trait Backend: Send + Sync {
     fn label(&self) -> String {
         self.name()
     }
-    /// Whether this backend runs the F1 configuration (Err: why not).
-    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), Unsupported>;
-    /// Whether this backend runs the divide-and-concur configuration (Err: why not).
-    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), Unsupported>;
+    /// Whether this backend runs the batch `job` (Err: why not).
+    fn supports(&self, job: MapJob<'_>) -> Result<(), Unsupported>;
     /// Whether this backend runs rate mode (`MapConfig::keep_going`, `DcConfig::keep_going`;
     /// Err: why not). The CPU drivers do. A GPU driver does once its round loop calls the
     /// batch core's rate-mode hook (see [`crate::batch`], "Rate mode"); until then this
@@ -145,55 +143,54 @@ pub trait Backend: Send + Sync {
     fn assigns_on_device(&self) -> bool {
         false
     }
-    /// The memory an F1 batch of `cfg` takes on this backend with `threads` host threads, as
-    /// the machine's memory counts it (ARCHITECTURE.md §8): the estimate of the engine that
-    /// runs it, which sits beside that engine's allocations.
-    fn estimate_f1(&self, puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate;
-    /// The memory a divide-and-concur batch of `cfg` takes on this backend, as
-    /// [`Backend::estimate_f1`].
-    fn estimate_dc(&self, puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate;
+    /// The memory the batch `job` takes on this backend with `threads` host threads, as the
+    /// machine's memory counts it (ARCHITECTURE.md §8): the estimate of the engine that runs
+    /// it, which sits beside that engine's allocations.
+    fn estimate(&self, puzzle: &Puzzle, job: MapJob<'_>, threads: usize) -> Estimate;
     /// What a refused memory check adds after the board to say where the batch was to run:
     /// nothing for the CPU, " on the GPU backend".
     fn memory_place(&self) -> &'static str {
         ""
     }
-    /// Runs an F1 batch (RRR or the difference map), with the certificates asked for.
-    fn solve_f1(
+    /// Runs the batch `job`, with the certificates asked for, telling `progress` as it goes.
+    fn solve(
         &self,
         puzzle: &Puzzle,
-        cfg: &MapConfig,
+        job: MapJob<'_>,
         certify: Certify,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError>;
-    /// Runs a divide-and-concur batch, with the certificates asked for.
-    fn solve_dc(
-        &self,
-        puzzle: &Puzzle,
-        cfg: &DcConfig,
-        certify: Certify,
-        progress: &mut dyn FnMut(&Progress),
+        progress: Listener,
     ) -> Result<Batch, EngineError>;
 }
 
-/// The trials `certify` names in `result`.
-fn certified_trials(certify: Certify, result: &MapResult) -> Vec<usize> {
-    match certify {
-        Certify::None => Vec::new(),
+/// What hears a batch's progress.
+pub type Listener<'a> = &'a mut dyn FnMut(&Progress);
+
+/// A batch of map trials for a backend: F1 (RRR or the difference map) or divide and concur,
+/// each with its configuration.
+#[derive(Clone, Copy, Debug)]
+pub enum MapJob<'a> {
+    F1(&'a MapConfig),
+    Dc(&'a DcConfig),
+}
+
+/// The batch with the certificates `certify` asks for, made by `make(trial, its summary,
+/// the iteration it solved at or ran to)` from the engine that ran it; the first failure
+/// stops and is kept beside the run.
+fn certificates(
+    certify: Certify,
+    result: MapResult,
+    make: impl Fn(usize, &TrialSummary, u64) -> Result<Certificate, AssignError>,
+) -> Batch {
+    let trials: Vec<usize> = match certify {
+        Certify::None => return Batch::of(result),
         Certify::Solved => result.solution.iter().map(|s| s.0).collect(),
         Certify::All => (0..result.trials.len()).collect(),
-    }
-}
-
-/// Makes the certificates of `trials`; the first failure stops and is kept beside the run.
-fn certificates(
-    trials: Vec<usize>,
-    result: MapResult,
-    make: impl Fn(usize, &TrialSummary) -> Result<Certificate, AssignError>,
-) -> Batch {
+    };
     let mut certs = Vec::with_capacity(trials.len());
     let mut error = None;
     for t in trials {
-        match make(t, &result.trials[t]) {
+        let tr = &result.trials[t];
+        match make(t, tr, tr.solved_at.unwrap_or(tr.iterations)) {
             Ok(c) => certs.push((t, c)),
             Err(e) => {
                 error = Some(format!("cannot certify trial {t}: {e}"));
@@ -218,71 +215,42 @@ impl Backend for CpuBackend {
     fn label(&self) -> String {
         "cpu".into()
     }
-    fn supports_f1(&self, _: &MapConfig) -> Result<(), Unsupported> {
+    fn supports(&self, _: MapJob<'_>) -> Result<(), Unsupported> {
         Ok(())
     }
-    fn supports_dc(&self, _: &DcConfig) -> Result<(), Unsupported> {
-        Ok(())
-    }
-    fn estimate_f1(&self, puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
-        map::estimate(puzzle, cfg, threads)
-    }
-    fn estimate_dc(&self, puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
-        dc::estimate(puzzle, cfg, threads)
-    }
-    fn solve_f1(
-        &self,
-        puzzle: &Puzzle,
-        cfg: &MapConfig,
-        certify: Certify,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError> {
-        let mut cfg = cfg.clone();
-        cfg.keep_fixed_points |= certify != Certify::None;
-        let mut m = map::F1Map::new(puzzle, cfg.clone())?;
-        let result = m.run(progress);
-        if certify == Certify::None {
-            return Ok(Batch::of(result));
+    fn estimate(&self, puzzle: &Puzzle, job: MapJob<'_>, threads: usize) -> Estimate {
+        match job {
+            MapJob::F1(cfg) => map::estimate(puzzle, cfg, threads),
+            MapJob::Dc(cfg) => dc::estimate(puzzle, cfg, threads),
         }
-        Ok(certificates(certified_trials(certify, &result), result, |t, tr| {
-            let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
-            let it = tr.solved_at.unwrap_or(tr.iterations);
-            let x = m.certified_state(t);
-            certify::make(
-                puzzle,
-                cfg.kind,
-                cfg.beta,
-                cfg.edge,
-                cfg.join_weights,
-                t,
-                it,
-                tr.solved_by,
-                x,
-                completed.as_ref(),
-            )
-        }))
     }
-    fn solve_dc(
-        &self,
-        puzzle: &Puzzle,
-        cfg: &DcConfig,
-        certify: Certify,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError> {
-        let mut cfg = cfg.clone();
-        cfg.keep_fixed_points |= certify != Certify::None;
-        let mut m = dc::DcMap::new(puzzle, cfg.clone())?;
-        let result = m.run(progress);
-        if certify == Certify::None {
-            return Ok(Batch::of(result));
+    fn solve(&self, puzzle: &Puzzle, job: MapJob, certify: Certify, progress: Listener) -> Result<Batch, EngineError> {
+        // Certificates need each trial's fixed point, which the engines then keep.
+        let keep = certify != Certify::None;
+        match job {
+            MapJob::F1(cfg) => {
+                let cfg = MapConfig { keep_fixed_points: cfg.keep_fixed_points || keep, ..cfg.clone() };
+                let mut m = map::F1Map::new(puzzle, cfg.clone())?;
+                let result = m.run(progress);
+                Ok(certificates(certify, result, |t, tr, it| {
+                    let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
+                    let (kind, beta, edge, weights) = (cfg.kind, cfg.beta, cfg.edge, cfg.join_weights);
+                    let x = m.certified_state(t);
+                    certify::make(puzzle, kind, beta, edge, weights, t, it, tr.solved_by, x, completed.as_ref())
+                }))
+            }
+            MapJob::Dc(cfg) => {
+                let cfg = DcConfig { keep_fixed_points: cfg.keep_fixed_points || keep, ..cfg.clone() };
+                let mut m = dc::DcMap::new(puzzle, cfg.clone())?;
+                let result = m.run(progress);
+                Ok(certificates(certify, result, |t, tr, it| {
+                    let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
+                    let (x, lambda, pruned) = m.certified_state(t);
+                    let state = certify::DcState { x, lambda: Some(lambda), pruned };
+                    certify::make_dc(puzzle, &cfg, t, it, tr.solved_by, state, completed.as_ref())
+                }))
+            }
         }
-        Ok(certificates(certified_trials(certify, &result), result, |t, tr| {
-            let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
-            let (x, lambda, pruned) = m.certified_state(t);
-            let it = tr.solved_at.unwrap_or(tr.iterations);
-            let state = certify::DcState { x, lambda: Some(lambda), pruned };
-            certify::make_dc(puzzle, &cfg, t, it, tr.solved_by, state, completed.as_ref())
-        }))
     }
 }
 

@@ -827,7 +827,7 @@ pub fn solve(puzzle: &Puzzle, cfg: DcConfig, progress: impl FnMut(&Progress)) ->
 }
 
 /// The memory a batch of `cfg` takes in [`DcMap`] with `threads` threads (the CPU backend's
-/// `Backend::estimate_dc`; ARCHITECTURE.md §8): the layout's tables, the allocations of
+/// `Backend::estimate`; ARCHITECTURE.md §8): the layout's tables, the allocations of
 /// [`DcMap::new`], its workers and the solving states, as upper bounds from the puzzle's
 /// shape. A new buffer of the engine adds its bytes here; `limits::memory::tests` fails when
 /// this no longer bounds what the engine takes.

@@ -429,7 +429,7 @@ impl<'a> F1Map<'a> {
 const SIDE_TABLE: u64 = 256 * 16;
 
 /// The memory a batch of `cfg` takes in [`F1Map`] with `threads` threads (the CPU backend's
-/// `Backend::estimate_f1`; ARCHITECTURE.md §8): the allocations of [`F1Map::new`], its
+/// `Backend::estimate`; ARCHITECTURE.md §8): the allocations of [`F1Map::new`], its
 /// workers and the solving iterates, as upper bounds from the puzzle's shape. A new buffer of
 /// the engine adds its bytes here; `limits::memory::tests` fails when this no longer bounds
 /// what the engine takes.

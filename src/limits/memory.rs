@@ -3,7 +3,7 @@
 //! method builds, and the memory and cores this machine has.
 //!
 //! The estimates themselves live beside the allocations they describe, one per engine and
-//! backend (`Backend::estimate_f1`, `Backend::estimate_dc`): `f1::map::estimate`,
+//! backend (`Backend::estimate`): `f1::map::estimate`,
 //! `dc::estimate`, and the GPU backend's `backend::gpu::f1::estimate` and
 //! `backend::gpu::dc::estimate`. Each is an upper bound computed from the puzzle's shape
 //! (cells, colours, the pieces of each border class, hints) and the config, without building

@@ -322,7 +322,7 @@ impl ChunkSpec<'_> {
 }
 
 /// The memory a batch of `cfg` takes on the GPU backend (its
-/// [`crate::backend::Backend::estimate_dc`]; ARCHITECTURE.md §8; the plain layout): the
+/// [`crate::backend::Backend::estimate`]; ARCHITECTURE.md §8; the plain layout): the
 /// whole iteration on the device (`tables`, `ChunkSpec::chunk`, the upload scratch), the
 /// bookkeeping, boards and the round's concur values for the assignment readout on the host,
 /// and the staging buffers the host reads through. Upper bounds from the puzzle's shape; a new

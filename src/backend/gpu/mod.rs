@@ -23,9 +23,7 @@ pub mod timing;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
 
-use super::{Backend, Batch, Certify, EngineError, GpuError, Unsupported};
-use crate::batch::Progress;
-use crate::dc::DcConfig;
+use super::{Backend, Batch, Certify, EngineError, GpuError, Listener, MapJob, Unsupported};
 use crate::f1::map::MapConfig;
 use crate::limits::Estimate;
 use crate::puzzle::Puzzle;
@@ -76,11 +74,11 @@ impl Backend for GpuBackend {
     fn is_gpu(&self) -> bool {
         true
     }
-    fn supports_f1(&self, cfg: &MapConfig) -> Result<(), Unsupported> {
-        f1::supports(cfg)
-    }
-    fn supports_dc(&self, cfg: &DcConfig) -> Result<(), Unsupported> {
-        dc::supports(cfg)
+    fn supports(&self, job: MapJob<'_>) -> Result<(), Unsupported> {
+        match job {
+            MapJob::F1(cfg) => f1::supports(cfg),
+            MapJob::Dc(cfg) => dc::supports(cfg),
+        }
     }
     fn unified_memory(&self) -> bool {
         matches!(self.ctx.adapter.device_type.as_str(), "Cpu" | "IntegratedGpu")
@@ -101,38 +99,24 @@ impl Backend for GpuBackend {
     }
     /// The host's share of the device estimate (`f1::estimate`, with `--assign auto`
     /// resolved), and the device buffers too where the device's memory is the host's.
-    fn estimate_f1(&self, puzzle: &Puzzle, cfg: &MapConfig, _threads: usize) -> Estimate {
-        let cfg = MapConfig { assign: self.f1_assign(cfg), ..cfg.clone() };
-        f1::estimate(puzzle, &cfg).in_host_memory(self.unified_memory())
-    }
-    fn estimate_dc(&self, puzzle: &Puzzle, cfg: &DcConfig, _threads: usize) -> Estimate {
-        dc::estimate(puzzle, cfg).in_host_memory(self.unified_memory())
+    fn estimate(&self, puzzle: &Puzzle, job: MapJob<'_>, _threads: usize) -> Estimate {
+        let device = match job {
+            MapJob::F1(cfg) => f1::estimate(puzzle, &MapConfig { assign: self.f1_assign(cfg), ..cfg.clone() }),
+            MapJob::Dc(cfg) => dc::estimate(puzzle, cfg),
+        };
+        device.in_host_memory(self.unified_memory())
     }
     fn memory_place(&self) -> &'static str {
         " on the GPU backend"
     }
-    fn solve_f1(
-        &self,
-        puzzle: &Puzzle,
-        cfg: &MapConfig,
-        certify: Certify,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError> {
+    fn solve(&self, puzzle: &Puzzle, job: MapJob, certify: Certify, progress: Listener) -> Result<Batch, EngineError> {
         refuse_certificates(certify)?;
-        if self.all.len() > 1 {
-            return Ok(Batch::of(multi::solve_f1(&self.all, puzzle, cfg, progress)?));
-        }
-        Ok(Batch::of(f1::solve(&self.ctx, puzzle, cfg, progress)?))
-    }
-    fn solve_dc(
-        &self,
-        puzzle: &Puzzle,
-        cfg: &DcConfig,
-        certify: Certify,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Batch, EngineError> {
-        refuse_certificates(certify)?;
-        Ok(Batch::of(dc::solve(&self.ctx, puzzle, cfg, progress)?))
+        let result = match job {
+            MapJob::F1(cfg) if self.all.len() > 1 => multi::solve_f1(&self.all, puzzle, cfg, progress)?,
+            MapJob::F1(cfg) => f1::solve(&self.ctx, puzzle, cfg, progress)?,
+            MapJob::Dc(cfg) => dc::solve(&self.ctx, puzzle, cfg, progress)?,
+        };
+        Ok(Batch::of(result))
     }
 }
 

@@ -246,7 +246,7 @@ impl Tables {
 }
 
 /// The memory a batch of `cfg` takes on the GPU backend (its
-/// [`crate::backend::Backend::estimate_f1`]; ARCHITECTURE.md §8), with `cfg.assign` resolved:
+/// [`crate::backend::Backend::estimate`]; ARCHITECTURE.md §8), with `cfg.assign` resolved:
 /// the state, projections, weights and boards on the device (`Tables::new`,
 /// `ChunkSpec::chunk`); the weights, boards and solvers of every trial on the host (with
 /// `--assign gpu`, the auction's rows, owners and prices on the device instead of reading

@@ -348,45 +348,40 @@ impl State {
         self.cells[c] = pl;
         self.col[c] = f.colors(pl);
         self.filled[c] = true;
-        for (s, d, matched) in self.filled_joins(f, c).into_iter().flatten() {
-            if matched {
-                self.score += 1;
-            } else {
-                self.bad_joins.insert(join_id(c, s, d));
-                self.set_bad(f.width, c, self.bad[c] + 1);
-                self.set_bad(f.width, d, self.bad[d] + 1);
-            }
-        }
+        self.count_joins::<true>(f, c);
     }
 
     /// Empties the filled cell `c`; returns what it held.
     #[inline]
     pub fn lift(&mut self, f: &Frame, c: usize) -> Placement {
         debug_assert!(self.filled[c]);
-        for (s, d, matched) in self.filled_joins(f, c).into_iter().flatten() {
-            if matched {
-                self.score -= 1;
+        self.count_joins::<false>(f, c);
+        self.filled[c] = false;
+        self.cells[c]
+    }
+
+    /// Counts the joins of the filled cell `c` with its filled neighbours into the score and
+    /// the bad-join tables: in when it was just placed (`PLACE`), out when it is being lifted.
+    #[inline(always)]
+    fn count_joins<const PLACE: bool>(&mut self, f: &Frame, c: usize) {
+        for s in 0..4 {
+            let d = f.nb[c][s];
+            if d == NONE || !self.filled[d as usize] {
+                continue;
+            }
+            let d = d as usize;
+            if self.col[c][s] == self.col[d][(s + 2) % 4] {
+                if PLACE { self.score += 1 } else { self.score -= 1 }
+            } else if PLACE {
+                self.bad_joins.insert(join_id(c, s, d));
+                self.set_bad(f.width, c, self.bad[c] + 1);
+                self.set_bad(f.width, d, self.bad[d] + 1);
             } else {
                 self.bad_joins.remove(join_id(c, s, d));
                 self.set_bad(f.width, c, self.bad[c] - 1);
                 self.set_bad(f.width, d, self.bad[d] - 1);
             }
         }
-        self.filled[c] = false;
-        self.cells[c]
-    }
-
-    /// The joins of the filled cell `c` with its filled neighbours, by side: the side, the
-    /// neighbour, and whether the two colours match (no allocation: one slot per side).
-    #[inline]
-    fn filled_joins(&self, f: &Frame, c: usize) -> [Option<(usize, usize, bool)>; 4] {
-        std::array::from_fn(|s| {
-            let d = f.nb[c][s];
-            (d != NONE && self.filled[d as usize]).then(|| {
-                let d = d as usize;
-                (s, d, self.col[c][s] == self.col[d][(s + 2) % 4])
-            })
-        })
     }
 
     /// Seams that `q` placed at `c` would match with the filled neighbours.

@@ -270,9 +270,10 @@ impl ScanCountRun {
         Ok(ScanCountRun { opts, journal, notes: note.into_iter().collect() })
     }
 
-    /// Counts, telling `say` the notes as the count starts (with a journal: once its plan is
-    /// accepted, so that a journal of another count is refused in one line, and then how far
-    /// it had come) and `progress(tasks_done, tasks, nodes, solutions)` about once a second.
+    /// Counts `puzzle` (the one [`ScanCountRun::new`] checked), telling `say` the notes as the
+    /// count starts (with a journal: once its plan is accepted, so that a journal of another
+    /// count is refused in one line, and then how far it had come) and
+    /// `progress(tasks_done, tasks, nodes, solutions)` about once a second.
     pub fn run(
         self,
         puzzle: &Puzzle,

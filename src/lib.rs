@@ -34,6 +34,7 @@ pub mod assign;
 pub mod backend;
 pub mod batch;
 pub mod certify;
+pub mod cli;
 pub mod dc;
 pub mod diagnose;
 pub mod error;

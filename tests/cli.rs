@@ -510,6 +510,49 @@ fn the_default_bench_is_short_and_follows_the_adapter() {
 }
 
 #[test]
+fn a_bench_request_is_checked_before_any_step() {
+    use concur::backend::BackendChoice;
+    use concur::backend::bench::{BenchOptions, BenchRequest};
+    let request = BenchRequest {
+        sizes: Some(vec!["3x3".into(), "4x5".into()]),
+        batches: Some(vec![1, 4]),
+        formulations: vec!["f1".into()],
+        backends: Some(vec![BackendChoice::Cpu]),
+        full: false,
+        budget: 0.01,
+        max_gib: 8.0,
+        dc_chunk_trials: None,
+        adapter: None,
+        seed: 1,
+    };
+    let refused = |r: BenchRequest| BenchOptions::from_request(r).map(|_| ()).unwrap_err().to_string();
+    let sizes = |s: &str| BenchRequest { sizes: Some(vec![s.into()]), ..request.clone() };
+    assert_eq!(refused(sizes("3by3")), "--sizes: size \"3by3\" is not WxH");
+    assert_eq!(refused(sizes("3xa")), "--sizes: invalid digit found in string");
+    assert_eq!(refused(sizes("1x3")), "--sizes: 1x3 is out of range: each side must be 2..=256");
+    assert_eq!(
+        refused(BenchRequest { batches: Some(vec![0]), ..request.clone() }),
+        "--batches: a batch must be at least 1 trial"
+    );
+    assert_eq!(
+        refused(BenchRequest { formulations: vec!["f3".into()], ..request.clone() }),
+        "--formulations: unknown formulation \"f3\" (f1, dc, scan)"
+    );
+    assert_eq!(
+        refused(BenchRequest { budget: 0.0, ..request.clone() }),
+        "--budget must be a positive number of seconds"
+    );
+    assert_eq!(
+        refused(BenchRequest { max_gib: -1.0, ..request.clone() }),
+        "--max-gib must be a positive number, got -1"
+    );
+    // Explicit lists are taken as given; the last note announces the steps.
+    let (opts, notes) = BenchOptions::from_request(request).unwrap();
+    assert_eq!((opts.sizes, opts.batches, opts.cpu, opts.gpu), (vec![(3, 3), (4, 5)], vec![1, 4], true, false));
+    assert!(notes.last().unwrap().starts_with("concur bench: 4 steps, at least "), "{notes:?}");
+}
+
+#[test]
 fn report_json_carries_the_censored_statistics_and_bad_input_exits_2() {
     let dir = tmp("report-in");
     std::fs::create_dir_all(&dir).unwrap();

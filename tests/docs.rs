@@ -1,8 +1,8 @@
 //! The docs cannot drift: every relative link and its anchor resolves, every § reference names a
 //! section of ARCHITECTURE.md, every repository path in backticks exists, every folder under
-//! `benches/results` is in its index with a README, and every shader file is named in
-//! ARCHITECTURE.md. (That every `concur ...` command in the docs parses is checked beside the
-//! command line, in `src/bin/concur.rs`, `docs_tests`.)
+//! `benches/results` is in its index with a README, every shader file is named in
+//! ARCHITECTURE.md, and every `concur ...` command in the docs parses with the real command
+//! line (`concur::cli::Cli`; module `commands`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -323,4 +323,211 @@ fn the_checkers_read_what_they_should() {
     let a = anchors("# A b\n## A b\n```\n# not a heading\n```\n<a id=\"sec-6\"></a>\n");
     assert_eq!(a, ["a-b", "a-b-1", "sec-6"].into_iter().map(String::from).collect());
     assert_eq!(link_targets("see [x](a.md#b) and ![p](c/d.svg \"t\")"), ["a.md#b", "c/d.svg"]);
+}
+
+/// The docs' commands against the real command line: every `concur ...` line in the code
+/// blocks of README.md and docs/*.md parses with [`Cli`](concur::cli::Cli) (clap's `try_parse_from`, which runs
+/// nothing), so a command copied from the docs runs as written.
+mod commands {
+    use clap::Parser;
+    use concur::cli::Cli;
+    use std::path::{Path, PathBuf};
+
+    /// README.md and every Markdown page under docs/.
+    fn pages() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut v = vec![root.join("README.md")];
+        let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        docs.sort();
+        v.extend(docs);
+        v
+    }
+
+    /// The lines inside fenced code blocks, `(line number, text)`, with backslash
+    /// continuations joined onto their first line.
+    fn code_lines(text: &str) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String)> = Vec::new();
+        let (mut inside, mut open) = (false, false);
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim_start();
+            if t.starts_with("```") {
+                inside = !inside;
+                open = false;
+                continue;
+            }
+            if !inside {
+                continue;
+            }
+            let (body, cont) = match t.trim_end().strip_suffix('\\') {
+                Some(b) => (b.to_string(), true),
+                None => (t.trim_end().to_string(), false),
+            };
+            match out.last_mut() {
+                Some(last) if open => {
+                    last.1.push(' ');
+                    last.1.push_str(&body);
+                }
+                _ => out.push((i + 1, body)),
+            }
+            open = cont;
+        }
+        out
+    }
+
+    /// Shell words of a line, split into commands at `|`, `||`, `&&` and `;`: quotes removed,
+    /// a `#` word ends the line, shell expansions (`$X`, `${X}`, `$((...))`) read as `1`.
+    fn commands(line: &str) -> Vec<Vec<String>> {
+        let mut cmds = vec![Vec::new()];
+        let mut word: Option<String> = None;
+        let mut chars = line.chars().peekable();
+        let mut quote: Option<char> = None;
+        while let Some(c) = chars.next() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some('"') | None, '$') => {
+                    // An expansion: `$((...))`, `${...}` or `$NAME`, read as 1.
+                    let w = word.get_or_insert_with(String::new);
+                    w.push('1');
+                    match chars.peek() {
+                        Some('(') | Some('{') => {
+                            let mut depth = 0;
+                            for d in chars.by_ref() {
+                                match d {
+                                    '(' | '{' => depth += 1,
+                                    ')' | '}' => depth -= 1,
+                                    _ => {}
+                                }
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                        }
+                        _ => {
+                            while chars.peek().is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_') {
+                                chars.next();
+                            }
+                        }
+                    }
+                }
+                (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+                (None, '"' | '\'') => {
+                    quote = Some(c);
+                    word.get_or_insert_with(String::new);
+                }
+                (None, '#') if word.is_none() => break,
+                (None, c) if c.is_whitespace() => {
+                    if let Some(w) = word.take() {
+                        cmds.last_mut().unwrap().push(w);
+                    }
+                }
+                (None, '|' | ';' | '&') => {
+                    if let Some(w) = word.take() {
+                        cmds.last_mut().unwrap().push(w);
+                    }
+                    if matches!(chars.peek(), Some('|' | '&')) {
+                        chars.next();
+                    }
+                    cmds.push(Vec::new());
+                }
+                (None, c) => word.get_or_insert_with(String::new).push(c),
+            }
+        }
+        if let Some(w) = word {
+            cmds.last_mut().unwrap().push(w);
+        }
+        cmds.retain(|c| !c.is_empty());
+        cmds
+    }
+
+    /// The arguments of a `concur` invocation (`concur ...`, `target/release/concur ...`,
+    /// `cargo run --release -- ...`), with `concur` first and redirections dropped; `None`
+    /// for any other command.
+    fn concur_args(words: &[String]) -> Option<Vec<String>> {
+        let mut w: Vec<&str> = words.iter().map(String::as_str).collect();
+        while w.first().is_some_and(|x| x.contains('=') && !x.starts_with('-') || ["time", "nohup", "env"].contains(x))
+        {
+            w.remove(0);
+        }
+        let rest: Vec<&str> = match w.first() {
+            Some(&("concur" | "target/release/concur" | "./target/release/concur")) => w[1..].to_vec(),
+            Some(&"cargo") if w.get(1) == Some(&"run") => {
+                w.iter().position(|x| *x == "--").map_or(Vec::new(), |i| w[i + 1..].to_vec())
+            }
+            _ => return None,
+        };
+        let mut args = vec!["concur".to_string()];
+        let mut skip = false;
+        for a in rest {
+            if skip {
+                skip = false;
+            } else if [">", ">>", "<", "2>", "2>>"].contains(&a) {
+                skip = true;
+            } else if !(a.starts_with('>') || a.starts_with("2>") || a.starts_with('<')) {
+                args.push(a.to_string());
+            }
+        }
+        Some(args)
+    }
+
+    #[test]
+    fn every_concur_command_in_the_docs_parses() {
+        let mut failures = Vec::new();
+        let mut parsed = 0;
+        for page in pages() {
+            let text = std::fs::read_to_string(&page).expect("readable page");
+            for (n, line) in code_lines(&text) {
+                for cmd in commands(&line) {
+                    let Some(args) = concur_args(&cmd) else { continue };
+                    match Cli::try_parse_from(&args) {
+                        Ok(_) => parsed += 1,
+                        Err(e) => {
+                            let why = e.render().to_string();
+                            let why = why.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+                            failures.push(format!("{}:{n}: `{}`: {why}", page.display(), args.join(" ")));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "commands in the docs that do not parse:\n{}", failures.join("\n"));
+        // The front page's and the command pages' commands were found, not skipped.
+        assert!(parsed >= 30, "only {parsed} concur commands found in README.md and docs/");
+    }
+
+    #[test]
+    fn the_front_page_gives_the_two_commands() {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        let lines: Vec<String> = code_lines(&text).into_iter().map(|l| l.1).collect();
+        for want in ["cargo run --release -- demo", "cargo test --release"] {
+            assert!(
+                lines.iter().any(|l| l.split('#').next().unwrap().trim() == want),
+                "README.md's code blocks lack `{want}`"
+            );
+        }
+    }
+
+    #[test]
+    fn the_line_reader_joins_continuations_and_splits_commands() {
+        let text = "x\n```sh\nconcur solve p.txt \\\n  --json   # a comment\nA=1 concur count \"$P/a b.txt\" | head && cargo run --release -- demo > out.txt\n```\nconcur not-in-a-block\n";
+        let lines = code_lines(text);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].0, 3);
+        let c0 = commands(&lines[0].1);
+        assert_eq!(c0, [["concur", "solve", "p.txt", "--json"]]);
+        let c1 = commands(&lines[1].1);
+        assert_eq!(c1.len(), 3);
+        assert_eq!(concur_args(&c1[0]).unwrap(), ["concur", "count", "1/a b.txt"]);
+        assert_eq!(concur_args(&c1[1]), None);
+        assert_eq!(concur_args(&c1[2]).unwrap(), ["concur", "demo"]);
+        // A command that is wrong is refused: the test can fail.
+        assert!(Cli::try_parse_from(["concur", "solve", "p.txt", "--no-such-flag"]).is_err());
+        assert!(Cli::try_parse_from(["concur", "solve", "p.txt", "--method", "rrr"]).is_ok());
+    }
 }

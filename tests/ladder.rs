@@ -63,6 +63,37 @@ fn a_tiny_ladder_writes_one_line_per_run() {
 }
 
 #[test]
+fn a_request_is_checked_before_any_run_and_runs_as_asked() {
+    let dir = tmp("request");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("ladder.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = dir.join("out");
+    let request = ladder::Request { config: config.clone(), out: out.clone(), ..Default::default() };
+    let refused = |r: ladder::Request| r.check().map(|_| ()).unwrap_err().to_string();
+    let deadline = ladder::Request { deadline: Some(f64::NAN), ..request.clone() };
+    assert_eq!(refused(deadline), "--deadline NaN: need a positive number of seconds");
+    assert_eq!(refused(ladder::Request { threads: Some(0), ..request.clone() }), "--threads must be at least 1");
+    let many = concur::limits::cores() + 1;
+    assert!(
+        refused(ladder::Request { threads: Some(many), ..request.clone() }).starts_with(&format!("--threads {many} "))
+    );
+    let missing = ladder::Request { config: dir.join("none.toml"), ..request.clone() };
+    assert_eq!(refused(missing), format!("cannot read {}", dir.join("none.toml").display()));
+    assert!(!out.exists(), "a refused request made its results folder");
+    // A checked request runs the part it asked for, on its threads, into its folder.
+    let ladder =
+        ladder::Request { methods: vec!["bt-ac3".into()], runs: Some(1), threads: Some(1), ..request }.check().unwrap();
+    assert_eq!(ladder.part.methods, ["bt-ac3"]);
+    let recs = ladder.run(|_| {}).unwrap();
+    assert_eq!(recs.len(), 2, "one run of one method on each instance");
+    assert!(recs.iter().all(|r| r.label == "bt-ac3" && r.run == 0));
+    assert_eq!(ladder::read_records(&ladder.results_path()).unwrap().len(), 2);
+    let line = recs[0].to_string();
+    assert!(line.starts_with(&format!("{} bt-ac3 run 0: solved ", recs[0].instance)) && line.ends_with(" s"), "{line}");
+}
+
+#[test]
 fn a_crashed_ladder_resumes_to_the_same_union() {
     let full_dir = tmp("full");
     let full = run(&full_dir, None, false);

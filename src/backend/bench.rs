@@ -8,11 +8,12 @@
 //!
 //! Every measurement runs once to warm up, then as many repetitions as fit its time budget.
 
-use super::{EngineError, GpuError};
+use super::{BackendChoice, EngineError, GpuError, select};
 use crate::assign::{Assigner, Precision, Real};
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
 use crate::f1::map::{self, MapConfig};
 use crate::f1::project::F1;
+use crate::limits::{LimitError, MemoryBudget, human};
 use crate::puzzle::Puzzle;
 use crate::puzzle::generate::{GenerateOptions, generate};
 use rand::{RngExt, SeedableRng};
@@ -278,6 +279,186 @@ impl Plan {
             gpu: true,
             why: "the full sweep".into(),
         }
+    }
+}
+
+/// What `concur bench` was asked for, as given on the command line: the lists left out
+/// (`None`) come from the [`Plan`].
+#[derive(Clone, Debug)]
+pub struct BenchRequest {
+    /// Board sizes as `WxH`.
+    pub sizes: Option<Vec<String>>,
+    pub batches: Option<Vec<usize>>,
+    pub formulations: Vec<String>,
+    pub backends: Option<Vec<BackendChoice>>,
+    /// The full sweep ([`Plan::full`]) instead of the default plan.
+    pub full: bool,
+    /// Seconds per measurement.
+    pub budget: f64,
+    /// Skip a size and batch whose state exceeds this many GiB.
+    pub max_gib: f64,
+    pub dc_chunk_trials: Option<u64>,
+    pub adapter: Option<String>,
+    pub seed: u64,
+}
+
+/// A bench request that cannot run; each names its flag.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("--sizes: size {0:?} is not WxH")]
+    NotWxH(String),
+    #[error("--sizes: {0}")]
+    SizeNumber(std::num::ParseIntError),
+    #[error("--sizes: {w}x{h} is out of range: each side must be 2..={}", crate::puzzle::MAX_SIDE)]
+    SizeRange { w: usize, h: usize },
+    #[error("--batches: a batch must be at least 1 trial")]
+    EmptyBatch,
+    #[error("--formulations: unknown formulation {0:?} (f1, dc, scan)")]
+    Formulation(String),
+    #[error("--budget must be a positive number of seconds")]
+    ZeroBudget,
+    #[error("--max-gib must be a positive number, got {0}")]
+    MaxGib(f64),
+    /// The GPU asked for cannot be used.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// A budget past the bounded time limits, or a memory cap that cannot be read.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+}
+
+/// One `WxH`.
+fn parse_size(s: &str) -> Result<(usize, usize), BenchError> {
+    let (w, h) = s.split_once('x').ok_or_else(|| BenchError::NotWxH(s.to_string()))?;
+    let number = |t: &str| t.trim().parse().map_err(BenchError::SizeNumber);
+    Ok((number(w)?, number(h)?))
+}
+
+impl BenchOptions {
+    /// The options of a `concur bench` request, checked before any step: the plan (the full
+    /// sweep, or the default for the adapter found, probed only when a GPU may be measured),
+    /// the explicit lists over it, the sizes, batches and formulations in range, a GPU asked
+    /// for usable, the budget and `max_gib` positive. A state that would not fit the memory
+    /// here is skipped as one over `max_gib` is. Also returns the lines to tell the user as
+    /// the work starts (on stderr): a memory cap, the plan's reason when no list was given,
+    /// and the steps and their least time.
+    pub fn from_request(r: BenchRequest) -> Result<(BenchOptions, Vec<String>), BenchError> {
+        let plan = if r.full {
+            Plan::full()
+        } else if r.backends.as_ref().is_some_and(|b| !b.contains(&BackendChoice::Gpu)) {
+            // No GPU asked for: don't probe one.
+            Plan::default_for(false)
+        } else {
+            Plan::default_for(select(BackendChoice::Auto, r.adapter.as_deref()).is_ok_and(|s| s.backend.is_gpu()))
+        };
+        let explicit = r.sizes.is_some() || r.batches.is_some() || r.backends.is_some();
+        let backends = r.backends.unwrap_or_else(|| {
+            [(plan.cpu, BackendChoice::Cpu), (plan.gpu, BackendChoice::Gpu)]
+                .into_iter()
+                .filter_map(|(on, b)| on.then_some(b))
+                .collect()
+        });
+        let sizes = match r.sizes {
+            Some(s) => s.iter().map(|s| parse_size(s)).collect::<Result<Vec<_>, _>>()?,
+            None => plan.sizes.clone(),
+        };
+        let batches = r.batches.unwrap_or_else(|| plan.batches.clone());
+        let side = 2..=crate::puzzle::MAX_SIDE;
+        if let Some(&(w, h)) = sizes.iter().find(|(w, h)| !side.contains(w) || !side.contains(h)) {
+            return Err(BenchError::SizeRange { w, h });
+        }
+        if batches.contains(&0) {
+            return Err(BenchError::EmptyBatch);
+        }
+        if let Some(f) = r.formulations.iter().find(|f| !matches!(f.as_str(), "f1" | "dc" | "scan")) {
+            return Err(BenchError::Formulation(f.clone()));
+        }
+        if backends.contains(&BackendChoice::Gpu) {
+            select(BackendChoice::Gpu, r.adapter.as_deref())?;
+        }
+        let budget = crate::limits::seconds("--budget", r.budget)?;
+        if budget.is_zero() {
+            return Err(BenchError::ZeroBudget);
+        }
+        if !(r.max_gib > 0.0 && r.max_gib.is_finite()) {
+            return Err(BenchError::MaxGib(r.max_gib));
+        }
+        let mut max_bytes = (r.max_gib * (1u64 << 30) as f64) as u64;
+        let mut notes = Vec::new();
+        if let Some(have) = MemoryBudget::here()?.bytes.filter(|&have| have < max_bytes) {
+            notes.push(format!("concur bench: skipping states over the {} of memory available", human(have)));
+            max_bytes = have;
+        }
+        let opts = BenchOptions {
+            sizes,
+            batches,
+            formulations: r.formulations,
+            cpu: backends.contains(&BackendChoice::Cpu),
+            gpu: backends.contains(&BackendChoice::Gpu),
+            budget,
+            max_bytes,
+            seed: r.seed,
+            adapter: r.adapter,
+            dc_chunk_trials: r.dc_chunk_trials.map(|c| c as usize),
+        };
+        if !explicit {
+            notes.push(format!("concur bench: {}", plan.why));
+        }
+        notes.push(format!("concur bench: {} steps, at least {:.0} s", steps(&opts).len(), estimated_seconds(&opts)));
+        Ok((opts, notes))
+    }
+}
+
+impl BenchRow {
+    /// The header of the text table whose lines are the rows' [`Display`](std::fmt::Display).
+    pub fn table_header() -> String {
+        format!(
+            "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14} {:>9} {:>12}",
+            "form", "size", "batch", "kernel", "on", "trial-it/s", "GB/s", "s/rep"
+        )
+    }
+
+    /// The kernel column: the kernel, its class size or where its assignments ran, its
+    /// reduced costs, and `loop:` before a kernel timed inside the device loop.
+    fn kernel_column(&self) -> String {
+        let mut kernel = match (self.class_n, self.assign) {
+            (Some(n), Some(a)) => format!("{}/n{n}/{a}", self.kernel),
+            (Some(n), None) => format!("{}/n{n}", self.kernel),
+            (None, Some(a)) => format!("{}/a-{a}", self.kernel),
+            _ => self.kernel.to_string(),
+        };
+        if let Some(rc) = self.reduced_costs {
+            kernel.push_str(&format!("-{rc}"));
+        }
+        if self.profile.is_some() {
+            kernel = format!("loop:{kernel}");
+        }
+        kernel
+    }
+}
+
+/// One line of the text table under [`BenchRow::table_header`].
+impl std::fmt::Display for BenchRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:<4} {:>6} {:>6} {:<10} {:<4} {:>14.4e} {:>9.3} {:>12.4e}",
+            self.formulation,
+            self.size,
+            self.batch,
+            self.kernel_column(),
+            self.backend,
+            self.trial_iters_per_s,
+            self.gb_per_s,
+            self.seconds
+        )?;
+        if let Some(ns) = self.device_ns {
+            write!(f, "  {ns:.1} device ns/trial-it")?;
+        }
+        if let Some(note) = &self.note {
+            write!(f, "  ({note})")?;
+        }
+        Ok(())
     }
 }
 

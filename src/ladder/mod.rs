@@ -366,6 +366,24 @@ impl Record {
 /// Records grouped by (method label, cells, width).
 pub type BySize<'r> = std::collections::BTreeMap<(String, usize, usize), Vec<&'r Record>>;
 
+/// The line that tells a finished run: instance, label, run, whether solved, its work and
+/// its seconds.
+impl std::fmt::Display for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} run {}: {} {} {} in {:.2} s",
+            self.instance,
+            self.label,
+            self.run,
+            if self.solved { "solved" } else { "unsolved" },
+            self.work,
+            self.work_unit,
+            self.wall_s
+        )
+    }
+}
+
 /// A shard `K/N` (1-based K).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -641,6 +659,143 @@ pub struct Part {
     /// records the limit it ran under). A run whose remaining time would be under
     /// [`MIN_DEADLINE_RUN_S`] (or its whole budget, if shorter) does not start.
     pub deadline: Option<std::time::Instant>,
+}
+
+/// What `concur ladder` was asked for, as given on the command line; [`Request::check`]
+/// turns it into a [`Ladder`] ready to run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    /// The config file (TOML or JSON).
+    pub config: PathBuf,
+    /// The results folder.
+    pub out: PathBuf,
+    pub shard: Option<Shard>,
+    pub resume: bool,
+    /// The part of the ladder to run ([`Part`]).
+    pub max_cells: Option<usize>,
+    pub methods: Vec<String>,
+    pub runs: Option<u64>,
+    /// The folder relative instance paths start from (default: [`puzzle_folder`]).
+    pub puzzles: Option<PathBuf>,
+    /// Worker threads (default: rayon's, every core).
+    pub threads: Option<usize>,
+    /// Seconds from now after which no run starts ([`Part::deadline`]).
+    pub deadline: Option<f64>,
+}
+
+/// A ladder request that cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error("--deadline {0}: need a positive number of seconds")]
+    Deadline(f64),
+    #[error("cannot read {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not text")]
+    NotText {
+        path: String,
+        #[source]
+        source: std::str::Utf8Error,
+    },
+    /// A config that does not parse or check ([`parse_config`]).
+    #[error("{path}")]
+    Config {
+        path: String,
+        #[source]
+        source: Error,
+    },
+    #[error("--threads must be at least 1")]
+    NoThreads,
+    /// Every run is timed on one core: more workers than cores would slow them all and skew
+    /// the results, so a ladder refuses them rather than capping.
+    #[error("--threads {threads} is more than the {cores} cores here; a ladder times each run on a core of its own")]
+    Threads { threads: usize, cores: usize },
+    /// The results folder takes no files.
+    #[error(transparent)]
+    Output(#[from] crate::limits::LimitError),
+    #[error(transparent)]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+    /// What [`run`] refused or could not write.
+    #[error(transparent)]
+    Run(#[from] Error),
+}
+
+/// The folder relative instance paths start from when none is given: `$CONCUR_PUZZLES`, else
+/// `../shared/puzzles`.
+pub fn puzzle_folder(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(|| std::env::var_os("CONCUR_PUZZLES").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("../shared/puzzles"))
+}
+
+/// A ladder call checked and ready: what [`run`] needs, and its threads.
+#[derive(Debug, Clone)]
+pub struct Ladder {
+    pub config: Config,
+    pub puzzle_dir: PathBuf,
+    pub out: PathBuf,
+    pub shard: Option<Shard>,
+    pub resume: bool,
+    pub part: Part,
+    pub threads: Option<usize>,
+}
+
+impl Request {
+    /// Checks the request before any run, in this order: the deadline a positive number of
+    /// seconds, the config read and parsed, the threads at least one and within the cores,
+    /// the results folder taking files.
+    pub fn check(self) -> std::result::Result<Ladder, RequestError> {
+        let deadline = match self.deadline {
+            None => None,
+            Some(d) if d.is_finite() && d > 0.0 && d < 1e9 => {
+                Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(d))
+            }
+            Some(d) => return Err(RequestError::Deadline(d)),
+        };
+        let path = self.config.display().to_string();
+        let bytes = std::fs::read(&self.config).map_err(|source| RequestError::Read { path: path.clone(), source })?;
+        let text =
+            std::str::from_utf8(&bytes).map_err(|source| RequestError::NotText { path: path.clone(), source })?;
+        let config = parse_config(text).map_err(|source| RequestError::Config { path, source })?;
+        let puzzle_dir = puzzle_folder(self.puzzles);
+        if self.threads == Some(0) {
+            return Err(RequestError::NoThreads);
+        }
+        let cores = crate::limits::cores();
+        if let Some(threads) = self.threads.filter(|&t| t > cores) {
+            return Err(RequestError::Threads { threads, cores });
+        }
+        crate::limits::output_dir(&self.out)?;
+        let part = Part { max_cells: self.max_cells, methods: self.methods, runs: self.runs, deadline };
+        Ok(Ladder {
+            config,
+            puzzle_dir,
+            out: self.out,
+            shard: self.shard,
+            resume: self.resume,
+            part,
+            threads: self.threads,
+        })
+    }
+}
+
+impl Ladder {
+    /// [`run`] on `threads` worker threads (rayon's pool when none were asked for).
+    pub fn run(&self, progress: impl Fn(&Record) + Sync + Send) -> std::result::Result<Vec<Record>, RequestError> {
+        let go = || run(&self.config, &self.puzzle_dir, &self.out, self.shard, self.resume, &self.part, progress);
+        Ok(match self.threads {
+            None => go()?,
+            Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()?.install(go)?,
+        })
+    }
+
+    /// The file this call's results go to ([`results_path`]).
+    pub fn results_path(&self) -> PathBuf {
+        results_path(&self.out, self.shard)
+    }
 }
 
 /// The shortest run a deadline leaves room for, in seconds.

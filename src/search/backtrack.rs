@@ -108,6 +108,16 @@ pub struct TreeEstimate {
     pub wall_s: f64,
 }
 
+impl TreeEstimate {
+    /// The one line `concur count --estimate` prints.
+    pub fn summary(&self) -> String {
+        format!(
+            "estimated tree: {:.3e} nodes (+- {:.1e}), {:.3e} solutions, from {} probes in {:.3} s",
+            self.nodes, self.nodes_stderr, self.solutions, self.probes, self.wall_s
+        )
+    }
+}
+
 /// What the visitor tells the search after a solution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
@@ -691,6 +701,32 @@ pub struct Count {
     pub stats: BacktrackStats,
 }
 
+impl Count {
+    /// The one line `concur count` prints: the solutions (up to turning the board where that
+    /// applies, marked a lower bound when a limit stopped the search), the nodes and the rate.
+    pub fn summary(&self) -> String {
+        let rot = self.up_to_rotation.map_or(String::new(), |r| format!(" ({r} up to rotation)"));
+        let exact = if self.complete { "" } else { " (stopped early: a lower bound)" };
+        format!(
+            "{} solutions{rot}{exact}; {} nodes in {:.3} s ({:.0} nodes/s)",
+            self.solutions,
+            self.stats.nodes,
+            self.stats.wall_s,
+            self.stats.nodes_per_s()
+        )
+    }
+
+    /// What `concur count --json` prints: the fields, and whether a stop request ended the
+    /// search (`interrupted`).
+    pub fn json(&self, interrupted: bool) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("plain data");
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("interrupted".into(), interrupted.into());
+        }
+        v
+    }
+}
+
 /// Counts solutions by complete search (no restarts), stopping after `limit` solutions.
 pub fn count(
     puzzle: &Puzzle,
@@ -776,4 +812,28 @@ pub fn generate_unique(opts: &GenerateOptions, max_attempts: u64, max_nodes: u64
         }
     }
     Ok(None)
+}
+
+/// Why [`generate_unique_checked`] drew nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum UniqueError {
+    /// Options the generator refuses.
+    #[error(transparent)]
+    Generate(#[from] crate::Error),
+    /// The counting search's tables do not fit the memory here.
+    #[error(transparent)]
+    Memory(#[from] crate::limits::LimitError),
+}
+
+/// `concur generate --unique`: [`generate_unique`] after checking that the counting search's
+/// tables fit the memory here (sized from a first draw: the draws of one size are alike).
+pub fn generate_unique_checked(
+    opts: &GenerateOptions,
+    max_attempts: u64,
+    max_nodes: u64,
+) -> Result<Option<Unique>, UniqueError> {
+    let (first, _) = generate(opts)?;
+    let what = format!("generate --unique of a {}x{} board", opts.width, opts.height);
+    crate::limits::MemoryBudget::here()?.check_tables(&what, crate::limits::tables(&first, true))?;
+    Ok(generate_unique(opts, max_attempts, max_nodes)?)
 }

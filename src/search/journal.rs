@@ -12,8 +12,13 @@
 //! {"task":17,"solutions":0,"nodes":81234567,"boards":[]}
 //! {"task":18,"solutions":4,"nodes":80000001,"boards":[[[0,1],[5,2],...]]}
 //! ```
+//!
+//! [`ScanCountRun`] is `concur count --engine scan` as a whole: its checks before the count,
+//! the journal opened and resumed, the notes held until the journal's plan is accepted.
 
-use super::scan::{Journal, ScanError, ScanPlan, TaskDone};
+use super::scan::{Journal, ScanCount, ScanError, ScanOptions, ScanPlan, TaskDone, count_journaled};
+use crate::limits::{LimitError, MemoryBudget, OutputFile};
+use crate::puzzle::Puzzle;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -182,5 +187,116 @@ impl Journal for JsonlJournal {
 
     fn failed(&self) -> bool {
         self.failure.lock().expect("no panics while held").is_some()
+    }
+}
+
+/// What `concur count --engine scan` was asked for, as given on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct CountRequest {
+    /// Seconds.
+    pub time_limit: Option<f64>,
+    pub limit: Option<u64>,
+    /// Worker threads (0: every core); more than the cores are capped, with a note.
+    pub threads: usize,
+    pub symmetry: bool,
+    pub probes: u64,
+    /// [`ScanOptions::min_tasks`].
+    pub tasks: usize,
+    pub reverse: bool,
+    /// The journal to append to and resume from.
+    pub journal: Option<PathBuf>,
+}
+
+/// A scan count that cannot start, or whose journal could not keep it.
+#[derive(Debug, thiserror::Error)]
+pub enum CountError {
+    /// A time limit out of bounds, a journal that cannot be written, tables past the memory.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// A journal that cannot be read, or is of another count.
+    #[error(transparent)]
+    Scan(#[from] ScanError),
+    /// A journal line could not be written: the count stopped there (or had finished), and
+    /// every line on file is whole.
+    #[error(
+        "{error}; {}, and every line the journal holds is whole: run again to go on",
+        if *complete { "the count is complete" } else { "the count stopped" }
+    )]
+    JournalLost { error: ScanError, complete: bool },
+}
+
+/// A scan count checked before any counting ([`ScanCountRun::new`]), ready to run.
+pub struct ScanCountRun {
+    opts: ScanOptions,
+    journal: Option<(PathBuf, OutputFile)>,
+    /// Lines for the user (a capped thread count), told once the count starts.
+    notes: Vec<String>,
+}
+
+/// What a scan count found; a journal that failed is reported after the count is shown.
+pub struct JournaledCount {
+    pub count: ScanCount,
+    /// Why the journal lost lines ([`CountError::JournalLost`]), if it did.
+    pub journal_failed: Option<CountError>,
+}
+
+/// Progress of a count without a journal file.
+struct ProgressOnly(Progress);
+
+impl Journal for ProgressOnly {
+    fn progress(&self, tasks_done: u64, tasks: u64, nodes: u64, solutions: u64) {
+        (self.0)(tasks_done, tasks, nodes, solutions);
+    }
+}
+
+impl ScanCountRun {
+    /// Checks, in this order: the time limit bounded, the journal writable, the threads
+    /// within the cores (capped, with a note), the tables within the memory here.
+    pub fn new(puzzle: &Puzzle, r: CountRequest) -> Result<Self, CountError> {
+        let time_limit = r.time_limit.map(|s| crate::limits::seconds("--time-limit", s)).transpose()?;
+        let journal = r.journal.map(|path| OutputFile::check(&path).map(|f| (path, f))).transpose()?;
+        let (threads, note) = crate::limits::cap_threads("--threads", r.threads);
+        MemoryBudget::here()?.check_tables("count --engine scan", crate::limits::tables(puzzle, false))?;
+        let opts = ScanOptions {
+            time_limit,
+            limit: r.limit,
+            threads,
+            symmetry: r.symmetry,
+            probes: r.probes,
+            min_tasks: r.tasks,
+            reverse: r.reverse,
+            row_chain: false,
+        };
+        Ok(ScanCountRun { opts, journal, notes: note.into_iter().collect() })
+    }
+
+    /// Counts `puzzle` (the one [`ScanCountRun::new`] checked), telling `say` the notes as the
+    /// count starts (with a journal: once its plan is accepted, so that a journal of another
+    /// count is refused in one line, and then how far it had come) and
+    /// `progress(tasks_done, tasks, nodes, solutions)` about once a second.
+    pub fn run(
+        self,
+        puzzle: &Puzzle,
+        say: impl Fn(&str) + Sync + 'static,
+        progress: impl Fn(u64, u64, u64, u64) + Sync + 'static,
+    ) -> Result<JournaledCount, CountError> {
+        let Some((path, file)) = self.journal else {
+            self.notes.iter().for_each(|l| say(l));
+            let count = count_journaled(puzzle, &self.opts, None, &ProgressOnly(Box::new(progress)))?;
+            return Ok(JournaledCount { count, journal_failed: None });
+        };
+        let (j, rec) = JsonlJournal::open(&path)?;
+        file.keep();
+        let finished = rec.done.iter().map(|d| d.task).collect::<std::collections::BTreeSet<_>>().len();
+        let (resuming, shown, notes) = (rec.plan.is_some(), path.display().to_string(), self.notes);
+        let j = j.with_progress(progress).with_on_plan(move |plan| {
+            notes.iter().for_each(|l| say(l));
+            if resuming {
+                say(&format!("concur: resuming from {shown}: {finished} of {} subtrees finished", plan.tasks));
+            }
+        });
+        let count = count_journaled(puzzle, &self.opts, rec.plan.as_ref().map(|pl| (pl, &rec.done[..])), &j)?;
+        let journal_failed = j.finish().err().map(|error| CountError::JournalLost { error, complete: count.complete });
+        Ok(JournaledCount { count, journal_failed })
     }
 }

@@ -55,6 +55,47 @@ pub struct ScanCount {
     pub wall_s: f64,
 }
 
+impl ScanCount {
+    /// The one line `concur count --engine scan` prints: the solutions (up to turning the
+    /// board, and marked a lower bound when the count stopped early), the nodes (those taken
+    /// from a journal too), and what this run walked and how fast.
+    pub fn summary(&self) -> String {
+        let rot = self.up_to_rotation.map_or(String::new(), |r| format!(" ({r} up to rotation)"));
+        let exact = if self.complete {
+            String::new()
+        } else {
+            format!(" (stopped early after {} of {} subtrees: a lower bound)", self.tasks_done, self.tasks)
+        };
+        let resumed = if self.tasks_resumed > 0 {
+            format!(" ({} nodes in {} subtrees from the journal)", self.nodes_resumed, self.tasks_resumed)
+        } else {
+            String::new()
+        };
+        let walked = self.nodes - self.nodes_resumed;
+        format!(
+            "{} solutions{rot}{exact}; {} nodes{resumed}; this run walked {walked} nodes in {:.3} s ({:.0} nodes/s, {} threads)",
+            self.solutions,
+            self.nodes,
+            self.wall_s,
+            walked as f64 / self.wall_s.max(1e-9),
+            self.threads
+        )
+    }
+
+    /// What `concur count --engine scan --json` prints: the keys of the arc-consistent
+    /// count's JSON, plus this engine's own (`engine`, and `restarts` and `revisions`, 0).
+    pub fn json(&self, interrupted: bool) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("plain data");
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("engine".into(), "scan".into());
+            m.insert("interrupted".into(), interrupted.into());
+            m.insert("restarts".into(), 0.into());
+            m.insert("revisions".into(), 0.into());
+        }
+        v
+    }
+}
+
 /// Settings of [`count`].
 #[derive(Clone, Debug)]
 pub struct ScanOptions {

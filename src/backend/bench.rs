@@ -42,7 +42,7 @@ pub struct BenchOptions {
 }
 
 /// One measured line.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct BenchRow {
     pub formulation: &'static str,
     pub size: String,
@@ -221,13 +221,7 @@ fn copy_rows(ctx: &super::gpu::GpuContext, budget: Duration) -> Result<Vec<Bench
             trial_iters_per_s: 1.0 / m.1,
             gb_per_s: 2.0 * bytes as f64 / m.1 / 1e9,
             bytes_per_trial: 2 * bytes,
-            chunk_trials: None,
-            class_n: None,
-            assign: None,
-            reduced_costs: None,
-            profile: None,
-            device_ns: None,
-            note: None,
+            ..Default::default()
         });
     }
     Ok(rows)
@@ -543,15 +537,20 @@ pub fn run_with_steps(
         return Err(GpuError::NotBuilt.into());
     }
     let mut rows = Vec::new();
-    let mut push = |r: BenchRow, rows: &mut Vec<BenchRow>| {
-        each(&r);
-        rows.push(r);
+    // Every measured row goes to `each` and into `rows`; a step of [`steps`] also ticks `step`.
+    let mut record = |measured: Vec<BenchRow>, rows: &mut Vec<BenchRow>, is_step: bool| {
+        for r in measured {
+            each(&r);
+            rows.push(r);
+        }
+        if is_step {
+            done += 1;
+            step(done, total);
+        }
     };
     #[cfg(feature = "gpu")]
     if let Some(ctx) = &ctx {
-        for r in copy_rows(ctx, opts.budget)? {
-            push(r, &mut rows);
-        }
+        record(copy_rows(ctx, opts.budget)?, &mut rows, false);
     }
     for &(w, h) in &opts.sizes {
         let (p, _) =
@@ -563,64 +562,59 @@ pub fn run_with_steps(
                 if crate::interrupt::requested() {
                     return Ok(rows);
                 }
-                match form.as_str() {
-                    "f1" => {
-                        let f1 = F1::new(&p)?;
-                        if (3 * f1.dim() + 2 * f1.weight_len()) as u64 * 4 * batch as u64 > opts.max_bytes {
-                            continue;
-                        }
-                        if opts.cpu {
-                            for r in f1_cpu(&p, &f1, batch, opts)? {
-                                push(r, &mut rows);
-                            }
-                            done += 1;
-                            step(done, total);
-                        }
-                        #[cfg(feature = "gpu")]
-                        if let Some(ctx) = &ctx {
-                            for r in f1_gpu(ctx, &p, batch, opts)? {
-                                push(r, &mut rows);
-                            }
-                            done += 1;
-                            step(done, total);
-                        }
-                    }
-                    "dc" => {
-                        let l = Layout::new(&p, crate::dc::DcLayout::Plain);
-                        if (2 * l.slots() + 2 * l.vars()) as u64 * 4 * batch as u64 > opts.max_bytes {
-                            continue;
-                        }
-                        if opts.cpu {
-                            for r in dc_cpu(&p, &l, batch, opts)? {
-                                push(r, &mut rows);
-                            }
-                            done += 1;
-                            step(done, total);
-                        }
-                        #[cfg(feature = "gpu")]
-                        if let Some(ctx) = &ctx {
-                            for r in dc_gpu(ctx, &p, batch, opts)? {
-                                push(r, &mut rows);
-                            }
-                            done += 1;
-                            step(done, total);
-                        }
-                    }
+                // The formulation's tables, built once for both backends' rows.
+                let built = match form.as_str() {
+                    "f1" => Formulation::F1(F1::new(&p)?),
+                    "dc" => Formulation::Dc(Layout::new(&p, crate::dc::DcLayout::Plain)),
                     // Measured once, after the sizes ([`scan_rows`]).
-                    "scan" => {}
+                    "scan" => continue,
                     other => {
                         return Err(GpuError::Misuse(format!("unknown formulation {other:?} (f1, dc, scan)")).into());
                     }
+                };
+                if built.state_words() as u64 * 4 * batch as u64 > opts.max_bytes {
+                    continue;
+                }
+                if opts.cpu {
+                    let measured = match &built {
+                        Formulation::F1(f1) => f1_cpu(&p, f1, batch, opts)?,
+                        Formulation::Dc(l) => dc_cpu(&p, l, batch, opts)?,
+                    };
+                    record(measured, &mut rows, true);
+                }
+                #[cfg(feature = "gpu")]
+                if let Some(ctx) = &ctx {
+                    let measured = match &built {
+                        Formulation::F1(_) => f1_gpu(ctx, &p, batch, opts)?,
+                        Formulation::Dc(_) => dc_gpu(ctx, &p, batch, opts)?,
+                    };
+                    record(measured, &mut rows, true);
                 }
             }
         }
     }
     if opts.cpu && opts.formulations.iter().any(|f| f == "scan") && !crate::interrupt::requested() {
-        for r in scan_rows(opts.budget, opts.seed) {
-            push(r, &mut rows);
-        }
+        record(scan_rows(opts.budget, opts.seed), &mut rows, false);
     }
     Ok(rows)
+}
+
+/// The tables of one measured formulation of [`run_with_steps`].
+#[allow(clippy::large_enum_variant, reason = "one at a time, for one step")]
+enum Formulation {
+    F1(F1),
+    Dc(Layout),
+}
+
+impl Formulation {
+    /// Words of state per trial a step holds (x, and the weights or the replicas): the
+    /// measure of `--max-gib`.
+    fn state_words(&self) -> usize {
+        match self {
+            Formulation::F1(f1) => 3 * f1.dim() + 2 * f1.weight_len(),
+            Formulation::Dc(l) => 2 * l.slots() + 2 * l.vars(),
+        }
+    }
 }
 
 /// Board sizes of the scan rows ([`scan_rows`]).
@@ -675,13 +669,7 @@ pub fn scan_rows(budget: Duration, seed: u64) -> Vec<BenchRow> {
             trial_iters_per_s: if secs > 0.0 { nodes as f64 / secs } else { 0.0 },
             gb_per_s: 0.0,
             bytes_per_trial: 0,
-            chunk_trials: None,
-            class_n: None,
-            assign: None,
-            reduced_costs: None,
-            profile: None,
-            device_ns: None,
-            note: None,
+            ..Default::default()
         });
     }
     out

@@ -23,6 +23,7 @@
 //! uploaded unchanged to a GPU.
 
 use crate::assign::{AssignError, Assigner};
+use crate::limits::memory::{ALLOC, Shape, WORD};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
 /// Index of the first largest entry (the one-hot projection); `None` for an empty slice.
@@ -638,6 +639,43 @@ pub struct AssignScratch {
     best: Vec<Vec<u32>>,
 }
 
+/// The replica layout's sizes ([`Layout`]), from the puzzle's shape alone: what the memory
+/// estimates of both F2 engines count, beside the tables they describe.
+pub(crate) struct DcSizes {
+    pub(crate) vars: u64,
+    pub(crate) slots: u64,
+    pub(crate) choices: u64,
+    pub(crate) constraints: u64,
+}
+
+/// The replica layout's sizes for `layout`, from the puzzle's shape alone.
+pub(crate) fn dc_sizes(s: &Shape, layout: DcLayout) -> DcSizes {
+    let v = s.cands;
+    if layout.is_hybrid() {
+        DcSizes { vars: v, slots: v + s.join_cands, choices: s.cells + 2 * s.joins, constraints: 1 + s.joins }
+    } else {
+        DcSizes {
+            vars: v,
+            slots: 2 * v + s.join_cands,
+            choices: 2 * s.cells + 2 * s.joins,
+            constraints: 2 * s.cells + s.joins,
+        }
+    }
+}
+
+/// The layout's tables (`dc::Layout::new`): per variable its piece, colours, placement,
+/// column and slot range; per slot its variable, constraint and run; colour groups per side.
+pub(crate) fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
+    s.candidates()
+        + 40 * d.vars
+        + 24 * d.slots
+        + 16 * d.constraints
+        + WORD * s.cells * 4 * (s.colors + 1)
+        + 16 * d.vars
+        + 12 * s.joins
+        + 64 * ALLOC
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,6 +683,23 @@ mod tests {
 
     fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
+    }
+
+    #[test]
+    fn the_shapes_sizes_are_the_layouts() {
+        for (w, h) in [(2, 2), (2, 5), (3, 3), (5, 4), (6, 6)] {
+            let p = puzzle(w, h, 1);
+            let s = Shape::of(&p);
+            for layout in DcLayout::ALL {
+                let l = Layout::new(&p, layout);
+                let d = dc_sizes(&s, layout);
+                assert_eq!(d.vars, l.vars() as u64, "{w}x{h} {layout:?}");
+                assert_eq!(d.slots, l.slots() as u64, "{w}x{h} {layout:?}");
+                assert_eq!(d.choices, l.choices() as u64, "{w}x{h} {layout:?}");
+                assert_eq!(d.constraints, l.constraints() as u64, "{w}x{h} {layout:?}");
+                assert_eq!(d.slots * WORD, crate::dc::replica_bytes(&p, layout) as u64);
+            }
+        }
     }
 
     #[test]

@@ -60,11 +60,12 @@ use crate::batch::{
 };
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
-use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, dc_sizes, dc_tables, slack, workers};
+use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, slack, workers};
 use crate::puzzle::{Board, Puzzle};
 use crate::search::backtrack::Backtracker;
 use crate::verify;
 use crate::verify::Network;
+use layout::{dc_sizes, dc_tables};
 use project::divide_one;
 use rand::RngExt;
 use rayon::prelude::*;

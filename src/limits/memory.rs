@@ -182,42 +182,6 @@ pub fn tables(puzzle: &Puzzle, network: bool) -> u64 {
     if network { s.network() } else { s.candidates() }
 }
 
-/// The replica layout's sizes (`dc::Layout`), from the shape.
-pub(crate) struct DcSizes {
-    pub(crate) vars: u64,
-    pub(crate) slots: u64,
-    pub(crate) choices: u64,
-    pub(crate) constraints: u64,
-}
-
-/// The replica layout's sizes for `layout`, from the puzzle's shape alone.
-pub(crate) fn dc_sizes(s: &Shape, layout: crate::dc::DcLayout) -> DcSizes {
-    let v = s.cands;
-    if layout.is_hybrid() {
-        DcSizes { vars: v, slots: v + s.join_cands, choices: s.cells + 2 * s.joins, constraints: 1 + s.joins }
-    } else {
-        DcSizes {
-            vars: v,
-            slots: 2 * v + s.join_cands,
-            choices: 2 * s.cells + 2 * s.joins,
-            constraints: 2 * s.cells + s.joins,
-        }
-    }
-}
-
-/// The layout's tables (`dc::Layout::new`): per variable its piece, colours, placement,
-/// column and slot range; per slot its variable, constraint and run; colour groups per side.
-pub(crate) fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
-    s.candidates()
-        + 40 * d.vars
-        + 24 * d.slots
-        + 16 * d.constraints
-        + WORD * s.cells * 4 * (s.colors + 1)
-        + 16 * d.vars
-        + 12 * s.joins
-        + 64 * ALLOC
-}
-
 /// Reads a size such as `512M`, `8G`, `1.5T` or a plain number of bytes (binary units).
 pub fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();
@@ -351,16 +315,6 @@ mod tests {
             let f1 = crate::f1::project::F1::new(&p).unwrap();
             assert_eq!(s.dim(), f1.dim() as u64);
             assert_eq!(s.weight_len(), f1.weight_len() as u64);
-            for layout in crate::dc::DcLayout::ALL {
-                let hybrid = layout.is_hybrid();
-                let l = crate::dc::Layout::new(&p, layout);
-                let d = dc_sizes(&s, layout);
-                assert_eq!(d.vars, l.vars() as u64, "{w}x{h} hybrid {hybrid}");
-                assert_eq!(d.slots, l.slots() as u64, "{w}x{h} hybrid {hybrid}");
-                assert_eq!(d.choices, l.choices() as u64, "{w}x{h} hybrid {hybrid}");
-                assert_eq!(d.constraints, l.constraints() as u64, "{w}x{h} hybrid {hybrid}");
-                assert_eq!(d.slots * WORD, crate::dc::replica_bytes(&p, layout) as u64);
-            }
         }
         // A hint leaves its cell one candidate and its piece none elsewhere.
         let p = puzzle(5, 5).with_fixed_corner().unwrap();

@@ -2,14 +2,16 @@
 //! them. It is shared by the binary (`src/bin/concur.rs`, which parses, dispatches and prints)
 //! and the docs test (`tests/docs.rs`, which parses every `concur ...` command in the docs
 //! with it). The options of a solving method are the library's [`SolveSpec`], flattened in;
-//! the checks and plans behind the other subcommands' flags are library constructors
-//! ([`crate::backend::bench::BenchOptions::from_request`], [`crate::ladder::Request`]).
+//! the flags of `bench` and `ladder` are the library's requests ([`BenchRequest`],
+//! [`Request`]), which the library's constructors check
+//! ([`crate::backend::bench::BenchOptions::from_request`], [`Request::check`]).
 //!
-//! The argument structs of the subcommands carry no doc comments of their own: clap would
-//! take one as the subcommand's about text in place of the variant's.
+//! The argument structs defined here carry no doc comments of their own, so the variants'
+//! give the subcommands' about texts.
 
 use crate::backend::BackendChoice;
-use crate::ladder::Shard;
+use crate::backend::bench::BenchRequest;
+use crate::ladder::Request;
 use crate::search::backtrack::CellOrder;
 use crate::search::scan::CountEngine;
 use crate::solve::SolveSpec;
@@ -52,7 +54,7 @@ pub enum Cmd {
     /// turning the whole board.
     Count(CountArgs),
     /// Run a benchmark ladder: one JSON line per finished run in DIR, sharded, resumable.
-    Ladder(LadderArgs),
+    Ladder(Request),
     /// Merge ladder results and write a Markdown table (fraction solved, Kaplan-Meier medians and
     /// quartiles of seconds and work with unsolved runs censored, bootstrap intervals), growth
     /// fits, and SVG plots (run-time distributions per size, medians against area).
@@ -112,37 +114,10 @@ pub struct SolveArgs {
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Board sizes, comma separated (default: from the plan).
-    #[arg(long, value_delimiter = ',')]
-    pub sizes: Option<Vec<String>>,
-    /// Batch sizes (trials), comma separated (default: from the plan).
-    #[arg(long, value_delimiter = ',')]
-    pub batches: Option<Vec<usize>>,
-    /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur); `scan` adds the
-    /// row scan's rows (placements per second on one core at 7x7, 8x8 and 16x16, in the
-    /// rate column), e.g. `--formulations f1,dc,scan` for both in one table.
-    #[arg(long, value_delimiter = ',', default_value = "f1,dc")]
-    pub formulations: Vec<String>,
-    /// Which backends to measure: cpu, gpu or both (default: from the plan).
-    #[arg(long, value_delimiter = ',')]
-    pub backends: Option<Vec<BackendChoice>>,
-    /// The full sweep: 5x5, 8x8 and 16x16 at 1 to 16,384 trials on the CPU and the GPU
-    /// (tens of minutes); explicit lists still override it.
-    #[arg(long)]
-    pub full: bool,
-    /// Time budget per measurement, seconds.
-    #[arg(long, default_value_t = 0.5)]
-    pub budget: f64,
-    /// Skip a size and batch whose state exceeds this many GiB.
-    #[arg(long, default_value_t = 8.0)]
-    pub max_gib: f64,
-    /// Cap the trials per device chunk of the F2 GPU rows (default: as many as fit).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub dc_chunk_trials: Option<u64>,
-    #[arg(long)]
-    pub adapter: Option<String>,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The plan's lists and limits, checked by
+    /// [`BenchOptions::from_request`](crate::backend::bench::BenchOptions::from_request).
+    #[command(flatten)]
+    pub request: BenchRequest,
     /// One JSON object per line instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -227,39 +202,4 @@ pub struct CountArgs {
     pub seed: u64,
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Args)]
-pub struct LadderArgs {
-    pub config: PathBuf,
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.
-    #[arg(long)]
-    pub shard: Option<Shard>,
-    /// Skip runs already on file in DIR (the unsharded results or any shard's).
-    #[arg(long)]
-    pub resume: bool,
-    /// Run only the instances of at most this many cells (a part of the ladder).
-    #[arg(long)]
-    pub max_cells: Option<usize>,
-    /// Run only the methods of these labels, comma-separated (a part of the ladder).
-    #[arg(long, value_delimiter = ',')]
-    pub methods: Vec<String>,
-    /// Run only the first N runs of each method and instance (a shallow pass; a later
-    /// --resume deepens it).
-    #[arg(long)]
-    pub runs: Option<u64>,
-    /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
-    /// ../shared/puzzles).
-    #[arg(long)]
-    pub puzzles: Option<PathBuf>,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Start no run after SECS seconds from now, and cut each run's time limit to end by
-    /// then (the run records the limit it ran under), so a stop at a known time loses
-    /// nothing.
-    #[arg(long, value_name = "SECS")]
-    pub deadline: Option<f64>,
 }

@@ -7,7 +7,7 @@ use clap::Parser;
 use concur::backend::{Certify, bench};
 use concur::batch;
 use concur::certify;
-use concur::cli::{BenchArgs, Cli, Cmd, CountArgs, GenerateArgs, LadderArgs, SolveArgs};
+use concur::cli::{BenchArgs, Cli, Cmd, CountArgs, GenerateArgs, SolveArgs};
 use concur::ladder;
 use concur::limits::{self, MemoryBudget, OutputFile};
 use concur::puzzle::format;
@@ -376,19 +376,7 @@ fn run() -> Result<ExitCode> {
 }
 
 /// `concur ladder`: the request checked by the library, then one line per finished run.
-fn ladder_cmd(a: LadderArgs) -> Result<ExitCode> {
-    let request = ladder::Request {
-        config: a.config,
-        out: a.out,
-        shard: a.shard,
-        resume: a.resume,
-        max_cells: a.max_cells,
-        methods: a.methods,
-        runs: a.runs,
-        puzzles: a.puzzles,
-        threads: a.threads,
-        deadline: a.deadline,
-    };
+fn ladder_cmd(request: ladder::Request) -> Result<ExitCode> {
     let ladder = request.check()?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let recs = ladder.run(|r| {
@@ -432,18 +420,7 @@ fn render(puzzle: &Path, solution: &Path, output: &Path) -> Result<ExitCode> {
 
 /// `concur bench`: the plan and its checks from the library, then a table (or JSON lines).
 fn bench_cmd(a: BenchArgs) -> Result<ExitCode> {
-    let (opts, notes) = bench::BenchOptions::from_request(bench::BenchRequest {
-        sizes: a.sizes,
-        batches: a.batches,
-        formulations: a.formulations,
-        backends: a.backends,
-        full: a.full,
-        budget: a.budget,
-        max_gib: a.max_gib,
-        dc_chunk_trials: a.dc_chunk_trials,
-        adapter: a.adapter,
-        seed: a.seed,
-    })?;
+    let (opts, notes) = bench::BenchOptions::from_request(a.request)?;
     notes.iter().for_each(|l| eprintln!("{l}"));
     if !a.json {
         println!("{}", bench::BenchRow::table_header());
@@ -510,7 +487,7 @@ fn count_scan(a: CountArgs) -> Result<ExitCode> {
         shown.set_position(done);
         shown.set_message(format!("{nodes:.3e} nodes, {found} solutions", nodes = nodes as f64));
     };
-    let counted = run.run(&p, |l| eprintln!("{l}"), show)?;
+    let counted = run.run(|l| eprintln!("{l}"), show)?;
     bar.finish_and_clear();
     let c = counted.count;
     if a.json {

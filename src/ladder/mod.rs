@@ -663,23 +663,38 @@ pub struct Part {
 
 /// What `concur ladder` was asked for, as given on the command line; [`Request::check`]
 /// turns it into a [`Ladder`] ready to run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
 pub struct Request {
-    /// The config file (TOML or JSON).
     pub config: PathBuf,
-    /// The results folder.
+    #[arg(long)]
     pub out: PathBuf,
+    /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.
+    #[arg(long)]
     pub shard: Option<Shard>,
+    /// Skip runs already on file in DIR (the unsharded results or any shard's).
+    #[arg(long)]
     pub resume: bool,
-    /// The part of the ladder to run ([`Part`]).
+    /// Run only the instances of at most this many cells (a part of the ladder).
+    #[arg(long)]
     pub max_cells: Option<usize>,
+    /// Run only the methods of these labels, comma-separated (a part of the ladder).
+    #[arg(long, value_delimiter = ',')]
     pub methods: Vec<String>,
+    /// Run only the first N runs of each method and instance (a shallow pass; a later
+    /// --resume deepens it).
+    #[arg(long)]
     pub runs: Option<u64>,
-    /// The folder relative instance paths start from (default: [`puzzle_folder`]).
+    /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
+    /// ../shared/puzzles).
+    #[arg(long)]
     pub puzzles: Option<PathBuf>,
-    /// Worker threads (default: rayon's, every core).
+    /// Worker threads (default: all cores).
+    #[arg(long)]
     pub threads: Option<usize>,
-    /// Seconds from now after which no run starts ([`Part::deadline`]).
+    /// Start no run after SECS seconds from now, and cut each run's time limit to end by
+    /// then (the run records the limit it ran under), so a stop at a known time loses
+    /// nothing.
+    #[arg(long, value_name = "SECS")]
     pub deadline: Option<f64>,
 }
 

@@ -226,7 +226,9 @@ pub enum CountError {
 }
 
 /// A scan count checked before any counting ([`ScanCountRun::new`]), ready to run.
-pub struct ScanCountRun {
+pub struct ScanCountRun<'p> {
+    /// The puzzle the checks were made for.
+    puzzle: &'p Puzzle,
     opts: ScanOptions,
     journal: Option<(PathBuf, OutputFile)>,
     /// Lines for the user (a capped thread count), told once the count starts.
@@ -249,10 +251,10 @@ impl Journal for ProgressOnly {
     }
 }
 
-impl ScanCountRun {
+impl<'p> ScanCountRun<'p> {
     /// Checks, in this order: the time limit bounded, the journal writable, the threads
     /// within the cores (capped, with a note), the tables within the memory here.
-    pub fn new(puzzle: &Puzzle, r: CountRequest) -> Result<Self, CountError> {
+    pub fn new(puzzle: &'p Puzzle, r: CountRequest) -> Result<Self, CountError> {
         let time_limit = r.time_limit.map(|s| crate::limits::seconds("--time-limit", s)).transpose()?;
         let journal = r.journal.map(|path| OutputFile::check(&path).map(|f| (path, f))).transpose()?;
         let (threads, note) = crate::limits::cap_threads("--threads", r.threads);
@@ -267,22 +269,21 @@ impl ScanCountRun {
             reverse: r.reverse,
             row_chain: false,
         };
-        Ok(ScanCountRun { opts, journal, notes: note.into_iter().collect() })
+        Ok(ScanCountRun { puzzle, opts, journal, notes: note.into_iter().collect() })
     }
 
-    /// Counts `puzzle` (the one [`ScanCountRun::new`] checked), telling `say` the notes as the
+    /// Counts the puzzle [`ScanCountRun::new`] checked, telling `say` the notes as the
     /// count starts (with a journal: once its plan is accepted, so that a journal of another
     /// count is refused in one line, and then how far it had come) and
     /// `progress(tasks_done, tasks, nodes, solutions)` about once a second.
     pub fn run(
         self,
-        puzzle: &Puzzle,
         say: impl Fn(&str) + Sync + 'static,
         progress: impl Fn(u64, u64, u64, u64) + Sync + 'static,
     ) -> Result<JournaledCount, CountError> {
         let Some((path, file)) = self.journal else {
             self.notes.iter().for_each(|l| say(l));
-            let count = count_journaled(puzzle, &self.opts, None, &ProgressOnly(Box::new(progress)))?;
+            let count = count_journaled(self.puzzle, &self.opts, None, &ProgressOnly(Box::new(progress)))?;
             return Ok(JournaledCount { count, journal_failed: None });
         };
         let (j, rec) = JsonlJournal::open(&path)?;
@@ -295,7 +296,7 @@ impl ScanCountRun {
                 say(&format!("concur: resuming from {shown}: {finished} of {} subtrees finished", plan.tasks));
             }
         });
-        let count = count_journaled(puzzle, &self.opts, rec.plan.as_ref().map(|pl| (pl, &rec.done[..])), &j)?;
+        let count = count_journaled(self.puzzle, &self.opts, rec.plan.as_ref().map(|pl| (pl, &rec.done[..])), &j)?;
         let journal_failed = j.finish().err().map(|error| CountError::JournalLost { error, complete: count.complete });
         Ok(JournaledCount { count, journal_failed })
     }

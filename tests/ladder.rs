@@ -344,6 +344,46 @@ fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
 }
 
 #[test]
+fn generated_instances_with_their_own_colour_counts_have_names_of_their_own() {
+    let cfg = ladder::parse_config(
+        "[[instances]]\ngenerate = { width = 4, height = 4, seed = 1 }\n\
+         [[instances]]\ngenerate = { width = 4, height = 4, seed = 1, inner_colors = 5 }\n\
+         [[instances]]\ngenerate = { width = 4, height = 4, seed = 1, frame_colors = 2, inner_colors = 5 }\n\
+         [[methods]]\nmethod = \"scan\"\n",
+    )
+    .unwrap();
+    let names: Vec<String> =
+        ladder::load_instances(&cfg, Path::new(".")).unwrap().into_iter().map(|i| i.name).collect();
+    assert_eq!(names, ["generated:4x4:seed1", "generated:4x4:seed1:inner5", "generated:4x4:seed1:frame2:inner5"]);
+}
+
+#[test]
+fn a_per_instance_stop_counts_each_instance_apart_and_caps_work() {
+    // Every 3x3 run solves: a target of 2 per instance gives each of the two instances two
+    // runs (a rule per size would stop both after two runs in all).
+    let cfg = campaign("[[stops]]\nper_instance = true\ntarget_solutions = 2");
+    let recs = one_thread(|| {
+        ladder::run(&cfg, Path::new("."), &tmp("stop-instance"), None, false, &ladder::Part::default(), |_| {})
+    })
+    .unwrap();
+    let per = |name: &str| recs.iter().filter(|r| r.instance == name).count();
+    assert_eq!((per("generated:3x3:seed1"), per("generated:3x3:seed2")), (2, 2), "{recs:?}");
+    // A cap of work: one iteration is spent by the first run of each instance.
+    let cfg = campaign("[[stops]]\nper_instance = true\ncap_work = 1");
+    let recs = one_thread(|| {
+        ladder::run(&cfg, Path::new("."), &tmp("stop-work"), None, false, &ladder::Part::default(), |_| {})
+    })
+    .unwrap();
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert!(
+        ladder::parse_config(
+            "runs = 1\n[[stops]]\ncap_work = 0\n[[instances]]\npath = \"x\"\n[[methods]]\nmethod = \"rrr\"\n"
+        )
+        .is_err()
+    );
+}
+
+#[test]
 fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them() {
     // Two solutions on file in an earlier ladder's folder count towards the target of 3.
     let earlier = tmp("pool-earlier");

@@ -69,10 +69,13 @@ pub struct Config {
 }
 
 /// A stopping rule of [`Config::stops`]: the runs of a method on boards of some cell counts
-/// stop once their solutions reach `target_solutions` or their core-hours (wall seconds of
-/// one-core runs, pooled over every instance of that size) reach `cap_core_hours`, counted
-/// over the results on file and in [`Config::pool`]. Runs already started finish, so a cap
-/// may be passed by up to one run per worker.
+/// stop once their solutions reach `target_solutions`, their core-hours (wall seconds of
+/// one-core runs) reach `cap_core_hours`, or their work (in the method's own unit: a map's
+/// trial-iterations, a search's nodes) reaches `cap_work`, counted over the results on file
+/// and in [`Config::pool`]. By default a rule pools every instance of a size; with
+/// `per_instance = true` each instance is a group of its own (a campaign over instances of
+/// one size but of different hardness). Runs already started finish, so a cap may be passed
+/// by up to one run per worker.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Stop {
@@ -82,10 +85,17 @@ pub struct Stop {
     /// Board sizes in cells it applies to (all when empty).
     #[serde(default)]
     pub cells: Vec<usize>,
+    /// Count each instance apart instead of every instance of a size together.
+    #[serde(default)]
+    pub per_instance: bool,
     #[serde(default)]
     pub target_solutions: Option<u64>,
     #[serde(default)]
     pub cap_core_hours: Option<f64>,
+    /// A cap on the work spent, in the method's work unit (a budget that does not depend on
+    /// how busy the machine is).
+    #[serde(default)]
+    pub cap_work: Option<f64>,
 }
 
 impl Stop {
@@ -94,21 +104,54 @@ impl Stop {
             && (self.cells.is_empty() || self.cells.contains(&cells))
     }
 
-    /// Whether a group with `solutions` and `core_hours` on file is done.
-    pub fn reached(&self, solutions: u64, core_hours: f64) -> bool {
-        self.target_solutions.is_some_and(|t| solutions >= t) || self.cap_core_hours.is_some_and(|c| core_hours >= c)
+    /// Whether a group that has spent `spent` is done.
+    pub fn reached(&self, spent: Spent) -> bool {
+        self.target_solutions.is_some_and(|t| spent.solutions >= t)
+            || self.cap_core_hours.is_some_and(|c| spent.core_hours >= c)
+            || self.cap_work.is_some_and(|c| spent.work >= c)
+    }
+
+    /// The group a run of `label` on `instance` (of `cells` cells) counts in under this rule.
+    fn group(&self, label: &str, instance: &str, cells: usize) -> Group {
+        let scope = if self.per_instance { Scope::Instance(instance.to_string()) } else { Scope::Cells(cells) };
+        (label.to_string(), scope)
     }
 }
 
-/// Solutions and core-hours per (method label, board cells).
-pub type Tally = std::collections::HashMap<(String, usize), (u64, f64)>;
+/// What a stopping rule counts over: every instance of a size, or one instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    Cells(usize),
+    Instance(String),
+}
+
+/// A method label and the scope its runs are counted over.
+pub type Group = (String, Scope);
+
+/// What a group of runs has spent and found.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    /// Verified solutions ([`Record::solution_count`]).
+    pub solutions: u64,
+    /// Wall seconds of one-core runs, in hours.
+    pub core_hours: f64,
+    /// Work in the method's unit.
+    pub work: f64,
+}
+
+/// What each group has spent, both per (method label, board cells) and per (method label,
+/// instance).
+pub type Tally = std::collections::HashMap<Group, Spent>;
 
 /// Adds records to a tally.
 pub fn tally(records: &[Record], into: &mut Tally) {
     for r in records {
-        let e = into.entry((r.label.clone(), r.width * r.height)).or_default();
-        e.0 += r.solution_count();
-        e.1 += r.wall_s / 3600.0;
+        for scope in [Scope::Cells(r.width * r.height), Scope::Instance(r.instance.clone())] {
+            let e = into.entry((r.label.clone(), scope)).or_default();
+            e.solutions += r.solution_count();
+            e.core_hours += r.wall_s / 3600.0;
+            e.work += r.work as f64;
+        }
     }
 }
 
@@ -180,6 +223,21 @@ pub struct GenSpec {
     pub frame_colors: Option<usize>,
     #[serde(default)]
     pub inner_colors: Option<usize>,
+}
+
+impl GenSpec {
+    /// The instance's name in records: `generated:WxH:seedS`, then `:frameF` and `:innerI`
+    /// for colour counts given (none given: Brendan Owen's, and the name of earlier ladders).
+    pub fn name(&self) -> String {
+        let mut name = format!("generated:{}x{}:seed{}", self.width, self.height, self.seed);
+        if let Some(f) = self.frame_colors {
+            name.push_str(&format!(":frame{f}"));
+        }
+        if let Some(i) = self.inner_colors {
+            name.push_str(&format!(":inner{i}"));
+        }
+        name
+    }
 }
 
 /// A method and its parameters; budgets bound every run. The parameters are those of
@@ -428,12 +486,13 @@ pub fn parse_config(text: &str) -> Result<Config> {
             m.label()
         )));
     }
-    if cfg
-        .stops
-        .iter()
-        .any(|s| s.target_solutions == Some(0) || s.cap_core_hours.is_some_and(|c| !(c.is_finite() && c > 0.0)))
-    {
-        return Err(Error::invalid("a stop needs target_solutions >= 1 and a positive, finite cap_core_hours"));
+    if cfg.stops.iter().any(|s| {
+        let bad_cap = |c: Option<f64>| c.is_some_and(|c| !(c.is_finite() && c > 0.0));
+        s.target_solutions == Some(0) || bad_cap(s.cap_core_hours) || bad_cap(s.cap_work)
+    }) {
+        return Err(Error::invalid(
+            "a stop needs target_solutions >= 1 and a positive, finite cap_core_hours and cap_work",
+        ));
     }
     if cfg.budgets.iter().any(|b| b.runs == Some(0)) {
         return Err(Error::invalid("a budget's runs must be at least 1"));
@@ -504,7 +563,7 @@ pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> 
                     seed: g.seed,
                 };
                 let (puzzle, _) = generate(&opts)?;
-                out.push(Instance { name: format!("generated:{}x{}:seed{}", g.width, g.height, g.seed), puzzle });
+                out.push(Instance { name: g.name(), puzzle });
             }
         }
     }
@@ -883,12 +942,11 @@ pub fn run(
     }
     // Whether a group's stopping rule is reached, counting the pooled folders and every
     // result on file in `out` now (other shards' too).
-    let stopped = |label: &str, c: usize| -> Result<bool> {
+    let stopped = |label: &str, instance: &str, c: usize| -> Result<bool> {
         let Some(rule) = cfg.stops.iter().find(|s| s.applies(label, c)) else { return Ok(false) };
         let mut t = pooled.clone();
         tally(&read_folder(out)?, &mut t);
-        let (sols, hours) = t.get(&(label.to_string(), c)).copied().unwrap_or_default();
-        Ok(rule.reached(sols, hours))
+        Ok(rule.reached(t.get(&rule.group(label, instance, c)).copied().unwrap_or_default()))
     };
     let run_one = |j: &Job| -> Result<Option<Record>> {
         if crate::interrupt::requested() || write_failed.load(std::sync::atomic::Ordering::Relaxed) {
@@ -896,7 +954,7 @@ pub fn run(
         }
         let inst = &instances[j.instance];
         let c = inst.puzzle.cells();
-        if stopped(&labels[j.method], c)? {
+        if stopped(&labels[j.method], &inst.name, c)? {
             return Ok(None);
         }
         let mut spec = cfg.method_for(&cfg.methods[j.method], c);

@@ -50,6 +50,7 @@
 //! `trials[t].rng`) and are marked live again before the next submission; then the backend's
 //! `Backend::supports_keep_going` stops refusing it.
 
+use crate::cancel::Cancel;
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::rng::trial_seed;
 use crate::search::backtrack::{BacktrackConfig, Backtracker, mismatch_region};
@@ -259,11 +260,115 @@ pub(crate) fn result<E>(
 }
 
 /// Which iterated map, in either formulation: RRR or the general-beta difference map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum MapKind {
     Rrr,
     Dm,
+}
+
+/// The options every map has (rrr, dm, dc), flattened into each formulation's options
+/// ([`crate::f1::F1Options`], [`crate::dc::DcOptions`]): the step, the trials' stop rules,
+/// rate mode and the arc-consistent completion. Its `Default` is where these defaults live.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct MapOptions {
+    /// Step size of the map (0.7, the best measured for rrr, dm and dc on Brendan Owen's set
+    /// 1: BENCHMARKS.md, the beta sweep).
+    pub beta: f32,
+    /// Do not restart trials caught in exact limit cycles.
+    pub no_cycle_restart: bool,
+    /// Run every trial to its budget instead of stopping at the first solution (success
+    /// rates, iteration quartiles).
+    pub all_trials: bool,
+    /// Rate mode: a solution does not end the run. Each solved trial's board is verified and
+    /// recorded, and the trial goes on from a fresh point of its seeded stream, until the time
+    /// limit or every trial's iteration budget ([`Rounds::keep_going`]).
+    pub keep_going: bool,
+    /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
+    /// (or stalls), free those cells plus a halo and search them with the backtracker.
+    pub complete: Option<usize>,
+    /// The halo's radius around the mismatched cells (with `complete`).
+    pub complete_radius: usize,
+    /// Node limit of one completion search (with `complete`).
+    pub complete_nodes: u64,
+    /// Iterations without improvement after which a trial's best board is completed (with
+    /// `complete`).
+    pub complete_stall: u64,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        let c = Completion::default();
+        MapOptions {
+            beta: 0.7,
+            no_cycle_restart: false,
+            all_trials: false,
+            keep_going: false,
+            complete: None,
+            complete_radius: c.radius,
+            complete_nodes: c.max_nodes,
+            complete_stall: c.stall,
+        }
+    }
+}
+
+impl MapOptions {
+    /// The completion of a map run (None: the map alone).
+    pub fn completion(&self) -> Option<Completion> {
+        self.complete.map(|k| Completion {
+            k,
+            stall: self.complete_stall,
+            radius: self.complete_radius,
+            max_nodes: self.complete_nodes,
+        })
+    }
+
+    /// Refuses a step outside (0, 2].
+    pub fn check(&self) -> Result<(), crate::error::SpecError> {
+        if !(self.beta > 0.0 && self.beta <= 2.0) {
+            return Err(crate::error::SpecError::range("beta", "in (0, 2]", self.beta));
+        }
+        Ok(())
+    }
+
+    /// The options without effect given the others (see [`crate::options::Options::idle`]).
+    pub fn idle(&self) -> Vec<(&'static str, String)> {
+        let mut idle = Vec::new();
+        if self.complete.is_none() {
+            for key in ["complete_radius", "complete_nodes", "complete_stall"] {
+                idle.push((key, "without --complete".to_string()));
+            }
+        }
+        if self.keep_going {
+            idle.push(("all_trials", "with --keep-going (rate mode runs every trial to its budget)".into()));
+        }
+        idle
+    }
+}
+
+/// How a batch of either formulation runs, beside its options: the trials, their budget, the
+/// seed, and where it reports and stops. Its `Default` is where the run's defaults live (8
+/// trials of 100,000 iterations).
+#[derive(Clone, Debug)]
+pub struct MapRun {
+    /// Independent trials, run as one batch.
+    pub trials: usize,
+    /// Iterations per trial.
+    pub max_iters: u64,
+    pub time_limit: Option<Duration>,
+    pub seed: u64,
+    /// Rate mode: where each verified solution goes as it is found.
+    pub on_solution: Option<SolutionSink>,
+    /// Ends the run at its next round when tripped.
+    pub cancel: Cancel,
+}
+
+impl Default for MapRun {
+    fn default() -> Self {
+        MapRun { trials: 8, max_iters: 100_000, time_limit: None, seed: 0, on_solution: None, cancel: Cancel::new() }
+    }
 }
 
 /// When and how to hand a near-solution to the arc-consistent backtracker.
@@ -385,20 +490,32 @@ pub(crate) fn chunk_size(trials: usize) -> usize {
 pub(crate) struct Rounds {
     start: Instant,
     keep: Option<KeepGoing>,
+    cancel: Cancel,
 }
 
 impl Rounds {
-    /// A stop-at-first (or all-trials) batch: [`Rounds::harvest`] is never called.
-    pub(crate) fn start() -> Self {
-        Rounds { start: Instant::now(), keep: None }
+    /// A stop-at-first (or all-trials) batch: [`Rounds::harvest`] is never called. It ends
+    /// early when `cancel` is tripped.
+    pub(crate) fn start(cancel: &Cancel) -> Self {
+        Rounds { start: Instant::now(), keep: None, cancel: cancel.clone() }
     }
 
     /// A batch in rate mode (`keep_going`): every solution is verified, recorded (and handed
     /// to `sink` at once), and its trial goes on from a fresh point of its own stream, until
     /// the time limit or every trial's iteration budget. The driver calls
     /// [`Rounds::harvest`] after every round and [`Rounds::finish`] at the end.
-    pub(crate) fn keep_going(sink: Option<SolutionSink>) -> Self {
-        Rounds { start: Instant::now(), keep: Some(KeepGoing { sink, ..KeepGoing::default() }) }
+    pub(crate) fn keep_going(sink: Option<SolutionSink>, cancel: &Cancel) -> Self {
+        Rounds { start: Instant::now(), keep: Some(KeepGoing { sink, ..KeepGoing::default() }), cancel: cancel.clone() }
+    }
+
+    /// [`Rounds::keep_going`] when `keep_going`, else [`Rounds::start`].
+    pub(crate) fn new(keep_going: bool, sink: Option<SolutionSink>, cancel: &Cancel) -> Self {
+        if keep_going { Self::keep_going(sink, cancel) } else { Self::start(cancel) }
+    }
+
+    /// Whether the run was asked to stop or has passed `time_limit` (from the batch's start).
+    pub(crate) fn out_of_time(&self, time_limit: Option<Duration>) -> bool {
+        time_limit.is_some_and(|t| self.start.elapsed() >= t) || self.cancel.is_cancelled()
     }
 
     pub(crate) fn elapsed_s(&self) -> f64 {
@@ -463,7 +580,7 @@ impl Rounds {
         });
         let stop_at_first = stop_at_first && self.keep.is_none();
         let budget_done = trials.iter().all(|t| t.solved_at.is_some() || t.iterations >= max_iters);
-        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested();
+        let timed_out = self.out_of_time(time_limit);
         (stop_at_first && solved > 0) || budget_done || timed_out
     }
 
@@ -518,9 +635,16 @@ impl SolutionSink {
         SolutionSink(Arc::new(Mutex::new(f)))
     }
 
-    fn call(&self, found: &Found) -> Result<(), String> {
+    pub(crate) fn call(&self, found: &Found) -> Result<(), String> {
         let mut f = self.0.lock().unwrap_or_else(|e| e.into_inner());
         f(found)
+    }
+}
+
+impl PartialEq for SolutionSink {
+    /// Two sinks are equal when they are clones of one another.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 

@@ -34,6 +34,8 @@ pub struct GuidedConfig {
     pub consistency: crate::verify::Consistency,
     pub time_limit: Option<std::time::Duration>,
     pub max_iters: u64,
+    /// Ends the run at its next iteration when tripped, as at the time limit.
+    pub cancel: crate::cancel::Cancel,
 }
 
 impl Default for GuidedConfig {
@@ -47,6 +49,7 @@ impl Default for GuidedConfig {
             consistency: crate::verify::Consistency::Ac4,
             time_limit: None,
             max_iters: u64::MAX,
+            cancel: crate::cancel::Cancel::new(),
         }
     }
 }
@@ -101,7 +104,7 @@ pub fn guided(puzzle: &Puzzle, cfg: &GuidedConfig) -> Result<GuidedResult, Assig
     };
     let mut warm = false;
     while out.iterations < cfg.max_iters {
-        if cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || crate::interrupt::requested() {
+        if cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || cfg.cancel.is_cancelled() {
             break;
         }
         f1.reflect_edges(&x, &mut r);

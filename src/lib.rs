@@ -2,26 +2,36 @@
 //! puzzles of the Eternity II family, with exact verification and search controls.
 //!
 //! See `ARCHITECTURE.md` at the repository root for the maths and conventions; module
-//! layout follows its §1.
+//! layout follows its §1. The library has no command-line dependency: the `application`
+//! feature (on by default) adds the `concur` binary and its flag definitions ([`cli`]); a
+//! crate that embeds the library depends on it with `default-features = false` (and
+//! `features = ["gpu"]` for the GPU backend).
 //!
-//! # Example
+//! # A run
 //!
-//! Generate a 4x4 puzzle with a planted solution, solve it with the map (RRR, the default
-//! method of a [`solve::SolveSpec`]) on the CPU backend through [`solve::solve`], the one way a
-//! method runs, and check the board with the exact verifier:
+//! A run is one typed value, a [`SolveSpec`]: the [`Method`] with its options (each method's
+//! options type holds its defaults) and the run's own options. [`solve::solve`] runs it on a
+//! backend until it ends, its time limit passes, or the caller trips its [`Cancel`] token,
+//! and every solution it reports has passed the exact board check:
 //!
 //! ```
 //! use concur::backend::CpuBackend;
+//! use concur::f1::F1Options;
 //! use concur::puzzle::generate::{GenerateOptions, generate};
-//! use concur::solve::{SolveSpec, solve};
+//! use concur::{Cancel, Method, SolveSpec};
 //!
 //! // Brendan Owen's colour counts for the size; the same seed gives the same puzzle.
 //! let opts = GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 7 };
 //! let (puzzle, _planted) = generate(&opts)?;
 //!
-//! // Every option at its command-line default (`concur solve p.txt --seed 7 --threads 1`).
-//! let spec = SolveSpec { seed: 7, threads: Some(1), ..SolveSpec::default() };
-//! let solved = solve(&puzzle, &spec, &CpuBackend, &mut |_event| {})?;
+//! // RRR with a smaller step than its default, one thread, everything else at its default.
+//! let mut rrr = F1Options::default();
+//! rrr.map.beta = 0.5;
+//! let spec = SolveSpec { method: Method::Rrr(rrr), seed: 7, threads: Some(1), ..SolveSpec::default() };
+//!
+//! // The token is the caller's: another thread may trip it to end the run early.
+//! let cancel = Cancel::new();
+//! let solved = concur::solve::solve(&puzzle, &spec, &CpuBackend, &cancel, &mut |_event| {})?;
 //! assert!(solved.report.solved, "a 4x4 takes the map well under a second");
 //!
 //! // `solve` has checked its claim already; the verifier says so again from the board alone.
@@ -30,10 +40,55 @@
 //! assert!(verdict.valid && verdict.score == puzzle.max_score());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Rate mode through a callback
+//!
+//! With `keep_going`, a solution does not end the run: each is verified, handed to the
+//! caller's sink as it is found, and its trial goes on from a fresh point. Here the sink
+//! counts them and trips the token after the fifth, which ends the run at its next round:
+//!
+//! ```
+//! use concur::backend::CpuBackend;
+//! use concur::batch::{Found, SolutionSink};
+//! use concur::puzzle::generate::{GenerateOptions, generate};
+//! use concur::{Cancel, MethodName, SolveSpec};
+//! use std::sync::{Arc, Mutex};
+//!
+//! let opts = GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 5 };
+//! let (puzzle, _) = generate(&opts)?;
+//! let cancel = Cancel::new();
+//! let heard = Arc::new(Mutex::new(Vec::<Found>::new()));
+//! let sink = {
+//!     let (heard, cancel) = (heard.clone(), cancel.clone());
+//!     SolutionSink::new(move |found: &Found| {
+//!         let mut h = heard.lock().expect("not poisoned");
+//!         h.push(found.clone());
+//!         if h.len() >= 5 {
+//!             cancel.cancel();
+//!         }
+//!         Ok(())
+//!     })
+//! };
+//! let mut method = MethodName::Rrr.with_defaults();
+//! if let concur::Method::Rrr(o) = &mut method {
+//!     o.map.keep_going = true;
+//! }
+//! let spec = SolveSpec { method, seed: 1, threads: Some(1), on_solution: Some(sink), ..SolveSpec::default() };
+//! let solved = concur::solve::solve(&puzzle, &spec, &CpuBackend, &cancel, &mut |_| {})?;
+//! let found = heard.lock().expect("not poisoned");
+//! assert!(found.len() >= 5 && solved.cancelled);
+//! assert_eq!(solved.solutions, Some(found.len() as u64));
+//! for f in found.iter() {
+//!     assert!(concur::verify::check(&puzzle, &f.board).valid);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 pub mod assign;
 pub mod backend;
 pub mod batch;
+pub mod cancel;
 pub mod certify;
+#[cfg(feature = "application")]
 pub mod cli;
 pub mod dc;
 pub mod diagnose;
@@ -41,9 +96,11 @@ pub mod error;
 pub mod f1;
 pub mod guided;
 pub mod hash;
-pub mod interrupt;
 pub mod ladder;
 pub mod limits;
+pub mod meter;
+pub mod method;
+pub mod options;
 pub mod puzzle;
 pub mod report;
 pub mod rng;
@@ -51,4 +108,7 @@ pub mod search;
 pub mod solve;
 pub mod verify;
 
-pub use error::{Error, Result};
+pub use cancel::Cancel;
+pub use error::{Error, Result, SpecError};
+pub use method::{Method, MethodName};
+pub use solve::{SolveError, SolveSpec, Solved};

@@ -1,52 +1,28 @@
-//! What a solve reports: the shared result record of every method, and a text drawing of a
-//! board for terminals.
+//! What a solve reports (ARCHITECTURE.md §3, `solve --json`): the fields every method has,
+//! and a typed part per method ([`Outcome`], tagged by `method`), and a text drawing of a
+//! board for terminals. The JSON keys are those `solve --json`, the golden runs and the
+//! ladder's records have always read.
 
-use crate::batch::MapResult;
-use crate::f1::map::MapConfig;
+use crate::batch::{Found, MapResult, Mechanism};
+use crate::dc::{DcConfig, Readout, Weights};
+use crate::f1::map::{AdaptiveWeights, AssignOn, MapConfig};
+use crate::f1::project::EdgeProjection;
+use crate::method::MethodName;
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
+use crate::search::alns::{AlnsResult, OperatorStats};
 use crate::search::backtrack::{BacktrackStats, Ending};
+use crate::search::hill::LocalResult;
+use crate::search::scan::{ScanSolve, ScanSolveConfig, ScanTree, TreeChoice};
 use crate::verify::{self, Consistency};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
-/// Solving methods (ARCHITECTURE.md §7); each lands with its issue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    /// RRR (reflect-reflect-relax) between "edges match" and "pieces used once".
-    Rrr,
-    /// The general-beta difference map between the same two sets.
-    Dm,
-    /// Divide and concur (Gravel & Elser): replicas per constraint, averaged by concur.
-    Dc,
-    /// Arc-consistent backtracking with restarts.
-    Backtrack,
-    /// The row-scan tree search (lookup tables, join budgets), randomised with restarts.
-    Scan,
-    /// Hill-climbing over full boards with restarts (a control).
-    Hill,
-    /// Adaptive large-neighbourhood search (a control).
-    Alns,
-}
-
-impl Method {
-    /// The name the command line, the JSON and a ladder's records use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Rrr => "rrr",
-            Method::Dm => "dm",
-            Method::Dc => "dc",
-            Method::Backtrack => "backtrack",
-            Method::Scan => "scan",
-            Method::Hill => "hill",
-            Method::Alns => "alns",
-        }
-    }
-}
-
-/// The result of one solve, as printed by `--json`.
-#[derive(Clone, Debug, serde::Serialize)]
+/// The result of one solve, as `--json` prints it.
+#[derive(Clone, Debug, Serialize)]
 pub struct SolveReport {
-    pub method: Method,
+    /// The method and what it did (`method` and the method's own fields).
+    #[serde(flatten)]
+    pub outcome: Outcome,
     pub solved: bool,
     pub best_score: usize,
     pub max_score: usize,
@@ -55,15 +31,238 @@ pub struct SolveReport {
     /// The verified solution, or the best full board when not solved (if the method has one).
     #[serde(skip)]
     pub board: Option<Board>,
-    /// Method-specific counters.
-    #[serde(flatten)]
-    pub details: Map<String, Value>,
     /// Rate mode (`--keep-going`): every verified solution, in the order found.
     #[serde(rename = "solution_list", skip_serializing_if = "Option::is_none")]
-    pub solutions: Option<Vec<crate::batch::Found>>,
+    pub solutions: Option<Vec<Found>>,
+    /// What the caller adds when it prints: whether a stop request cut the run short, the
+    /// board's viewer link, and a board that could not be written with why.
+    #[serde(flatten)]
+    pub printed: Printed,
+}
+
+/// What the command line adds to a report when it prints it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Printed {
+    /// The run was cut short by a stop request (Ctrl-C).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// The board in the community viewer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub viewer_link: Option<String>,
+    /// The board in Brendan Owen's solution format, when it could not be written.
+    #[serde(rename = "board", skip_serializing_if = "Option::is_none")]
+    pub board_text: Option<String>,
+    /// Why the board or a certificate could not be written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_error: Option<String>,
+}
+
+/// What each method did, tagged by its name.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "method", rename_all = "lowercase")]
+pub enum Outcome {
+    Rrr(MapOutcome),
+    Dm(MapOutcome),
+    Dc(MapOutcome),
+    Backtrack(BacktrackOutcome),
+    Scan(ScanOutcome),
+    Hill(LocalOutcome),
+    Alns(AlnsOutcome),
+}
+
+impl Outcome {
+    /// The method's name.
+    pub fn method(&self) -> MethodName {
+        match self {
+            Outcome::Rrr(_) => MethodName::Rrr,
+            Outcome::Dm(_) => MethodName::Dm,
+            Outcome::Dc(_) => MethodName::Dc,
+            Outcome::Backtrack(_) => MethodName::Backtrack,
+            Outcome::Scan(_) => MethodName::Scan,
+            Outcome::Hill(_) => MethodName::Hill,
+            Outcome::Alns(_) => MethodName::Alns,
+        }
+    }
+
+    /// A map's outcome (rrr, dm, dc).
+    pub fn map(&self) -> Option<&MapOutcome> {
+        match self {
+            Outcome::Rrr(m) | Outcome::Dm(m) | Outcome::Dc(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// What a map's batch did (rrr, dm, dc).
+#[derive(Clone, Debug, Serialize)]
+pub struct MapOutcome {
+    /// What found the solution: `map`, or `map+ac` with the completion; null when unsolved.
+    pub mechanism: Option<Mechanism>,
+    /// Solved trials by mechanism.
+    pub solved_by_map: usize,
+    pub solved_by_map_ac: usize,
+    /// Completion searches run.
+    pub completions: u64,
+    /// Quartiles of the solved trials' iterations; null when none solved.
+    pub iterations_q1_median_q3: Option<[u64; 3]>,
+    /// The solving trial; null when unsolved.
+    pub trial: Option<usize>,
+    /// The solving trial's iterations, else the most any trial ran.
+    pub iterations: u64,
+    pub iters_per_s: f64,
+    pub trial_iterations: u64,
+    pub restarts: u64,
+    pub stall_restarts: u64,
+    pub solved_trials: usize,
+    /// The formulation's parameters as the batch ran them.
+    #[serde(flatten)]
+    pub params: MapParams,
+    /// Rate mode only.
+    #[serde(flatten)]
+    pub rate: Option<RateOutcome>,
+    /// Where the batch ran: "cpu", or "gpu: " and the adapter.
+    pub backend: String,
+}
+
+/// A map's parameters as its batch ran them.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum MapParams {
+    F1(F1Params),
+    Dc(DcParams),
+}
+
+/// F1's parameters (rrr, dm).
+#[derive(Clone, Debug, Serialize)]
+pub struct F1Params {
+    pub beta: f64,
+    pub trials: usize,
+    pub edge: EdgeProjection,
+    /// Where the assignments ran (`auto` resolved).
+    pub assign: AssignOn,
+    pub join_weights: [f64; 3],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduced_costs: Option<crate::assign::Precision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adapt: Option<AdaptParams>,
+    /// A batch split over several devices: each one's share and rate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<crate::batch::DeviceShare>,
+}
+
+/// The adaptive metric as run.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdaptParams {
+    pub rate: f64,
+    pub decay: f64,
+    pub max: f64,
+}
+
+/// Divide and concur's parameters.
+#[derive(Clone, Debug, Serialize)]
+pub struct DcParams {
+    pub beta: f64,
+    pub trials: usize,
+    pub map: crate::batch::MapKind,
+    pub weights: Weights,
+    pub hybrid: bool,
+    pub readout: Readout,
+    pub replica_bytes: usize,
+    pub propagate: Option<f32>,
+}
+
+/// What a rate-mode batch found.
+#[derive(Clone, Debug, Serialize)]
+pub struct RateOutcome {
+    pub keep_going: bool,
+    pub solutions: usize,
+    pub distinct_solutions: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rejected_claims: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solutions_error: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// What the arc-consistent backtracker did.
+#[derive(Clone, Debug, Serialize)]
+pub struct BacktrackOutcome {
+    pub ac: Consistency,
+    pub nodes: u64,
+    pub nodes_per_s: f64,
+    pub restarts: u64,
+    pub best_depth: usize,
+    pub cells: usize,
+    pub ending: Ending,
+}
+
+/// What the row scan did.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScanOutcome {
+    pub nodes: u64,
+    pub nodes_per_s: f64,
+    pub restarts: u64,
+    pub restart_base: u64,
+    pub best_depth: usize,
+    pub cells: usize,
+    pub ending: Ending,
+    pub threads: usize,
+    pub tree_choice: TreeChoice,
+    pub trees: usize,
+    pub tree: Option<ScanTree>,
+    pub solved_thread: Option<usize>,
+    pub solved_restart: Option<u64>,
+    pub setup_s: f64,
+    /// Unsolved: what the best board is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_board: Option<&'static str>,
+}
+
+/// What a local search did (hill; ALNS adds [`AlnsOutcome`]'s).
+#[derive(Clone, Debug, Serialize)]
+pub struct LocalOutcome {
+    /// Moves proposed (hill), or pieces placed by repairs (ALNS).
+    pub moves: u64,
+    pub moves_per_s: f64,
+    pub restarts: u64,
+}
+
+/// What ALNS did.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlnsOutcome {
+    #[serde(flatten)]
+    pub local: LocalOutcome,
+    pub iterations: u64,
+    pub iterations_per_s: f64,
+    pub reheats: u64,
+    pub exact_repairs: u64,
+    pub operators: Vec<OperatorStats>,
 }
 
 impl SolveReport {
+    fn new(puzzle: &Puzzle, outcome: Outcome, solved: bool, best_score: usize, wall_s: f64, seed: u64) -> Self {
+        SolveReport {
+            outcome,
+            solved,
+            best_score,
+            max_score: puzzle.max_score(),
+            wall_s,
+            seed,
+            board: None,
+            solutions: None,
+            printed: Printed::default(),
+        }
+    }
+
+    /// The method that ran.
+    pub fn method(&self) -> MethodName {
+        self.outcome.method()
+    }
+
+    /// The report of an arc-consistent backtracker run.
     pub fn from_backtrack(
         puzzle: &Puzzle,
         board: Option<Board>,
@@ -74,77 +273,59 @@ impl SolveReport {
     ) -> Self {
         let solved = board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
         let best_score = board.as_ref().map_or(0, |b| puzzle.score(b));
-        let details = json!({
-            "ac": consistency,
-            "nodes": stats.nodes,
-            "nodes_per_s": stats.nodes_per_s(),
-            "restarts": stats.restarts,
-            "best_depth": stats.best_depth,
-            "cells": puzzle.cells(),
-            "ending": ending,
+        let outcome = Outcome::Backtrack(BacktrackOutcome {
+            ac: consistency,
+            nodes: stats.nodes,
+            nodes_per_s: stats.nodes_per_s(),
+            restarts: stats.restarts,
+            best_depth: stats.best_depth,
+            cells: puzzle.cells(),
+            ending,
         });
-        SolveReport {
-            method: crate::report::Method::Backtrack,
-            solved,
-            best_score,
-            max_score: puzzle.max_score(),
-            wall_s: stats.wall_s,
-            seed,
-            board,
-            details: details.as_object().expect("object").clone(),
-            solutions: None,
-        }
+        SolveReport { board, ..Self::new(puzzle, outcome, solved, best_score, stats.wall_s, seed) }
     }
 
     /// The report of a row-scan search ([`crate::search::scan::solve`]).
-    pub fn from_scan(
-        puzzle: &Puzzle,
-        r: &crate::search::scan::ScanSolve,
-        cfg: &crate::search::scan::ScanSolveConfig,
-    ) -> Self {
+    pub fn from_scan(puzzle: &Puzzle, r: &ScanSolve, cfg: &ScanSolveConfig) -> Self {
         let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
         // Unsolved: the deepest partial board, completed greedily, is the best board.
         let board = r.board.clone().or_else(|| r.best_board.clone());
         let best_score = board.as_ref().map_or(0, |b| puzzle.score(b));
-        let tree = r.solved_tree.or(r.chosen_tree).map(|t| r.trees[t]);
-        let details = json!({
-            "nodes": r.nodes,
-            "nodes_per_s": r.nodes_per_s(),
-            "restarts": r.restarts,
-            "restart_base": cfg.restart_base,
-            "best_depth": r.best_depth,
-            "cells": puzzle.cells(),
-            "ending": r.ending,
-            "threads": r.threads,
-            "tree_choice": cfg.choice,
-            "trees": r.trees.len(),
-            "tree": tree,
-            "solved_thread": r.solved_thread,
-            "solved_restart": r.solved_restart,
-            "setup_s": r.setup_s,
+        let best_board = r.board.is_none().then_some(if board.is_some() {
+            "the deepest partial board, completed greedily"
+        } else {
+            "none"
         });
-        let mut details = details.as_object().expect("object").clone();
-        if r.board.is_none() {
-            let what = if board.is_some() { "the deepest partial board, completed greedily" } else { "none" };
-            details.insert("best_board".into(), json!(what));
-        }
-        SolveReport {
-            method: Method::Scan,
-            solved,
-            best_score,
-            max_score: puzzle.max_score(),
-            wall_s: r.wall_s,
-            seed: cfg.seed,
-            board,
-            details,
-            solutions: None,
-        }
+        let outcome = Outcome::Scan(ScanOutcome {
+            nodes: r.nodes,
+            nodes_per_s: r.nodes_per_s(),
+            restarts: r.restarts,
+            restart_base: cfg.restart_base,
+            best_depth: r.best_depth,
+            cells: puzzle.cells(),
+            ending: r.ending,
+            threads: r.threads,
+            tree_choice: cfg.choice,
+            trees: r.trees.len(),
+            tree: r.solved_tree.or(r.chosen_tree).map(|t| r.trees[t]),
+            solved_thread: r.solved_thread,
+            solved_restart: r.solved_restart,
+            setup_s: r.setup_s,
+            best_board,
+        });
+        SolveReport { board, ..Self::new(puzzle, outcome, solved, best_score, r.wall_s, cfg.seed) }
     }
 
-    /// The report of a batched map run (`method` is `rrr` or `dm`).
-    /// The report of a batched map run of either formulation; `params` (a JSON object: beta,
-    /// trials and the formulation's options) is merged into the details.
-    pub fn from_map(puzzle: &Puzzle, method: Method, r: &MapResult, seed: u64, params: Value) -> Self {
+    /// The report of a batched map run of either formulation (`method` rrr, dm or dc), with
+    /// the parameters it ran and where.
+    pub fn from_map(
+        puzzle: &Puzzle,
+        method: MethodName,
+        r: &MapResult,
+        seed: u64,
+        params: MapParams,
+        backend: String,
+    ) -> Self {
         let (solved, board, trial, iterations) = match &r.solution {
             Some((t, it, b)) => (verify::check(puzzle, b).valid, b.clone(), Some(*t), *it),
             None => (false, r.best.clone(), None, r.trials.iter().map(|t| t.iterations).max().unwrap_or(0)),
@@ -152,114 +333,119 @@ impl SolveReport {
         let best_score = puzzle.score(&board);
         let mut solved_its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
         solved_its.sort_unstable();
-        let q = |f: f64| solved_its.get(((solved_its.len() as f64 - 1.0) * f).round() as usize).copied();
-        let mechanism =
-            r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(crate::batch::Mechanism::Map));
+        let q = |f: f64| solved_its[((solved_its.len() as f64 - 1.0) * f).round() as usize];
         let by = |m| {
-            r.trials
-                .iter()
-                .filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(crate::batch::Mechanism::Map) == m)
-                .count()
+            r.trials.iter().filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(Mechanism::Map) == m).count()
         };
-        let details = json!({
-            "mechanism": mechanism,
-            "solved_by_map": by(crate::batch::Mechanism::Map),
-            "solved_by_map_ac": by(crate::batch::Mechanism::MapAc),
-            "completions": r.trials.iter().map(|t| t.completions).sum::<u64>(),
-            "iterations_q1_median_q3": if solved_its.is_empty() { Value::Null } else { json!([q(0.25), q(0.5), q(0.75)]) },
-            "trial": trial,
-            "iterations": iterations,
-            "iters_per_s": if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },
-            "trial_iterations": r.trial_iterations,
-            "restarts": r.trials.iter().map(|t| t.restarts).sum::<u64>(),
-            "stall_restarts": r.trials.iter().map(|t| t.stall_restarts).sum::<u64>(),
-            "solved_trials": r.trials.iter().filter(|t| t.solved_at.is_some()).count(),
-        });
-        let mut details = details.as_object().expect("object").clone();
-        if let Value::Object(extra) = params {
-            details.extend(extra);
-        }
-        if let Some(rate) = &r.rate {
-            details.insert("keep_going".into(), json!(true));
-            details.insert("solutions".into(), json!(rate.solutions.len()));
-            details.insert("distinct_solutions".into(), json!(rate.distinct));
-            if rate.rejected > 0 {
-                details.insert("rejected_claims".into(), json!(rate.rejected));
-            }
-            if let Some(e) = &rate.sink_error {
-                details.insert("solutions_error".into(), json!(e));
-            }
-        }
+        let outcome = MapOutcome {
+            mechanism: r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(Mechanism::Map)),
+            solved_by_map: by(Mechanism::Map),
+            solved_by_map_ac: by(Mechanism::MapAc),
+            completions: r.trials.iter().map(|t| t.completions).sum(),
+            iterations_q1_median_q3: (!solved_its.is_empty()).then(|| [q(0.25), q(0.5), q(0.75)]),
+            trial,
+            iterations,
+            iters_per_s: if r.wall_s > 0.0 { r.trial_iterations as f64 / r.wall_s } else { 0.0 },
+            trial_iterations: r.trial_iterations,
+            restarts: r.trials.iter().map(|t| t.restarts).sum(),
+            stall_restarts: r.trials.iter().map(|t| t.stall_restarts).sum(),
+            solved_trials: r.trials.iter().filter(|t| t.solved_at.is_some()).count(),
+            params,
+            rate: r.rate.as_ref().map(|rate| RateOutcome {
+                keep_going: true,
+                solutions: rate.solutions.len(),
+                distinct_solutions: rate.distinct,
+                rejected_claims: rate.rejected,
+                solutions_error: rate.sink_error.clone(),
+            }),
+            backend,
+        };
+        let outcome = match method {
+            MethodName::Dm => Outcome::Dm(outcome),
+            MethodName::Dc => Outcome::Dc(outcome),
+            _ => Outcome::Rrr(outcome),
+        };
         SolveReport {
-            method,
-            solved,
-            best_score,
-            max_score: puzzle.max_score(),
-            wall_s: r.wall_s,
-            seed,
             board: Some(board),
-            details,
             solutions: r.rate.as_ref().map(|rate| rate.solutions.clone()),
+            ..Self::new(puzzle, outcome, solved, best_score, r.wall_s, seed)
         }
     }
 
-    /// The report of an F1 run (`rrr` or `dm`).
-    pub fn from_f1(puzzle: &Puzzle, method: Method, r: &MapResult, cfg: &MapConfig) -> Self {
-        let mut params = json!({ "beta": short(cfg.beta), "trials": cfg.trials, "edge": cfg.edge, "assign": cfg.assign,
-            "join_weights": cfg.join_weights.unwrap_or([1.0; 3]).map(short) });
-        if cfg.reduced_costs != crate::assign::Precision::F64 {
-            params["reduced_costs"] = json!(cfg.reduced_costs);
-        }
-        if let Some(a) = cfg.adapt {
-            params["adapt"] = json!({ "rate": short(a.rate), "decay": short(a.decay), "max": short(a.max) });
-        }
-        if !r.devices.is_empty() {
-            // A batch split over several devices: each one's share and rate.
-            params["devices"] = json!(r.devices);
-        }
-        Self::from_map(puzzle, method, r, cfg.seed, params)
+    /// F1's parameters as its batch `cfg` ran (over `devices`, when split).
+    pub fn f1_params(cfg: &MapConfig, r: &MapResult) -> MapParams {
+        MapParams::F1(F1Params {
+            beta: short(cfg.beta),
+            trials: cfg.trials,
+            edge: cfg.edge,
+            assign: cfg.assign,
+            join_weights: cfg.join_weights.unwrap_or([1.0; 3]).map(short),
+            reduced_costs: (cfg.reduced_costs != crate::assign::Precision::F64).then_some(cfg.reduced_costs),
+            adapt: cfg.adapt.map(|a: AdaptiveWeights| AdaptParams {
+                rate: short(a.rate),
+                decay: short(a.decay),
+                max: short(a.max),
+            }),
+            devices: r.devices.clone(),
+        })
     }
 
-    /// The report of a local search (`hill` or `alns`): its serialised result becomes the
-    /// details.
-    pub fn from_local(
-        puzzle: &Puzzle,
-        method: Method,
-        local: &crate::search::hill::LocalResult,
-        details: Value,
-    ) -> Self {
-        let solved = local.solved && verify::check(puzzle, &local.board).valid;
-        let mut details = match details {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        for k in ["solved", "best_score", "max_score", "wall_s", "seed"] {
-            details.remove(k);
-        }
-        SolveReport {
-            method,
-            solved,
-            best_score: local.best_score,
-            max_score: puzzle.max_score(),
-            wall_s: local.wall_s,
-            seed: local.seed,
-            board: Some(local.board.clone()),
-            details,
-            solutions: None,
-        }
+    /// Divide and concur's parameters as its batch `cfg` ran.
+    pub fn dc_params(puzzle: &Puzzle, cfg: &DcConfig) -> MapParams {
+        MapParams::Dc(DcParams {
+            beta: short(cfg.beta),
+            trials: cfg.trials,
+            map: cfg.kind,
+            weights: cfg.weights,
+            hybrid: cfg.layout.is_hybrid(),
+            readout: cfg.readout,
+            replica_bytes: crate::dc::replica_bytes(puzzle, cfg.layout),
+            propagate: cfg.propagate,
+        })
     }
 
-    /// One human-readable line.
+    /// The report of the hill-climber.
+    pub fn from_hill(puzzle: &Puzzle, r: &LocalResult) -> Self {
+        let solved = r.solved && verify::check(puzzle, &r.board).valid;
+        let outcome = Outcome::Hill(LocalOutcome { moves: r.moves, moves_per_s: r.moves_per_s, restarts: r.restarts });
+        SolveReport { board: Some(r.board.clone()), ..Self::new(puzzle, outcome, solved, r.best_score, r.wall_s, r.seed) }
+    }
+
+    /// The report of ALNS.
+    pub fn from_alns(puzzle: &Puzzle, r: &AlnsResult) -> Self {
+        let l = &r.local;
+        let solved = l.solved && verify::check(puzzle, &l.board).valid;
+        let outcome = Outcome::Alns(AlnsOutcome {
+            local: LocalOutcome { moves: l.moves, moves_per_s: l.moves_per_s, restarts: l.restarts },
+            iterations: r.iterations,
+            iterations_per_s: r.iterations_per_s,
+            reheats: r.reheats,
+            exact_repairs: r.exact_repairs,
+            operators: r.operators.clone(),
+        });
+        SolveReport { board: Some(l.board.clone()), ..Self::new(puzzle, outcome, solved, l.best_score, l.wall_s, l.seed) }
+    }
+
+    /// One human-readable line: the method, the verdict, then the method's fields in
+    /// alphabetical order; then one line per solution of a rate-mode run.
     pub fn summary(&self) -> String {
         let mut s = format!(
             "{}: {} score {}/{} in {:.3} s",
-            serde_json::to_value(self.method).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            self.method(),
             if self.solved { "SOLVED" } else { "not solved," },
             self.best_score,
             self.max_score,
             self.wall_s
         );
-        for (k, v) in &self.details {
+        let mut details = match serde_json::to_value(&self.outcome) {
+            Ok(Value::Object(o)) => o,
+            _ => serde_json::Map::new(),
+        };
+        details.remove("method");
+        if self.printed.interrupted {
+            details.insert("interrupted".into(), Value::Bool(true));
+        }
+        for (k, v) in &details {
             let v = match v {
                 Value::Number(x) if x.is_f64() => {
                     let f = x.as_f64().unwrap_or(0.0);

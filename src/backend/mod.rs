@@ -9,8 +9,11 @@
 //! one caller that runs a method: it builds the configuration and picks the backend's entry.
 
 pub mod bench;
+pub mod capability;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+
+pub use capability::{Feature, Place};
 
 use crate::assign::AssignError;
 use crate::batch::{MapResult, Mechanism, Progress, TrialSummary};
@@ -21,7 +24,8 @@ use crate::limits::Estimate;
 use crate::puzzle::Puzzle;
 
 /// Which backend the user asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum BackendChoice {
     /// A hardware GPU adapter when there is one, else the CPU.
@@ -105,28 +109,29 @@ impl Batch {
 pub trait Backend: Send + Sync {
     /// What the user sees: "cpu (N threads)" or the adapter.
     fn name(&self) -> String;
+    /// Which column of the capability table ([`capability::TABLE`]) this backend is.
+    fn place(&self) -> Place;
     /// Whether this is a GPU backend.
-    fn is_gpu(&self) -> bool;
+    fn is_gpu(&self) -> bool {
+        self.place() == Place::Gpu
+    }
+    /// The devices a batch is split over (`--adapter all`); 1 otherwise.
+    fn adapters(&self) -> usize {
+        1
+    }
     /// What a report's `backend` field says: "cpu", or "gpu: " and the adapter.
     fn label(&self) -> String {
         self.name()
     }
-    /// Whether this backend runs the batch `job` (Err: why not).
-    fn supports(&self, job: MapJob<'_>) -> Result<(), Unsupported>;
-    /// Whether this backend runs rate mode (`MapConfig::keep_going`, `DcConfig::keep_going`;
-    /// Err: why not). The CPU drivers do. A GPU driver does once its round loop calls the
-    /// batch core's rate-mode hook (see [`crate::batch`], "Rate mode"); until then this
-    /// default refuses it on a GPU backend, and [`crate::solve::solve`] exits with the reason
-    /// before any work.
-    fn supports_keep_going(&self) -> Result<(), Unsupported> {
-        if self.is_gpu() {
-            Err(Unsupported::gpu(
-                "--keep-going (rate mode) runs on the cpu backend for now (--backend cpu); \
-                 the GPU drivers do not call the rate-mode hook yet",
-            ))
-        } else {
-            Ok(())
-        }
+    /// Whether this backend runs the batch `job` (Err: why not, in one line): what the job
+    /// needs ([`capability::needs`]) against what this backend offers
+    /// ([`capability::check`]).
+    fn supports(&self, job: MapJob<'_>) -> Result<(), Unsupported> {
+        let assign = match job {
+            MapJob::F1(cfg) => self.f1_assign(cfg),
+            MapJob::Dc(_) => map::AssignOn::Auto,
+        };
+        capability::check(self.place(), &capability::needs(job, assign, self.adapters()))
     }
     /// Whether the batch's buffers live in the host's memory (the CPU, a software or an
     /// integrated adapter), so that the memory check before a run counts them there.
@@ -136,12 +141,7 @@ pub trait Backend: Send + Sync {
     /// Where this backend runs F1's assignments for `cfg` (`--assign auto` resolved; any
     /// other choice stands). The CPU backend always solves them on the host.
     fn f1_assign(&self, cfg: &MapConfig) -> map::AssignOn {
-        cfg.assign.resolve(false, cfg)
-    }
-    /// Whether this backend runs F1's assignments on a device (`--assign gpu-*`); where it
-    /// does not, [`crate::solve::solve`] refuses such a spec before any work.
-    fn assigns_on_device(&self) -> bool {
-        false
+        cfg.assign.resolve(self.is_gpu(), cfg)
     }
     /// The memory the batch `job` takes on this backend with `threads` host threads, as the
     /// machine's memory counts it (ARCHITECTURE.md §8): the estimate of the engine that runs
@@ -209,14 +209,11 @@ impl Backend for CpuBackend {
     fn name(&self) -> String {
         format!("cpu ({} threads)", rayon::current_num_threads())
     }
-    fn is_gpu(&self) -> bool {
-        false
+    fn place(&self) -> Place {
+        Place::Cpu
     }
     fn label(&self) -> String {
         "cpu".into()
-    }
-    fn supports(&self, _: MapJob<'_>) -> Result<(), Unsupported> {
-        Ok(())
     }
     fn estimate(&self, puzzle: &Puzzle, job: MapJob<'_>, threads: usize) -> Estimate {
         match job {

@@ -48,15 +48,17 @@
 //! worker and is allocated once, so the iteration loop never allocates.
 
 pub mod layout;
+pub mod options;
 pub mod project;
 pub mod prune;
 
 pub use layout::{AssignScratch, Constraint, DcLayout, Layout};
+pub use options::DcOptions;
 pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner};
 use crate::batch::{
-    self, Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
+    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
 };
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
@@ -73,7 +75,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How the constraints are weighted in the concur mean.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Weights {
     /// Every replica counts the same.
@@ -84,7 +87,8 @@ pub enum Weights {
 }
 
 /// How the concur point is turned into a board every iteration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Readout {
     /// Per-cell argmax, scored only when it uses every piece once; the assignment readout
@@ -133,29 +137,16 @@ pub struct DcConfig {
     pub keep_going: bool,
     /// Rate mode: where each solution goes as it is found.
     pub on_solution: Option<batch::SolutionSink>,
+    /// Ends the run at the next round when tripped, as at the time limit.
+    pub cancel: crate::cancel::Cancel,
 }
 
 impl Default for DcConfig {
+    /// [`DcOptions::default`] (where the options' defaults live) with the plain layout (the
+    /// GPU backend's, and what the engine's tests run; the command line's default is hybrid),
+    /// run as [`MapRun::default`] says.
     fn default() -> Self {
-        DcConfig {
-            kind: MapKind::Rrr,
-            beta: 0.7,
-            trials: 8,
-            max_iters: 100_000,
-            time_limit: None,
-            seed: 0,
-            weights: Weights::Uniform,
-            gamma: 0.1,
-            layout: DcLayout::Plain,
-            readout: Readout::Argmax,
-            stop_at_first: true,
-            cycle_restart: true,
-            complete: None,
-            keep_fixed_points: false,
-            propagate: None,
-            keep_going: false,
-            on_solution: None,
-        }
+        DcOptions { layout: DcLayout::Plain, ..DcOptions::default() }.config(MapRun::default())
     }
 }
 
@@ -351,7 +342,7 @@ impl<'a> DcMap<'a> {
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
         let mut rounds =
-            if self.cfg.keep_going { Rounds::keep_going(self.cfg.on_solution.clone()) } else { Rounds::start() };
+            Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
         let layout = &self.layout;
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let trials = self.trials.len();
@@ -374,6 +365,9 @@ impl<'a> DcMap<'a> {
             reference: self.reference,
         };
         let cfg = &self.cfg;
+        // As in F1's driver: past the deadline or when cancelled, the trials not yet begun in
+        // a round skip it.
+        let until = crate::cancel::Deadline::after(cfg.time_limit, &cfg.cancel);
         loop {
             self.x
                 .par_chunks_mut(per * s)
@@ -390,6 +384,9 @@ impl<'a> DcMap<'a> {
                         .zip(trs)
                         .zip(bests.chunks_mut(n))
                     {
+                        if until.passed() {
+                            break;
+                        }
                         run_trial_round(&ctx, x, ch, lam, tr, best, wk);
                     }
                 });

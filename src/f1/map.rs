@@ -18,8 +18,10 @@
 
 use crate::assign::{AssignError, Precision};
 use crate::batch::{
-    self, Completion, MapKind, MapResult, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
+    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
 };
+use crate::cancel::{Cancel, Deadline};
+use crate::f1::options::F1Options;
 use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
@@ -89,6 +91,8 @@ pub struct MapConfig {
     pub keep_going: bool,
     /// Rate mode: where each solution goes as it is found (an appended JSON line).
     pub on_solution: Option<batch::SolutionSink>,
+    /// Ends the run at the next round when tripped, as at the time limit.
+    pub cancel: Cancel,
 }
 
 /// Per-join weights that adapt to the joins that stay unmatched, after the adaptive
@@ -138,7 +142,8 @@ impl AdaptiveWeights {
 }
 
 /// Where the GPU backend's F1 assignments run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum AssignOn {
     /// The backend's fastest measured placement ([`AssignOn::resolve`]): the host JV on the
@@ -154,18 +159,18 @@ pub enum AssignOn {
     /// exact in f32, one 64-thread workgroup per (trial, class) problem. The F1 loop then runs
     /// K iterations per submission with no host wait; only a few bytes per trial come up.
     /// `gpu` is accepted for it.
-    #[value(name = "gpu-jv", alias = "gpu")]
+    #[cfg_attr(feature = "application", value(name = "gpu-jv", alias = "gpu"))]
     #[serde(alias = "gpu")]
     GpuJv,
     /// The same solver with one subgroup per problem for the classes up to 64 cells
     /// (`shaders/jv_sg.wgsl`: columns in registers, no workgroup barrier), the workgroup
     /// kernel for larger ones; the same assignments bit for bit. Without subgroup operations
     /// on the device it runs the workgroup kernel.
-    #[value(name = "gpu-jv-sg")]
+    #[cfg_attr(feature = "application", value(name = "gpu-jv-sg"))]
     GpuJvSg,
     /// `gpu-jv-sg` with each problem's cost block staged once in workgroup memory where it
     /// fits (fewer problems per workgroup at 8x8); the same assignments bit for bit.
-    #[value(name = "gpu-jv-sg-staged")]
+    #[cfg_attr(feature = "application", value(name = "gpu-jv-sg-staged"))]
     GpuJvSgStaged,
     /// The device auction (Bertsekas, `shaders/assign.wgsl`), exact for weights quantised to
     /// within n quanta, in the same device loop; a trial whose auction does not finish in a
@@ -191,32 +196,10 @@ impl AssignOn {
 }
 
 impl Default for MapConfig {
+    /// RRR with [`F1Options::default`] (the options' defaults live there) and
+    /// [`MapRun::default`] (the run's).
     fn default() -> Self {
-        MapConfig {
-            kind: MapKind::Rrr,
-            // The best measured on Brendan Owen's set 1 (BENCHMARKS.md, the RRR beta sweep).
-            beta: 0.7,
-            trials: 8,
-            max_iters: 100_000,
-            time_limit: None,
-            seed: 0,
-            edge: EdgeProjection::Average,
-            cycle_restart: true,
-            stop_at_first: true,
-            warm_start: true,
-            complete: None,
-            keep_fixed_points: false,
-            fused_passes: false,
-            first_trial: 0,
-            assign: AssignOn::Auto,
-            reduced_costs: Precision::F64,
-            restart_stall: Some(DEFAULT_RESTART_STALL),
-            kick: None,
-            join_weights: Some(DEFAULT_JOIN_WEIGHTS),
-            adapt: None,
-            keep_going: false,
-            on_solution: None,
-        }
+        F1Options::default().config(MapKind::Rrr, MapRun::default())
     }
 }
 
@@ -233,15 +216,6 @@ pub const DEFAULT_JOIN_WEIGHTS: [f32; 3] = [1.0, 1.0, 4.0];
 /// back (measured within the noise at 6x6 and 7x7, BENCHMARKS.md).
 pub const DEFAULT_RESTART_STALL: u64 = 100_000;
 
-/// The `join_weights` of a run given `given` (the command line's or a ladder method's):
-/// [`DEFAULT_JOIN_WEIGHTS`] when none is given, and `None` (the uniform path, which skips the
-/// weighing) when the three are equal, since a metric scaled as a whole picks the same boards.
-pub fn join_weights_or_default(given: Option<[f32; 3]>) -> Option<[f32; 3]> {
-    match given {
-        Some(w) => (!(w[0] == w[1] && w[1] == w[2])).then_some(w),
-        None => MapConfig::default().join_weights,
-    }
-}
 
 /// Scratch of one worker: projection buffers and assignment matrices.
 struct Worker<'p> {
@@ -335,7 +309,7 @@ impl<'a> F1Map<'a> {
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
         let mut rounds =
-            if self.cfg.keep_going { Rounds::keep_going(self.cfg.on_solution.clone()) } else { Rounds::start() };
+            Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
         let dim = self.f1.dim();
         let cells = self.puzzle.cells();
         let max_score = self.puzzle.max_score();
@@ -364,6 +338,9 @@ impl<'a> F1Map<'a> {
         let adaptive = self.cfg.adapt.is_some() && base.is_some();
         let aw_len = self.adapt_w.len() / trials;
         let aw_used = if adaptive { aw_len } else { 0 };
+        // A round of a large batch is long: past the deadline or when cancelled, the trials
+        // not yet begun in a round skip it, so the stop comes within one trial's round.
+        let until = Deadline::after(self.cfg.time_limit, &self.cfg.cancel);
         loop {
             self.x
                 .par_chunks_mut(per * dim)
@@ -376,6 +353,9 @@ impl<'a> F1Map<'a> {
                     for ((((x, st), asg), best), aw) in
                         xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
                     {
+                        if until.passed() {
+                            break;
+                        }
                         let trial = TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] };
                         run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score);
                     }
@@ -650,7 +630,7 @@ impl Step<'_> {
 /// run, and a trial's run length is memoryless, so ending it early gains nothing:
 /// BENCHMARKS.md, "Why the map stalls"); otherwise 100,000.
 pub fn default_iters(time_limit: Option<std::time::Duration>) -> u64 {
-    if time_limit.is_some() { u64::MAX } else { 100_000 }
+    if time_limit.is_some() { u64::MAX } else { MapRun::default().max_iters }
 }
 
 /// Runs a batch and checks the claimed solution with the exact verifier.

@@ -7,6 +7,11 @@
 //! - [`map`]: the CPU batch driver [`map::F1Map`] (RRR and the difference map), its
 //!   [`map::MapConfig`] and defaults; the trial bookkeeping, stop rules and result it shares
 //!   with every other driver are in [`crate::batch`].
+//! - [`options`]: what a user sets for rrr and dm ([`F1Options`]), with the defaults.
 
 pub mod map;
+pub mod options;
 pub mod project;
+
+pub use map::{AdaptiveWeights, AssignOn};
+pub use options::{F1Options, JoinWeights};

@@ -262,10 +262,6 @@ pub fn generate(opts: &GenerateOptions) -> Result<(Puzzle, Board)> {
     let mut solved: Vec<Piece> = vec![[0; 4]; n];
     let mut seen = HashSet::with_capacity(n);
     for _attempt in 0..MAX_ATTEMPTS {
-        // Large boards can take many draws: a stop request ends them.
-        if crate::interrupt::requested() {
-            return Err(Error::Unsatisfiable(format!("stopped while drawing a {w}x{h} board")));
-        }
         frame_cols.shuffle(&mut rng);
         inner_cols.shuffle(&mut rng);
         solved.iter_mut().for_each(|p| *p = [0; 4]);

@@ -6,6 +6,8 @@
 //! Luby schedule (Luby, Sinclair & Zuckerman 1993) scaled by `restart_base` nodes; with
 //! restarts off the search is complete and can enumerate solutions.
 
+use crate::cancel::Cancel;
+use crate::meter::{Meter, Watch};
 use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::{self, Consistency, Network, Propagator, SupportCounts};
@@ -29,10 +31,74 @@ pub struct BacktrackConfig {
     /// Try candidates in random order (else in candidate-list order).
     pub randomize: bool,
     pub order: CellOrder,
+    /// Ends the search at its next check when tripped, as at the time limit.
+    pub cancel: Cancel,
+    /// Where the search shows its nodes and solutions while it runs (for progress).
+    pub meter: Option<Meter>,
+}
+
+/// The options of the arc-consistent backtracker (`--method backtrack`): what a user sets,
+/// with the defaults in one place.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct BacktrackOptions {
+    /// Propagation after each placement: forward checking, AC-3, AC-2001 or AC-4.
+    pub ac: Consistency,
+    /// Which open cell to branch on.
+    pub order: CellOrder,
+    /// Nodes per Luby restart unit.
+    pub restart_base: u64,
+    /// No Luby restarts (a complete search).
+    pub no_restarts: bool,
+}
+
+impl Default for BacktrackOptions {
+    fn default() -> Self {
+        BacktrackOptions { ac: Consistency::Ac3, order: CellOrder::MrvDegree, restart_base: 256, no_restarts: false }
+    }
+}
+
+impl crate::options::Options for BacktrackOptions {
+    fn check(&self) -> Result<(), crate::error::SpecError> {
+        if self.restart_base == 0 {
+            return Err(crate::error::SpecError::range("restart_base", "at least 1", 0));
+        }
+        Ok(())
+    }
+
+    fn idle(&self) -> Vec<(&'static str, String)> {
+        if self.no_restarts { vec![("restart_base", "with --no-restarts".into())] } else { Vec::new() }
+    }
+}
+
+impl BacktrackOptions {
+    /// The search's configuration with these options: seed, limits and token as given,
+    /// candidates in random order.
+    pub fn config(
+        &self,
+        seed: u64,
+        time_limit: Option<Duration>,
+        max_nodes: Option<u64>,
+        cancel: Cancel,
+    ) -> BacktrackConfig {
+        BacktrackConfig {
+            consistency: self.ac,
+            seed,
+            time_limit,
+            max_nodes,
+            restarts: !self.no_restarts,
+            restart_base: self.restart_base,
+            randomize: true,
+            order: self.order,
+            cancel,
+            meter: None,
+        }
+    }
 }
 
 /// Which open cell to branch on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum CellOrder {
     /// Row-major scan (cells with one candidate left first).
@@ -50,17 +116,9 @@ pub enum CellOrder {
 }
 
 impl Default for BacktrackConfig {
+    /// [`BacktrackOptions::default`] (where the defaults live), seed 0, no limits.
     fn default() -> Self {
-        BacktrackConfig {
-            consistency: Consistency::Ac3,
-            seed: 0,
-            time_limit: None,
-            max_nodes: None,
-            restarts: true,
-            restart_base: 256,
-            randomize: true,
-            order: CellOrder::MrvDegree,
-        }
+        BacktrackOptions::default().config(0, None, None, Cancel::new())
     }
 }
 
@@ -362,8 +420,13 @@ impl<'a> Backtracker<'a> {
         if self.cfg.max_nodes.is_some_and(|m| self.stats.nodes >= m) {
             return true;
         }
-        self.stats.nodes.is_multiple_of(1024)
-            && (self.cfg.time_limit.is_some_and(|t| self.start.elapsed() >= t) || crate::interrupt::requested())
+        if !self.stats.nodes.is_multiple_of(1024) {
+            return false;
+        }
+        if let Some(m) = &self.cfg.meter {
+            m.show(self.stats.nodes, self.stats.solutions);
+        }
+        self.cfg.time_limit.is_some_and(|t| self.start.elapsed() >= t) || self.cfg.cancel.is_cancelled()
     }
 
     /// The open cell to branch on next (None when every cell is placed).
@@ -475,8 +538,11 @@ impl<'a> Backtracker<'a> {
         let mut made = 0u64;
         for _ in 0..probes {
             // A stop request ends the estimate with the probes made so far.
-            if crate::interrupt::requested() {
+            if self.cfg.cancel.is_cancelled() {
                 break;
+            }
+            if let Some(m) = &self.cfg.meter {
+                m.show(made, 0);
             }
             made += 1;
             self.placed.iter_mut().for_each(|p| *p = false);
@@ -728,15 +794,27 @@ impl Count {
 }
 
 /// Counts solutions by complete search (no restarts), stopping after `limit` solutions.
+///
+/// `watch` carries the count's token (it ends the count as the time limit does, with the
+/// solutions found so far) and its meter (nodes and solutions while it runs).
 pub fn count(
     puzzle: &Puzzle,
     consistency: Consistency,
     order: CellOrder,
     limit: Option<u64>,
     time_limit: Option<Duration>,
+    watch: &Watch,
 ) -> Count {
-    let cfg =
-        BacktrackConfig { consistency, order, restarts: false, randomize: false, time_limit, ..Default::default() };
+    let cfg = BacktrackConfig {
+        consistency,
+        order,
+        restarts: false,
+        randomize: false,
+        time_limit,
+        cancel: watch.cancel.clone(),
+        meter: watch.meter.clone(),
+        ..Default::default()
+    };
     let symmetric = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
     let mut classes = std::collections::HashSet::new();
     let mut bt = Backtracker::new(puzzle, cfg);
@@ -765,9 +843,26 @@ pub fn count(
 }
 
 /// Estimates the complete counting tree of `count` with the same settings from `probes`
-/// random probes (see [`Backtracker::estimate`]).
-pub fn estimate(puzzle: &Puzzle, consistency: Consistency, order: CellOrder, probes: u64, seed: u64) -> TreeEstimate {
-    let cfg = BacktrackConfig { consistency, order, restarts: false, randomize: false, seed, ..Default::default() };
+/// random probes (see [`Backtracker::estimate`]); `watch`'s token ends it with the probes
+/// made so far, and its meter shows the probes made.
+pub fn estimate(
+    puzzle: &Puzzle,
+    consistency: Consistency,
+    order: CellOrder,
+    probes: u64,
+    seed: u64,
+    watch: &Watch,
+) -> TreeEstimate {
+    let cfg = BacktrackConfig {
+        consistency,
+        order,
+        restarts: false,
+        randomize: false,
+        seed,
+        cancel: watch.cancel.clone(),
+        meter: watch.meter.clone(),
+        ..Default::default()
+    };
     Backtracker::new(puzzle, cfg).estimate(probes)
 }
 
@@ -783,12 +878,21 @@ pub struct Unique {
 /// Draws puzzles (seeds derived from `opts.seed` and the attempt) until one has exactly one
 /// solution up to turning the whole board (square boards: four turned copies; otherwise two,
 /// the half turn), proven by a complete count within `max_nodes` per draw. `None` if no draw
-/// within `max_attempts` could be proven unique, or a stop request ended the draws.
-pub fn generate_unique(opts: &GenerateOptions, max_attempts: u64, max_nodes: u64) -> crate::Result<Option<Unique>> {
+/// within `max_attempts` could be proven unique, or `watch`'s token ended the draws. Its
+/// meter shows the draws made.
+pub fn generate_unique(
+    opts: &GenerateOptions,
+    max_attempts: u64,
+    max_nodes: u64,
+    watch: &Watch,
+) -> crate::Result<Option<Unique>> {
     for attempt in 0..max_attempts {
         // A stop request ends the draws (a count it cut short proves nothing).
-        if crate::interrupt::requested() {
+        if watch.cancel.is_cancelled() {
             break;
+        }
+        if let Some(m) = &watch.meter {
+            m.show(attempt, 0);
         }
         let o = GenerateOptions { seed: crate::rng::trial_seed(opts.seed, attempt), ..opts.clone() };
         let (puzzle, solution) = generate(&o)?;
@@ -799,6 +903,7 @@ pub fn generate_unique(opts: &GenerateOptions, max_attempts: u64, max_nodes: u64
             restarts: false,
             randomize: false,
             max_nodes: Some(max_nodes),
+            cancel: watch.cancel.clone(),
             ..Default::default()
         };
         let mut bt = Backtracker::new(&puzzle, cfg);
@@ -831,9 +936,10 @@ pub fn generate_unique_checked(
     opts: &GenerateOptions,
     max_attempts: u64,
     max_nodes: u64,
+    watch: &Watch,
 ) -> Result<Option<Unique>, UniqueError> {
     let (first, _) = generate(opts)?;
     let what = format!("generate --unique of a {}x{} board", opts.width, opts.height);
     crate::limits::MemoryBudget::here()?.check_tables(&what, crate::limits::tables(&first, true))?;
-    Ok(generate_unique(opts, max_attempts, max_nodes)?)
+    Ok(generate_unique(opts, max_attempts, max_nodes, watch)?)
 }

@@ -20,6 +20,7 @@
 //! the map's own benchmark. This module also holds the pieces shared with [`super::alns`]: the
 //! static `Frame` of a puzzle (classes, rim rotations, neighbours) and [`LocalResult`].
 
+use crate::cancel::Cancel;
 use crate::puzzle::{Board, Class, Piece, Placement, Puzzle, cell_class, piece_class, rotated};
 use crate::verify;
 use rand::seq::SliceRandom;
@@ -267,11 +268,42 @@ pub struct HillConfig {
     /// Relative frequencies of the rotate, swap and swap-rotate moves (moves that the board
     /// cannot make, e.g. rotations without inner cells, are skipped).
     pub move_weights: [u32; 3],
+    /// Ends the climb at its next check when tripped, as at the time limit.
+    pub cancel: Cancel,
 }
 
 impl Default for HillConfig {
+    /// [`HillOptions::default`] (where the defaults live), seed 0, the default cap of moves.
     fn default() -> Self {
-        HillConfig { seed: 0, max_moves: Some(100_000_000), time_limit: None, plateau: 5_000, move_weights: [1, 1, 1] }
+        HillOptions::default().config(0, Some(HillOptions::MAX_MOVES), None, Cancel::new())
+    }
+}
+
+/// The options of the hill-climber (`--method hill`): what a user sets, with the defaults in
+/// one place.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct HillOptions {
+    /// Restart after this many moves without improvement (0: never).
+    pub plateau: u64,
+}
+
+impl Default for HillOptions {
+    fn default() -> Self {
+        HillOptions { plateau: 5_000 }
+    }
+}
+
+impl crate::options::Options for HillOptions {}
+
+impl HillOptions {
+    /// The cap on moves of a run without a time limit (`--max-iters` sets another).
+    pub const MAX_MOVES: u64 = 100_000_000;
+
+    /// The climber's configuration with these options: seed, cap of moves, time limit and
+    /// token as given.
+    pub fn config(&self, seed: u64, max_moves: Option<u64>, time_limit: Option<Duration>, cancel: Cancel) -> HillConfig {
+        HillConfig { seed, max_moves, time_limit, plateau: self.plateau, move_weights: [1, 1, 1], cancel }
     }
 }
 
@@ -431,8 +463,7 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
         if cfg.max_moves.is_some_and(|m| moves >= m) {
             break;
         }
-        if moves % 4096 == 0 && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || crate::interrupt::requested())
-        {
+        if moves % 4096 == 0 && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || cfg.cancel.is_cancelled()) {
             break;
         }
         moves += 1;

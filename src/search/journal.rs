@@ -205,6 +205,9 @@ pub struct CountRequest {
     pub reverse: bool,
     /// The journal to append to and resume from.
     pub journal: Option<PathBuf>,
+    /// Ends the count at its next check when tripped (the journal keeps every finished
+    /// subtree).
+    pub cancel: crate::cancel::Cancel,
 }
 
 /// A scan count that cannot start, or whose journal could not keep it.
@@ -268,6 +271,7 @@ impl<'p> ScanCountRun<'p> {
             min_tasks: r.tasks,
             reverse: r.reverse,
             row_chain: false,
+            cancel: r.cancel,
         };
         Ok(ScanCountRun { puzzle, opts, journal, notes: note.into_iter().collect() })
     }

@@ -25,7 +25,8 @@ const NONE: u32 = u32::MAX;
 const SNAPSHOT: u32 = 1 << 31;
 
 /// Propagation strength for search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Consistency {
     /// Forward checking: revise only the neighbours of the placed cell.

@@ -319,6 +319,14 @@ impl GpuContext {
     pub fn wait(&self) -> Result<(), GpuError> {
         self.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| GpuError::Device(e.to_string()))
     }
+
+    /// Blocks until the submission `index` has completed.
+    pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .map(|_| ())
+            .map_err(|e| GpuError::Device(e.to_string()))
+    }
 }
 
 /// Workgroup counts covering `threads` threads at [`WORKGROUP`] per group, folded into a

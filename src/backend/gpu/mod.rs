@@ -18,12 +18,14 @@ pub mod dc;
 pub mod f1;
 pub mod jv;
 pub mod multi;
+pub mod pace;
 pub mod pick;
 pub mod timing;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
 
-use super::{Backend, Batch, Certify, EngineError, GpuError, Listener, MapJob, Unsupported};
+use super::capability::{self, Feature, Place};
+use super::{Backend, Batch, Certify, EngineError, GpuError, Listener, MapJob};
 use crate::f1::map::MapConfig;
 use crate::limits::Estimate;
 use crate::puzzle::Puzzle;
@@ -71,31 +73,14 @@ impl Backend for GpuBackend {
         let names: Vec<String> = self.all.iter().map(|c| c.adapter.to_string()).collect();
         format!("gpu: {} devices: {}", self.all.len(), names.join("; "))
     }
-    fn is_gpu(&self) -> bool {
-        true
+    fn place(&self) -> Place {
+        Place::Gpu
     }
-    fn supports(&self, job: MapJob<'_>) -> Result<(), Unsupported> {
-        match job {
-            MapJob::F1(cfg) => f1::supports(cfg),
-            MapJob::Dc(cfg) => dc::supports(cfg),
-        }
+    fn adapters(&self) -> usize {
+        self.all.len()
     }
     fn unified_memory(&self) -> bool {
         matches!(self.ctx.adapter.device_type.as_str(), "Cpu" | "IntegratedGpu")
-    }
-    fn supports_keep_going(&self) -> Result<(), Unsupported> {
-        if self.all.len() > 1 {
-            return Err(Unsupported::gpu(
-                "--keep-going (rate mode) runs on one device for now, not with --adapter all",
-            ));
-        }
-        Ok(())
-    }
-    fn f1_assign(&self, cfg: &MapConfig) -> crate::f1::map::AssignOn {
-        cfg.assign.resolve(true, cfg)
-    }
-    fn assigns_on_device(&self) -> bool {
-        true
     }
     /// The host's share of the device estimate (`f1::estimate`, with `--assign auto`
     /// resolved), and the device buffers too where the device's memory is the host's.
@@ -110,20 +95,15 @@ impl Backend for GpuBackend {
         " on the GPU backend"
     }
     fn solve(&self, puzzle: &Puzzle, job: MapJob, certify: Certify, progress: Listener) -> Result<Batch, EngineError> {
-        refuse_certificates(certify)?;
+        if certify != Certify::None {
+            capability::check(Place::Gpu, &[Feature::Certificates])?;
+        }
+        self.supports(job)?;
         let result = match job {
             MapJob::F1(cfg) if self.all.len() > 1 => multi::solve_f1(&self.all, puzzle, cfg, progress)?,
             MapJob::F1(cfg) => f1::solve(&self.ctx, puzzle, cfg, progress)?,
             MapJob::Dc(cfg) => dc::solve(&self.ctx, puzzle, cfg, progress)?,
         };
         Ok(Batch::of(result))
-    }
-}
-
-/// Certificates need the CPU's iterates (the device keeps no copy of a fixed point).
-fn refuse_certificates(certify: Certify) -> Result<(), Unsupported> {
-    match certify {
-        Certify::None => Ok(()),
-        _ => Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend")),
     }
 }

@@ -9,7 +9,7 @@
 //! at its next round once one share has solved.
 
 use super::GpuContext;
-use super::f1::{F1Gpu, supports};
+use super::f1::{F1Gpu, supports_on};
 use crate::backend::EngineError;
 use crate::batch::{MapResult, Progress};
 use crate::f1::map::MapConfig;
@@ -52,7 +52,7 @@ pub fn solve_f1(
     cfg: &MapConfig,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MapResult, EngineError> {
-    supports(cfg)?;
+    supports_on(cfg, ctxs.len())?;
     let split = shares(cfg.trials.max(1), ctxs.len());
     let stop = Arc::new(AtomicBool::new(false));
     let heard: Vec<Heard> = split.iter().map(|_| Heard::default()).collect();

@@ -3,6 +3,7 @@
 
 use super::tables::{Tables, symmetry_piece, symmetry_piece_ok};
 use super::walk::{Leaf, Walker, estimate_tree};
+use crate::cancel::{Cancel, Deadline};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::search::backtrack::rotate_board;
 use crate::verify;
@@ -10,7 +11,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Which search `concur count` runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum CountEngine {
     /// The arc-consistent backtracker (`--ac`, `--order` apply).
@@ -117,6 +119,9 @@ pub struct ScanOptions {
     /// The row-chain cut of the solver ([`ScanSolveConfig::row_chain`](super::ScanSolveConfig::row_chain)); off by default, so
     /// that the count's tree and its journals' cuts stay as they were.
     pub row_chain: bool,
+    /// Ends the count at its next check when tripped, as at the time limit (a journal keeps
+    /// every finished subtree).
+    pub cancel: Cancel,
 }
 
 impl Default for ScanOptions {
@@ -130,6 +135,7 @@ impl Default for ScanOptions {
             min_tasks: 0,
             reverse: false,
             row_chain: false,
+            cancel: Cancel::new(),
         }
     }
 }
@@ -266,12 +272,12 @@ pub fn count_journaled(
     journal: &dyn Journal,
 ) -> Result<ScanCount, ScanError> {
     let start = Instant::now();
-    let deadline = opts.time_limit.map(|d| start + d);
+    let deadline = Deadline { at: opts.time_limit.map(|d| start + d), cancel: opts.cancel.clone() };
     let symmetric = if opts.symmetry { symmetry_piece(puzzle) } else { None };
     let mirror_puzzle = symmetric.map(|_| mirrored(puzzle));
     let tree = match resume {
         Some((plan, _)) => recorded_tree(puzzle, mirror_puzzle.as_ref(), symmetric, plan)?,
-        None => chosen_tree(puzzle, mirror_puzzle.as_ref(), symmetric, opts.probes, deadline),
+        None => chosen_tree(puzzle, mirror_puzzle.as_ref(), symmetric, opts.probes, &deadline),
     };
     let solving = if tree.mirror { mirror_puzzle.as_ref().expect("built with the symmetry") } else { puzzle };
     let mut t = Tables::new(solving, tree.first);
@@ -347,7 +353,7 @@ fn chosen_tree(
     mirror_puzzle: Option<&Puzzle>,
     symmetric: Option<u16>,
     probes: u64,
-    deadline: Option<Instant>,
+    deadline: &Deadline,
 ) -> Tree {
     let mut tree = Tree { first: symmetric, mirror: false, estimated_nodes: None };
     let (Some(_), Some(mp)) = (symmetric, mirror_puzzle) else {
@@ -453,7 +459,7 @@ struct Counting<'a> {
     split: usize,
     square: bool,
     opts: &'a ScanOptions,
-    deadline: Option<Instant>,
+    deadline: Deadline,
     journal: &'a dyn Journal,
     tally: Tally,
 }
@@ -571,7 +577,7 @@ impl Counting<'_> {
 
     /// Past the deadline, a stop was requested, or the journal can keep nothing more.
     fn out_of_time(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() || self.journal.failed()
+        self.deadline.passed() || self.journal.failed()
     }
 
     /// Walks one subtree (`index` in the plan's cut, prefix `pre`) and journals it when it

@@ -41,4 +41,6 @@ mod walk;
 pub use count::{
     CountEngine, Journal, NoJournal, ScanCount, ScanError, ScanOptions, ScanPlan, TaskDone, count, count_journaled,
 };
-pub use solve::{Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanTree, ScanWalker, TreeChoice, solve};
+pub use solve::{
+    Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanSolveOptions, ScanTree, ScanWalker, TreeChoice, solve,
+};

@@ -4,6 +4,7 @@
 use super::fast::FastWalker;
 use super::tables::{Tables, symmetry_piece, symmetry_piece_ok};
 use super::walk::{FirstWalk, Walker, estimate_tree};
+use crate::cancel::{Cancel, Deadline};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::search::backtrack::Ending;
 use crate::verify;
@@ -88,7 +89,8 @@ impl Orientation {
 }
 
 /// How `solve` picks the tree of each restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum TreeChoice {
     /// The smallest tree by Knuth's estimate, for every restart.
@@ -100,7 +102,8 @@ pub enum TreeChoice {
 
 /// Which walker [`solve`] runs. Both walk the same trees node for node (same seeds, same
 /// node counts and boards); the table walker is the plain one, kept as the oracle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ScanWalker {
     /// The walker specialised for speed where it applies (no row-chain cut, at most 256
@@ -132,22 +135,89 @@ pub struct ScanSolveConfig {
     /// 2.5 times dearer (BENCHMARKS.md).
     pub row_chain: bool,
     pub walker: ScanWalker,
+    /// Ends the search at its next check when tripped, as at the time limit.
+    pub cancel: Cancel,
+}
+
+/// The options of the row-scan search (`--method scan`): what a user sets, with the defaults
+/// in one place.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ScanSolveOptions {
+    /// Nodes per Luby restart unit.
+    pub restart_base: u64,
+    /// No Luby restarts: each thread walks its tree to the end.
+    pub no_restarts: bool,
+    /// The tree of each restart: the smallest by Knuth's estimate, or one at random.
+    pub tree: TreeChoice,
+    /// Random probes of Knuth's estimator per candidate tree.
+    pub probes: u64,
+    /// The row-chain cut (the row under each placement must chain); it shrinks the tree by
+    /// about a third on small boards but makes a node about 2.5 times dearer (BENCHMARKS.md).
+    pub row_chain: bool,
+    /// The walker: `fast`, or `table` (the plain walker, the oracle of the fast one; both
+    /// walk the same trees node for node).
+    pub scan_walker: ScanWalker,
+}
+
+impl Default for ScanSolveOptions {
+    fn default() -> Self {
+        ScanSolveOptions {
+            restart_base: 1 << 20,
+            no_restarts: false,
+            tree: TreeChoice::Estimate,
+            probes: 1_000,
+            row_chain: false,
+            scan_walker: ScanWalker::Fast,
+        }
+    }
+}
+
+impl crate::options::Options for ScanSolveOptions {
+    fn check(&self) -> Result<(), crate::error::SpecError> {
+        if self.restart_base == 0 {
+            return Err(crate::error::SpecError::range("restart_base", "at least 1", 0));
+        }
+        Ok(())
+    }
+
+    fn idle(&self) -> Vec<(&'static str, String)> {
+        if self.no_restarts { vec![("restart_base", "with --no-restarts".into())] } else { Vec::new() }
+    }
+}
+
+impl ScanSolveOptions {
+    /// The search's configuration with these options: seed, limits, threads (0: every core)
+    /// and token as given.
+    pub fn config(
+        &self,
+        seed: u64,
+        time_limit: Option<Duration>,
+        max_nodes: Option<u64>,
+        threads: usize,
+        cancel: Cancel,
+    ) -> ScanSolveConfig {
+        ScanSolveConfig {
+            seed,
+            time_limit,
+            max_nodes,
+            threads,
+            restarts: !self.no_restarts,
+            restart_base: self.restart_base,
+            choice: self.tree,
+            probes: self.probes,
+            row_chain: self.row_chain,
+            walker: self.scan_walker,
+            cancel,
+        }
+    }
 }
 
 impl Default for ScanSolveConfig {
+    /// [`ScanSolveOptions::default`] (where the defaults live), seed 0, no limits, one
+    /// thread.
     fn default() -> Self {
-        ScanSolveConfig {
-            seed: 0,
-            time_limit: None,
-            max_nodes: None,
-            threads: 1,
-            restarts: true,
-            restart_base: 1 << 20,
-            choice: TreeChoice::Estimate,
-            probes: 1_000,
-            row_chain: false,
-            walker: ScanWalker::Fast,
-        }
+        ScanSolveOptions::default().config(0, None, None, 1, Cancel::new())
     }
 }
 
@@ -227,8 +297,8 @@ pub struct ScanProgress {
 /// (`Ending::Exhausted`).
 pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanProgress) + Sync)) -> ScanSolve {
     let start = Instant::now();
-    let deadline = cfg.time_limit.map(|d| start + d);
-    let (puzzles, tables, trees) = size_trees(puzzle, cfg, candidate_trees(puzzle), deadline);
+    let until = Deadline { at: cfg.time_limit.map(|d| start + d), cancel: cfg.cancel.clone() };
+    let (puzzles, tables, trees) = size_trees(puzzle, cfg, candidate_trees(puzzle), &until);
     let best = (0..trees.len())
         .min_by(|&a, &b| trees[a].estimated_nodes.total_cmp(&trees[b].estimated_nodes))
         .expect("at least one tree");
@@ -254,7 +324,8 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
     let setup_s = start.elapsed().as_secs_f64();
     std::thread::scope(|s| {
         let search = &search;
-        let watcher = s.spawn(move || search.watch(start, deadline, progress));
+        let until = &until;
+        let watcher = s.spawn(move || search.watch(start, until, progress));
         let workers: Vec<_> = (0..threads).map(|thread| s.spawn(move || search.thread(thread))).collect();
         for wk in workers {
             wk.join().expect("a search thread panicked");
@@ -287,7 +358,7 @@ fn size_trees(
     puzzle: &Puzzle,
     cfg: &ScanSolveConfig,
     candidates: Vec<(Orientation, Option<u16>)>,
-    deadline: Option<Instant>,
+    until: &Deadline,
 ) -> (Vec<Puzzle>, Vec<Tables>, Vec<ScanTree>) {
     let mut puzzles: Vec<Puzzle> = Vec::new();
     let mut tables: Vec<Tables> = Vec::new();
@@ -297,7 +368,7 @@ fn size_trees(
         let mut t = Tables::new(&pz, p);
         t.reach = cfg.row_chain;
         let seed = crate::rng::trial_seed(cfg.seed, 1_000 + i as u64);
-        let est = estimate_tree(&t, cfg.probes.max(1), seed, deadline);
+        let est = estimate_tree(&t, cfg.probes.max(1), seed, until);
         trees.push(ScanTree { orientation: o, corner_piece: p, estimated_nodes: est });
         puzzles.push(pz);
         tables.push(t);
@@ -334,11 +405,11 @@ struct Search<'a> {
 impl Search<'_> {
     /// The watcher thread: raises `stop` at the time limit or on a stop request, and reports
     /// progress twice a second.
-    fn watch(&self, start: Instant, deadline: Option<Instant>, progress: &(dyn Fn(&ScanProgress) + Sync)) {
+    fn watch(&self, start: Instant, until: &Deadline, progress: &(dyn Fn(&ScanProgress) + Sync)) {
         let threads = self.live.len();
         let mut shown = Instant::now();
         while !self.stop.load(Ordering::Relaxed) && self.done_threads.load(Ordering::Relaxed) < threads {
-            if deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested() {
+            if until.passed() {
                 self.stop.store(true, Ordering::Relaxed);
             }
             if shown.elapsed() >= Duration::from_millis(500) {

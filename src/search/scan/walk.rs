@@ -1,10 +1,10 @@
 //! The depth-first walk over the tables, and Knuth's estimate of its tree.
 
+use crate::cancel::Deadline;
 use super::tables::{Entry, Tables};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 
 /// The state of one depth-first walk: the placements of cells `0..pos` and the used pieces.
 pub(super) struct Walker<'t> {
@@ -386,7 +386,7 @@ impl<'t> Walker<'t> {
 /// Knuth's estimate of the tree of a scan over `t` from `probes` random probes. Past the
 /// deadline or after a stop request it stops probing and estimates from the probes made (at
 /// least one), so a large `probes` cannot outlast the run's time limit.
-pub(super) fn estimate_tree(t: &Tables, probes: u64, seed: u64, deadline: Option<Instant>) -> f64 {
+pub(super) fn estimate_tree(t: &Tables, probes: u64, seed: u64, until: &Deadline) -> f64 {
     if probes == 0 {
         return 0.0;
     }
@@ -394,10 +394,7 @@ pub(super) fn estimate_tree(t: &Tables, probes: u64, seed: u64, deadline: Option
     let mut wk = Walker::new(t);
     let (mut sum, mut made) = (0.0, 0u64);
     while made < probes {
-        if made > 0
-            && made.is_multiple_of(64)
-            && (deadline.is_some_and(|d| Instant::now() >= d) || crate::interrupt::requested())
-        {
+        if made > 0 && made.is_multiple_of(64) && until.passed() {
             break;
         }
         sum += wk.probe(&mut rng);

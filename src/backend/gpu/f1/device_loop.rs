@@ -5,6 +5,8 @@
 use super::buffers::{RING_WORDS, ST_CYCLE, ST_FAIL, ST_LIVE, ST_SOLVED, ST_STALL, TS};
 use super::{F1Gpu, Kernel, randomize};
 use crate::backend::gpu::context::grid;
+use crate::backend::gpu::pace::Pace;
+use std::collections::VecDeque;
 use crate::backend::gpu::timing::{Passes, Profile, Timings};
 use crate::backend::{EngineError, GpuError};
 use crate::batch::Trial;
@@ -14,16 +16,54 @@ use crate::verify;
 
 impl F1Gpu<'_> {
     /// Records `k` whole iterations of every chunk (the weights of the current state, the
-    /// device assignment, the update, the mismatch count and `track`), then the copy of the
-    /// per-trial words into staging slot `slot`, and submits. `first`: the run's first
-    /// submission (its first assignment starts cold).
-    pub(super) fn submit_iterations(&self, k: usize, slot: usize, first: bool) {
+    /// device assignment, the update, the mismatch count and `track`), then, with `status`,
+    /// the copy of the per-trial words into staging slot `status`, and submits. `first`: the
+    /// run's first submission (its first assignment starts cold).
+    pub(super) fn submit_iterations(&self, k: usize, status: Option<usize>, first: bool) -> wgpu::SubmissionIndex {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         self.encode_iterations(&mut Passes::new(&mut enc), k, first);
-        for ch in &self.chunks {
-            enc.copy_buffer_to_buffer(&ch.tstat, 0, &ch.st_stat[slot], 0, (4 * TS * ch.trials) as u64);
+        if let Some(slot) = status {
+            for ch in &self.chunks {
+                enc.copy_buffer_to_buffer(&ch.tstat, 0, &ch.st_stat[slot], 0, (4 * TS * ch.trials) as u64);
+            }
         }
-        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.queue.submit([enc.finish()])
+    }
+
+    /// One block of `k` iterations (the loop's unit: the per-trial words are read once a
+    /// block), submitted in pieces that `pace` sizes, with at most two pieces in flight; the
+    /// last piece copies the words into staging slot `slot`. Before each piece the run's
+    /// time and token are checked: false when they cut the block short (no words copied).
+    /// On a fast device a block is one submission, as before pacing; on a slow one a stop is
+    /// seen within a piece or two of [`crate::backend::gpu::pace::TARGET_S`].
+    #[allow(clippy::too_many_arguments, reason = "the loop's state, threaded through")]
+    fn submit_block(
+        &self,
+        k: usize,
+        slot: usize,
+        first: bool,
+        block: usize,
+        pace: &mut Pace,
+        flight: &mut VecDeque<Piece>,
+        rounds: &Rounds,
+    ) -> Result<bool, GpuError> {
+        let (mut left, mut first) = (k, first);
+        while left > 0 {
+            if rounds.out_of_time(self.cfg.time_limit) {
+                return Ok(false);
+            }
+            while flight.len() >= 2 {
+                let oldest = flight.pop_front().expect("two pieces in flight");
+                self.ctx.wait_for(oldest.index)?;
+                pace.read(oldest.iterations);
+            }
+            let c = pace.next().min(left);
+            let index = self.submit_iterations(c, (c == left).then_some(slot), first);
+            flight.push_back(Piece { index, iterations: c, block });
+            left -= c;
+            first = false;
+        }
+        Ok(true)
     }
 
     /// Records `k` whole iterations of every chunk of the device loop: the weights of the
@@ -87,8 +127,8 @@ impl F1Gpu<'_> {
         Ok(prof.read(&self.ctx)?)
     }
 
-    /// The device loop: `k` iterations per submission, no host wait inside. The host keeps
-    /// one submission in flight while it reads the per-trial words of the one before (a few
+    /// The device loop: blocks of `k` iterations, no host wait inside. The host keeps one
+    /// block in flight while it reads the per-trial words of the one before (a few
     /// bytes per trial), restarts the trials the device froze (stall, repeated fingerprint,
     /// failed assignment) from the same random streams as the CPU driver, and reads back and
     /// verifies exactly the best board of each trial that reached 0 mismatches. A frozen
@@ -96,9 +136,16 @@ impl F1Gpu<'_> {
     /// solve iteration are those of [`crate::f1::map::F1Map::run`] with the same seed (float
     /// rounding apart: see `tests/gpu.rs`); only trials still running when the run stops
     /// (first solution, time limit) may have gone up to `2 k` iterations further.
+    ///
+    /// A block goes to the device in pieces sized from the measured time per iteration
+    /// ([`Pace`], at most `k`), so that the run ends close to its time limit and answers a
+    /// cancellation promptly on a slow device too; the words are read per block, so a run
+    /// that no clock stops gives the same result whatever the pieces.
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let cfg = self.cfg.clone();
-        let mut rounds = if cfg.keep_going { Rounds::keep_going(cfg.on_solution.clone()) } else { Rounds::start() };
+        let mut rounds = Rounds::new(cfg.keep_going, cfg.on_solution.clone(), &cfg.cancel);
+        let mut pace = Pace::new(k, cfg.time_limit);
+        let mut flight = VecDeque::with_capacity(3);
         let t_all = self.trials;
         let (mut trials, mut x0) = self.start_trials(|| ());
         let mut words = vec![0u32; t_all * TS];
@@ -107,13 +154,23 @@ impl F1Gpu<'_> {
         // mode the verified board of each trial solved since the last harvest.
         let mut pending: Vec<(usize, u32)> = Vec::new();
         let mut solved: Vec<Option<Board>> = vec![None; t_all];
-        self.submit_iterations(k, 0, true);
-        let (mut submitted, mut read) = (1usize, 0usize);
-        loop {
-            // One submission ahead, so that the device never waits for this read.
-            self.submit_iterations(k, submitted % 2, false);
-            submitted += 1;
+        let whole = self.submit_block(k, 0, true, 0, &mut pace, &mut flight, &rounds)?;
+        let (mut submitted, mut read) = (usize::from(whole), 0usize);
+        while read < submitted {
+            // One block ahead, so that the device never waits for this read; none, or a block
+            // cut short, once the run is out of time.
+            if self.submit_block(k, submitted % 2, false, submitted, &mut pace, &mut flight, &rounds)? {
+                submitted += 1;
+            }
             self.read_status(read % 2, &mut words)?;
+            // Every piece of the block just read has completed.
+            let mut done_pieces = 0;
+            while flight.front().is_some_and(|p| p.block == read) {
+                done_pieces += flight.pop_front().map_or(0, |p| p.iterations);
+            }
+            if done_pieces > 0 {
+                pace.read(done_pieces);
+            }
             read += 1;
             pending.clear();
             for (t, tr) in trials.iter_mut().enumerate() {
@@ -296,4 +353,11 @@ impl F1Gpu<'_> {
         q.write_buffer(&ch.s.active, 4 * i, bytemuck::bytes_of(&1u32));
         q.write_buffer(&ch.cold, 4 * i, bytemuck::bytes_of(&1u32));
     }
+}
+
+/// A submission of the device loop in flight: its index, its iterations and its block.
+struct Piece {
+    index: wgpu::SubmissionIndex,
+    iterations: usize,
+    block: usize,
 }

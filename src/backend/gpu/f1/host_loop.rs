@@ -117,15 +117,17 @@ impl F1Gpu<'_> {
 
     /// The per-iteration loop: one host round trip per iteration.
     pub(super) fn run_host(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
-        let rounds = Rounds::start();
         let cfg = self.cfg.clone();
+        let rounds = Rounds::start(&cfg.cancel);
         let (mut trials, x0) = self.start_trials(|| self.f1.assigners_in(cfg.reduced_costs));
         let mut h = HostLoop::new(self, x0);
         self.refresh(&mut h.w, &mut h.w2)?;
         let mut completion = chunks::completion_search(self.puzzle, cfg.complete.as_ref());
         loop {
             for _ in 0..ROUND {
-                if self.host_iteration(&mut trials, &mut h, &mut completion)? {
+                // Every iteration is a host round trip: the time and the token are checked
+                // before each, so a slow device stops within an iteration of them.
+                if rounds.out_of_time(cfg.time_limit) || self.host_iteration(&mut trials, &mut h, &mut completion)? {
                     break;
                 }
             }

@@ -20,10 +20,11 @@
 use super::chunks;
 use super::context::{GpuContext, grid};
 use super::timing::Passes;
-use crate::backend::{EngineError, GpuError, Unsupported};
+use crate::backend::capability::{self, Place};
+use crate::backend::{EngineError, GpuError, MapJob, Unsupported};
 use crate::batch::Trial;
 use crate::batch::{MapKind, MapResult, Progress};
-use crate::f1::map::{AssignOn, MapConfig, randomize};
+use crate::f1::map::{MapConfig, randomize};
 use crate::f1::project::{Assigners, F1};
 use crate::puzzle::Puzzle;
 use std::sync::Arc;
@@ -37,28 +38,16 @@ pub(crate) use buffers::HashParams;
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
 pub use buffers::{K_ITERS, estimate, step_source};
 
-/// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
+/// Whether the GPU backend runs an F1 batch of `cfg` on one device: what it needs against
+/// the capability table ([`crate::backend::capability`]).
 pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
-    if cfg.keep_fixed_points {
-        return Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend"));
-    }
-    if cfg.adapt.is_some() {
-        return Err(Unsupported::gpu("--adapt (adaptive join weights) runs on the cpu backend"));
-    }
-    if cfg.complete.is_some() && matches!(cfg.assign, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuJvSgStaged) {
-        return Err(Unsupported::gpu(
-            "--complete with the device JV runs with --assign cpu or gpu-auction (the completion search needs the host every iteration)",
-        ));
-    }
-    if cfg.kick.is_some() {
-        return Err(Unsupported::gpu("--kick (a stall restart that perturbs x) runs on the cpu backend"));
-    }
-    if cfg.keep_going && !cfg.assign.resolve(true, cfg).on_device() {
-        return Err(Unsupported::gpu(
-            "--keep-going on the GPU runs in the device loop (--assign gpu-jv, gpu-jv-sg or gpu-auction, without --complete)",
-        ));
-    }
-    Ok(())
+    supports_on(cfg, 1)
+}
+
+/// [`supports`] for a batch split over `adapters` devices.
+pub fn supports_on(cfg: &MapConfig, adapters: usize) -> Result<(), Unsupported> {
+    let needs = capability::needs(MapJob::F1(cfg), cfg.assign.resolve(true, cfg), adapters);
+    capability::check(Place::Gpu, &needs)
 }
 
 /// One kernel of the family, for tests and benchmarks.

@@ -1,0 +1,49 @@
+//! What a long run shows of itself while it runs: a [`Meter`] the run updates now and then
+//! (every few thousand nodes, once per draw or probe) and another thread reads for a progress
+//! display, and a [`Watch`], the pair of a run's cancellation token and its meter.
+//!
+//! A meter is two relaxed atomic stores per update, made where the run already checks its
+//! limits, so it costs nothing measurable.
+
+use crate::cancel::Cancel;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Two counters a run shows while it runs: its work so far (nodes, draws or probes, as the
+/// run documents) and what it has found (solutions).
+#[derive(Clone, Debug, Default)]
+pub struct Meter(Arc<[AtomicU64; 2]>);
+
+impl Meter {
+    /// A meter at zero.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the counters (called by the run).
+    #[inline]
+    pub fn show(&self, work: u64, found: u64) {
+        self.0[0].store(work, Ordering::Relaxed);
+        self.0[1].store(found, Ordering::Relaxed);
+    }
+
+    /// The counters as last shown: (work, found).
+    pub fn read(&self) -> (u64, u64) {
+        (self.0[0].load(Ordering::Relaxed), self.0[1].load(Ordering::Relaxed))
+    }
+}
+
+/// A run's token and, optionally, its meter: what a caller hands to a long function that
+/// takes no configuration of its own (the counts, the tree estimate, `generate --unique`).
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    pub cancel: Cancel,
+    pub meter: Option<Meter>,
+}
+
+impl Watch {
+    /// A watch with `cancel` and no meter.
+    pub fn cancel(cancel: &Cancel) -> Self {
+        Watch { cancel: cancel.clone(), meter: None }
+    }
+}

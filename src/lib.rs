@@ -33,6 +33,7 @@
 pub mod assign;
 pub mod backend;
 pub mod batch;
+pub mod bench;
 pub mod certify;
 pub mod cli;
 pub mod dc;

@@ -4,13 +4,13 @@
 //! with it). The options of a solving method are the library's [`SolveSpec`], flattened in;
 //! the flags of `bench` and `ladder` are the library's requests ([`BenchRequest`],
 //! [`Request`]), which the library's constructors check
-//! ([`crate::backend::bench::BenchOptions::from_request`], [`Request::check`]).
+//! ([`crate::bench::BenchOptions::from_request`], [`Request::check`]).
 //!
 //! The argument structs defined here carry no doc comments of their own, so the variants'
 //! give the subcommands' about texts.
 
 use crate::backend::BackendChoice;
-use crate::backend::bench::BenchRequest;
+use crate::bench::BenchRequest;
 use crate::ladder::Request;
 use crate::search::backtrack::CellOrder;
 use crate::search::scan::CountEngine;
@@ -115,7 +115,7 @@ pub struct SolveArgs {
 #[derive(Args)]
 pub struct BenchArgs {
     /// The plan's lists and limits, checked by
-    /// [`BenchOptions::from_request`](crate::backend::bench::BenchOptions::from_request).
+    /// [`BenchOptions::from_request`](crate::bench::BenchOptions::from_request).
     #[command(flatten)]
     pub request: BenchRequest,
     /// One JSON object per line instead of a table.

@@ -86,6 +86,7 @@
 pub mod assign;
 pub mod backend;
 pub mod batch;
+pub mod bench;
 pub mod cancel;
 pub mod certify;
 #[cfg(feature = "application")]

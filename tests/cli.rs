@@ -469,7 +469,7 @@ fn headless_adapter_probe_prints_no_error() {
 
 #[test]
 fn the_default_bench_is_short_and_follows_the_adapter() {
-    use concur::backend::bench::{BenchOptions, Plan, estimated_seconds, steps};
+    use concur::bench::{BenchOptions, Plan, estimated_seconds, steps};
     let opts = |plan: &Plan| BenchOptions {
         sizes: plan.sizes.clone(),
         batches: plan.batches.clone(),
@@ -512,7 +512,7 @@ fn the_default_bench_is_short_and_follows_the_adapter() {
 #[test]
 fn a_bench_request_is_checked_before_any_step() {
     use concur::backend::BackendChoice;
-    use concur::backend::bench::{BenchOptions, BenchRequest};
+    use concur::bench::{BenchOptions, BenchRequest};
     let request = BenchRequest {
         sizes: Some(vec!["3x3".into(), "4x5".into()]),
         batches: Some(vec![1, 4]),

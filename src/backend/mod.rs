@@ -8,7 +8,6 @@
 //! either reports has passed the exact board check on the CPU. [`crate::solve::solve`] is the
 //! one caller that runs a method: it builds the configuration and picks the backend's entry.
 
-pub mod bench;
 pub mod capability;
 #[cfg(feature = "gpu")]
 pub mod gpu;

@@ -4,8 +4,9 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use concur::backend::{Certify, bench};
+use concur::backend::Certify;
 use concur::batch;
+use concur::bench;
 use concur::certify;
 use concur::cli::{BenchArgs, Cli, Cmd, CountArgs, GenerateArgs, SolveArgs};
 use concur::ladder;

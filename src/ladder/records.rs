@@ -1,0 +1,175 @@
+//! A ladder's results: one JSON line per finished run, read back whole (a torn last line
+//! ignored), the files a shard writes, the runs on file, and what the stopping rules count.
+
+use super::{Scope, Shard, Tally};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// One finished run: one JSON line.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Record {
+    pub instance: String,
+    pub width: usize,
+    pub height: usize,
+    /// Colours, grey excluded.
+    pub colors: usize,
+    pub method: String,
+    pub label: String,
+    pub params: serde_json::Value,
+    pub run: u64,
+    pub seed: u64,
+    pub backend: String,
+    pub solved: bool,
+    /// `map`, `map+ac`, or the method name for the controls; null when unsolved.
+    pub mechanism: Option<String>,
+    /// Iterations (maps), nodes (backtrack), moves or iterations (local search).
+    pub work: u64,
+    pub work_unit: String,
+    pub wall_s: f64,
+    pub best_score: usize,
+    pub max_score: usize,
+    pub version: String,
+    /// `(seconds, best score)` at the start and at each new best score (the maps and the
+    /// local searches; empty for the tree searches): the score reached against time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<(f64, usize)>,
+    /// Rate mode (`keep_going`): the verified solutions of the run, and how many are
+    /// distinct up to turning the board; absent for a run that stops at its first (then
+    /// `solved` counts 0 or 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solutions: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct_solutions: Option<u64>,
+    /// The map's trials in the batch, when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u64>,
+    /// The machine whose wall seconds the run spent: the GPU adapter of a device run, the
+    /// config's `machine` for a CPU run; absent in older records (then "cpu").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+}
+
+impl Record {
+    /// Verified solutions in the run: `solutions` in rate mode, else 1 when solved.
+    pub fn solution_count(&self) -> u64 {
+        self.solutions.unwrap_or(u64::from(self.solved))
+    }
+
+    /// Whether the run's wall seconds are a GPU device's (else one CPU core's).
+    pub fn on_device(&self) -> bool {
+        self.backend.starts_with("gpu")
+    }
+
+    /// The machine its cost was spent on: `device`, else the backend's kind.
+    pub fn machine(&self) -> String {
+        self.device.clone().unwrap_or_else(|| self.backend.clone())
+    }
+
+    /// The identity of a run, for resuming and for checking shards.
+    pub fn key(&self) -> (String, String, u64) {
+        (self.instance.clone(), self.label.clone(), self.run)
+    }
+
+    /// The records of each (method label, cells, width): a cell of the report's tables.
+    pub fn by_method_and_size(records: &[Record]) -> std::collections::BTreeMap<(String, usize, usize), Vec<&Record>> {
+        let mut groups: std::collections::BTreeMap<(String, usize, usize), Vec<&Record>> =
+            std::collections::BTreeMap::new();
+        for r in records {
+            groups.entry((r.label.clone(), r.width * r.height, r.width)).or_default().push(r);
+        }
+        groups
+    }
+}
+
+/// Records grouped by (method label, cells, width).
+pub type BySize<'r> = std::collections::BTreeMap<(String, usize, usize), Vec<&'r Record>>;
+
+/// The line that tells a finished run: instance, label, run, whether solved, its work and
+/// its seconds.
+impl std::fmt::Display for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} run {}: {} {} {} in {:.2} s",
+            self.instance,
+            self.label,
+            self.run,
+            if self.solved { "solved" } else { "unsolved" },
+            self.work,
+            self.work_unit,
+            self.wall_s
+        )
+    }
+}
+
+/// Adds records to a tally.
+pub fn tally(records: &[Record], into: &mut Tally) {
+    for r in records {
+        for scope in [Scope::Cells(r.width * r.height), Scope::Instance(r.instance.clone())] {
+            let e = into.entry((r.label.clone(), scope)).or_default();
+            e.solutions += r.solution_count();
+            e.core_hours += r.wall_s / 3600.0;
+            e.work += r.work as f64;
+        }
+    }
+}
+
+/// The records of every `*.jsonl` in a folder (none when it does not exist).
+pub fn read_folder(dir: &Path) -> Result<Vec<Record>> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(out) };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    for f in files {
+        out.extend(read_records(&f)?);
+    }
+    Ok(out)
+}
+
+/// Reads every record of a JSONL file; a torn last line (from a crash) is ignored.
+pub fn read_records(path: &Path) -> Result<Vec<Record>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::invalid(format!("cannot read {}: {e}", path.display()))),
+    };
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Record>(line) {
+            Ok(r) => out.push(r),
+            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
+            Err(e) => return Err(Error::parse(i + 1, format!("{}: bad result line: {e}", path.display()))),
+        }
+    }
+    Ok(out)
+}
+
+/// The results file of a shard.
+pub fn results_path(out: &Path, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        None => out.join("results.jsonl"),
+        Some(s) => out.join(format!("results-{}-of-{}.jsonl", s.k, s.n)),
+    }
+}
+
+/// Keys of every run on file in any `*.jsonl` of `out` (the unsharded file and every shard's).
+pub(super) fn runs_on_file(out: &Path) -> Result<HashSet<(String, String, u64)>> {
+    let mut done = HashSet::new();
+    let Ok(entries) = std::fs::read_dir(out) else { return Ok(done) };
+    for e in entries.filter_map(|e| e.ok()) {
+        let f = e.path();
+        if f.extension().is_some_and(|x| x == "jsonl") {
+            done.extend(read_records(&f)?.iter().map(Record::key));
+        }
+    }
+    Ok(done)
+}

@@ -269,7 +269,7 @@ pub enum MapKind {
 }
 
 /// The options every map has (rrr, dm, dc), flattened into each formulation's options
-/// ([`crate::f1::F1Options`], [`crate::dc::DcOptions`]): the step, the trials' stop rules,
+/// (`f1::F1Options`, `dc::DcOptions`): the step, the trials' stop rules,
 /// rate mode and the arc-consistent completion. Its `Default` is where these defaults live.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]

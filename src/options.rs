@@ -1,7 +1,7 @@
 //! What every method's options say of themselves (ARCHITECTURE.md §7): each method has one
-//! options type ([`crate::f1::F1Options`], [`crate::dc::DcOptions`],
-//! [`crate::search::scan::ScanOptions`], [`crate::search::backtrack::BacktrackOptions`],
-//! [`crate::search::hill::HillOptions`], [`crate::search::alns::AlnsOptions`]) whose
+//! options type (`f1::F1Options`, `dc::DcOptions`, `search::scan::ScanSolveOptions`,
+//! `search::backtrack::BacktrackOptions`, `search::hill::HillOptions`,
+//! `search::alns::AlnsOptions`; the method enum that holds them is `method::Method`) whose
 //! `Default` is the one place its defaults live, whose serde keys are the command line's
 //! flags (`join_weights` is `--join-weights`) and a ladder entry's keys, and which says here
 //! which of its values it checks and which have no effect given the others.

@@ -168,7 +168,7 @@ pub struct DcParams {
     pub hybrid: bool,
     pub readout: Readout,
     pub replica_bytes: usize,
-    pub propagate: Option<f32>,
+    pub propagate: Option<f64>,
 }
 
 /// What a rate-mode batch found.
@@ -400,7 +400,7 @@ impl SolveReport {
             hybrid: cfg.layout.is_hybrid(),
             readout: cfg.readout,
             replica_bytes: crate::dc::replica_bytes(puzzle, cfg.layout),
-            propagate: cfg.propagate,
+            propagate: cfg.propagate.map(short),
         })
     }
 

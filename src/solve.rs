@@ -164,11 +164,6 @@ impl SolveSpec {
         let method = Method::from_given(name, &options)?;
         let mut spec = SolveSpec { method, ..SolveSpec::default() };
         for (key, value) in &run {
-            let uses = run_key_methods(key).unwrap_or_default();
-            if !uses.contains(&name) {
-                let methods = uses.iter().map(|m| m.name()).collect();
-                return Err(SpecError::NotForMethod { key: key.clone(), method: name.name(), methods });
-            }
             let bad = |e: serde_json::Error| SpecError::Value { key: key.clone(), reason: e.to_string() };
             let v = value.clone();
             match key.as_str() {
@@ -184,6 +179,9 @@ impl SolveSpec {
                 _ => unreachable!("RUN_KEYS are matched above"),
             }
         }
+        for key in run.keys() {
+            spec.check_run_key(key)?;
+        }
         if run.contains_key("adapter") && spec.backend == BackendChoice::Cpu {
             return Err(SpecError::no_effect("adapter", "with --backend cpu"));
         }
@@ -196,7 +194,6 @@ impl SolveSpec {
     /// values out of range, and outputs that contradict the run.
     pub fn check(&self) -> Result<(), SpecError> {
         self.method.check()?;
-        let name = self.name();
         let d = SolveSpec::default();
         let set = [
             ("trials", self.trials != d.trials),
@@ -208,10 +205,8 @@ impl SolveSpec {
             ("solutions", self.solutions.is_some()),
         ];
         for (key, is_set) in set {
-            let uses = run_key_methods(key).unwrap_or_default();
-            if is_set && !uses.contains(&name) {
-                let methods = uses.iter().map(|m| m.name()).collect();
-                return Err(SpecError::NotForMethod { key: key.into(), method: name.name(), methods });
+            if is_set {
+                self.check_run_key(key)?;
             }
         }
         if let Some(t) = self.time_limit
@@ -247,6 +242,28 @@ impl SolveSpec {
             }
         }
         Ok(())
+    }
+
+    /// Refuses the run option `key` where the method does not use it: a method that does not
+    /// have it at all, or a value it would not honour (a search runs on the CPU and, but for
+    /// the scan, on one thread: `--backend cpu` and `--threads 1` say what it does anyway and
+    /// are taken; `--backend gpu` or `--threads 4` are refused).
+    fn check_run_key(&self, key: &str) -> Result<(), SpecError> {
+        let name = self.name();
+        let uses = run_key_methods(key).unwrap_or_default();
+        if uses.contains(&name) {
+            return Ok(());
+        }
+        let as_it_runs = match key {
+            "backend" => self.backend != BackendChoice::Gpu,
+            "threads" => self.threads.is_none_or(|t| t == 1),
+            _ => false,
+        };
+        if as_it_runs {
+            return Ok(());
+        }
+        let methods = uses.iter().map(|m| m.name()).collect();
+        Err(SpecError::NotForMethod { key: key.into(), method: name.name(), methods })
     }
 
     fn time_limit(&self) -> Option<Duration> {

@@ -916,6 +916,7 @@ fn gpu_bench_rows_carry_the_copies_and_the_chunk_cap() {
         seed: 3,
         adapter: None,
         dc_chunk_trials: Some(2),
+        cancel: concur::cancel::Cancel::new(),
     };
     let rows = run(&opts, |_| {}).unwrap();
     for kernel in ["copy", "copy-transfer"] {

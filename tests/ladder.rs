@@ -1,4 +1,5 @@
 //! The ladder: lines written, resume after a crash, shards, and the report reading its own output.
+use concur::cancel::Cancel;
 use concur::ladder::{self, Record, Shard, report};
 use std::path::{Path, PathBuf};
 
@@ -41,7 +42,7 @@ fn canon(mut v: Vec<Record>) -> Vec<Record> {
 
 fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    ladder::run(&cfg, Path::new("."), dir, shard, resume, &ladder::Part::default(), |_| {}).unwrap()
+    ladder::run(&cfg, Path::new("."), dir, ladder::Where { shard: shard, resume: resume, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap()
 }
 
 #[test]
@@ -59,7 +60,7 @@ fn a_tiny_ladder_writes_one_line_per_run() {
     }
     // Running again without --resume refuses to touch the file.
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    assert!(ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).is_err());
+    assert!(ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).is_err());
 }
 
 #[test]
@@ -85,7 +86,7 @@ fn a_request_is_checked_before_any_run_and_runs_as_asked() {
     let ladder =
         ladder::Request { methods: vec!["bt-ac3".into()], runs: Some(1), threads: Some(1), ..request }.check().unwrap();
     assert_eq!(ladder.part.methods, ["bt-ac3"]);
-    let recs = ladder.run(|_| {}).unwrap();
+    let recs = ladder.run(&Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(recs.len(), 2, "one run of one method on each instance");
     assert!(recs.iter().all(|r| r.label == "bt-ac3" && r.run == 0));
     assert_eq!(ladder::read_records(&ladder.results_path()).unwrap().len(), 2);
@@ -130,15 +131,15 @@ fn a_part_of_the_methods_or_runs_goes_first_and_resume_runs_the_rest() {
     let dir = tmp("methods-part");
     let cfg = ladder::parse_config(CONFIG).unwrap();
     let only = |m: &str| ladder::Part { methods: vec![m.to_string()], ..Default::default() };
-    let bt = ladder::run(&cfg, Path::new("."), &dir, None, false, &only("bt-ac3"), |_| {}).unwrap();
+    let bt = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &only("bt-ac3") }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(bt.len(), 2 * 3);
     assert!(bt.iter().all(|r| r.label == "bt-ac3"));
     // A label that no method has is an error, and writes nothing.
-    let err = ladder::run(&cfg, Path::new("."), &dir, None, true, &only("bt-ac4"), |_| {}).unwrap_err();
+    let err = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: true, part: &only("bt-ac4") }, &Cancel::new(), |_, _| {}).unwrap_err();
     assert!(err.to_string().contains("bt-ac4") && err.to_string().contains("rrr"), "{err}");
     // A shallow pass: the first run of each method and instance, then the rest.
     let shallow = ladder::Part { runs: Some(1), ..Default::default() };
-    let first = ladder::run(&cfg, Path::new("."), &dir, None, true, &shallow, |_| {}).unwrap();
+    let first = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: true, part: &shallow }, &Cancel::new(), |_, _| {}).unwrap();
     assert!(first.iter().all(|r| r.label == "rrr" && r.run == 0) && first.len() == 2, "{first:?}");
     let rest = run(&dir, None, true);
     assert!(rest.iter().all(|r| r.label == "rrr" && r.run > 0) && rest.len() == 2 * 2);
@@ -151,15 +152,7 @@ fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
     let dir = tmp("begun-whole");
     let cfg = ladder::parse_config(CONFIG).unwrap();
     // A part: only the 3x3 instance, unsharded.
-    let part = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir,
-        None,
-        false,
-        &ladder::Part { max_cells: Some(9), ..Default::default() },
-        |_| {},
-    )
+    let part = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part { max_cells: Some(9), ..Default::default() } }, &Cancel::new(), |_, _| {})
     .unwrap();
     assert_eq!(part.len(), 2 * 3);
     assert!(part.iter().all(|r| (r.width, r.height) == (3, 3)));
@@ -179,7 +172,7 @@ fn methods_can_stop_at_a_size_and_budgets_can_set_their_runs() {
     let text = CONFIG.replacen("max_iters = 20000", "max_iters = 20000\nmax_cells = 9", 1)
         + "\n[[budgets]]\nmax_cells = 9\ntime_limit = 5\n\n[[budgets]]\nmax_cells = 16\ntime_limit = 5\nruns = 2\n";
     let cfg = ladder::parse_config(&text).unwrap();
-    let recs = ladder::run(&cfg, Path::new("."), &tmp("plan"), None, false, &ladder::Part::default(), |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &tmp("plan"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     let count = |label: &str, w: usize| recs.iter().filter(|r| r.label == label && r.width == w).count();
     // rrr stops at 3x3 (9 cells); the backtracker runs 3 times at 3x3 and the budget's 2 at 4x4.
     assert_eq!((count("rrr", 3), count("rrr", 4)), (3, 0));
@@ -203,7 +196,7 @@ fn runs_start_with_the_smallest_board() {
     let dir = tmp("order");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let recs = pool
-        .install(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap());
+        .install(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap());
     let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
     let sizes: Vec<usize> = on_file.iter().map(|r| r.width).collect();
     assert_eq!(sizes, [vec![3; 6], vec![4; 6]].concat(), "{sizes:?}");
@@ -250,11 +243,12 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     for name in ["ladder-small.toml", "ladder-set1.toml", "ladder-answer.toml", "campaign-8x8.toml"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
         let cfg = ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let methods: Vec<_> =
-            cfg.methods.iter().map(|m| (ladder::method_name(m.spec.method), m.spec.tree.ac)).collect();
-        assert!(methods.iter().any(|(m, _)| m == "scan"), "{name}: {methods:?}");
+        let methods: Vec<_> = cfg.methods.iter().map(|m| &m.spec.method).collect();
+        assert!(methods.iter().any(|m| m.name() == concur::MethodName::Scan), "{name}: {methods:?}");
         assert!(
-            methods.iter().any(|(m, ac)| m == "backtrack" && *ac == concur::verify::Consistency::Ac4),
+            methods
+                .iter()
+                .any(|m| matches!(m, concur::Method::Backtrack(o) if o.ac == concur::verify::Consistency::Ac4)),
             "{name}: {methods:?}"
         );
     }
@@ -263,9 +257,9 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     )
     .unwrap();
     let dir = tmp("scan");
-    let a = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    let a = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     let dir2 = tmp("scan2");
-    let b = ladder::run(&cfg, Path::new("."), &dir2, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    let b = ladder::run(&cfg, Path::new("."), &dir2, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
@@ -288,7 +282,7 @@ fn budgets_set_the_time_limit_by_board_size() {
     assert_eq!(cfg.method_for(m, 16).spec.time_limit, Some(3.0));
     assert_eq!(cfg.method_for(m, 36).spec.time_limit, Some(7.0), "past the last budget the method's own limit holds");
     let dir = tmp("budgets");
-    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     let mut limits: Vec<(usize, f64)> =
         recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
     limits.sort_by_key(|l| l.0);
@@ -332,14 +326,14 @@ fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
     let cfg = campaign("[[stops]]\nmethods = [\"rrr\"]\ncells = [9]\ntarget_solutions = 3");
     let dir = tmp("stop-target");
     let recs =
-        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {})).unwrap();
+        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})).unwrap();
     // Every 3x3 run solves: the third solution stops the group, whichever instance had it,
     // and the runs went run by run across the two instances.
     assert_eq!(recs.len(), 3, "{recs:?}");
     let order: Vec<(u64, &str)> = recs.iter().map(|r| (r.run, r.instance.as_str())).collect();
     assert_eq!(order, [(0, "generated:3x3:seed1"), (0, "generated:3x3:seed2"), (1, "generated:3x3:seed1")]);
     // Resuming a stopped group starts nothing.
-    let more = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, true, &ladder::Part::default(), |_| {}));
+    let more = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: true, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}));
     assert!(more.unwrap().is_empty());
 }
 
@@ -363,7 +357,7 @@ fn a_per_instance_stop_counts_each_instance_apart_and_caps_work() {
     // runs (a rule per size would stop both after two runs in all).
     let cfg = campaign("[[stops]]\nper_instance = true\ntarget_solutions = 2");
     let recs = one_thread(|| {
-        ladder::run(&cfg, Path::new("."), &tmp("stop-instance"), None, false, &ladder::Part::default(), |_| {})
+        ladder::run(&cfg, Path::new("."), &tmp("stop-instance"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})
     })
     .unwrap();
     let per = |name: &str| recs.iter().filter(|r| r.instance == name).count();
@@ -371,7 +365,7 @@ fn a_per_instance_stop_counts_each_instance_apart_and_caps_work() {
     // A cap of work: one iteration is spent by the first run of each instance.
     let cfg = campaign("[[stops]]\nper_instance = true\ncap_work = 1");
     let recs = one_thread(|| {
-        ladder::run(&cfg, Path::new("."), &tmp("stop-work"), None, false, &ladder::Part::default(), |_| {})
+        ladder::run(&cfg, Path::new("."), &tmp("stop-work"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})
     })
     .unwrap();
     assert_eq!(recs.len(), 2, "{recs:?}");
@@ -389,14 +383,14 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     let earlier = tmp("pool-earlier");
     let cfg0 = campaign("");
     let part = ladder::Part { runs: Some(1), ..Default::default() };
-    let first = ladder::run(&cfg0, Path::new("."), &earlier, None, false, &part, |_| {}).unwrap();
+    let first = ladder::run(&cfg0, Path::new("."), &earlier, ladder::Where { shard: None, resume: false, part: &part }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(first.len(), 2);
     let pool =
         format!("pool = [{:?}]\nfirst_run = 1000\n[[stops]]\ntarget_solutions = 3", earlier.display().to_string());
     let cfg = campaign(&pool);
     let dir = tmp("pool-campaign");
     let recs =
-        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {})).unwrap();
+        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})).unwrap();
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].run, 1000, "campaign runs are numbered past the pooled ladder's");
     assert_ne!(recs[0].seed, first[0].seed);
@@ -405,7 +399,7 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     // A cap of core-hours: the first run spends more than a nanosecond-hour.
     let cfg = campaign("[[stops]]\ncap_core_hours = 1e-12");
     let capped =
-        one_thread(|| ladder::run(&cfg, Path::new("."), &tmp("cap"), None, false, &ladder::Part::default(), |_| {}))
+        one_thread(|| ladder::run(&cfg, Path::new("."), &tmp("cap"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}))
             .unwrap();
     assert_eq!(capped.len(), 1);
     // Bad rules are refused.
@@ -419,19 +413,19 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
 fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
     let cfg = campaign("");
     let past = ladder::Part { deadline: Some(std::time::Instant::now()), ..Default::default() };
-    assert!(ladder::run(&cfg, Path::new("."), &tmp("deadline-past"), None, false, &past, |_| {}).unwrap().is_empty());
+    assert!(ladder::run(&cfg, Path::new("."), &tmp("deadline-past"), ladder::Where { shard: None, resume: false, part: &past }, &Cancel::new(), |_, _| {}).unwrap().is_empty());
     // 90 s left and a budget of 5 s: the runs keep their budget.
     let soon = ladder::Part {
         deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(90)),
         runs: Some(1),
         ..Default::default()
     };
-    let recs = ladder::run(&cfg, Path::new("."), &tmp("deadline-soon"), None, false, &soon, |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &tmp("deadline-soon"), ladder::Where { shard: None, resume: false, part: &soon }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(recs.len(), 2);
     assert!(recs.iter().all(|r| r.params["time_limit"] == 5.0), "{recs:?}");
     // A budget longer than what is left is cut to it.
     let long = campaign("[[budgets]]\nmax_cells = 9\ntime_limit = 100000");
-    let recs = ladder::run(&long, Path::new("."), &tmp("deadline-cut"), None, false, &soon, |_| {}).unwrap();
+    let recs = ladder::run(&long, Path::new("."), &tmp("deadline-cut"), ladder::Where { shard: None, resume: false, part: &soon }, &Cancel::new(), |_, _| {}).unwrap();
     assert!(recs.iter().all(|r| r.params["time_limit"].as_f64().unwrap() <= 90.0), "{recs:?}");
 }
 
@@ -462,7 +456,7 @@ max_nodes = 1000
     )
     .unwrap();
     let dir = tmp("trace");
-    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(recs.len(), 5);
     for r in &recs {
         if r.method == "scan" {
@@ -518,13 +512,17 @@ fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
     }
     let cfg = ladder::parse_config(&cfg).unwrap();
     let recs =
-        ladder::run(&cfg, Path::new("."), &dir.join("out"), None, false, &ladder::Part::default(), |_| {}).unwrap();
+        ladder::run(&cfg, Path::new("."), &dir.join("out"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(recs.len(), methods.len() * 2);
     for r in &recs {
         let i = cfg.methods.iter().position(|m| m.label() == r.label).unwrap();
         let (_, args, field) = methods[i];
         let seed = r.seed.to_string();
-        let mut argv = vec!["solve", puzzle.to_str().unwrap(), "--seed", &seed, "--threads", "1", "--trials", "1"];
+        let mut argv = vec!["solve", puzzle.to_str().unwrap(), "--seed", &seed, "--threads", "1"];
+        // A map's batch is one trial in a ladder unless its entry says otherwise.
+        if ["rrr", "dm", "dc"].contains(&r.method.as_str()) {
+            argv.extend(["--trials", "1"]);
+        }
         argv.extend(args.split_whitespace());
         argv.extend(["--backend", "cpu", "--json"]);
         let out = crate::common::concur_env(&argv, &[]);
@@ -565,7 +563,7 @@ method = "rrr"
 max_iters = 2000
 "#;
     let cfg = ladder::parse_config(cfg).unwrap();
-    let recs = ladder::run(&cfg, Path::new("."), &dir, None, false, &ladder::Part::default(), |_| {}).unwrap();
+    let recs = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
     assert_eq!(recs.len(), 4);
     for r in &recs {
         assert_eq!((r.backend.as_str(), r.device.as_deref()), ("cpu", Some("test machine")));
@@ -600,7 +598,7 @@ max_iters = 2000
     let gpu = "[[instances]]\ngenerate = { width = 3, height = 3 }\n[[methods]]\nmethod = \"rrr\"\nbackend = \"gpu\"\ntrials = 64\nkeep_going = true\n";
     let m = &ladder::parse_config(gpu).unwrap().methods[0];
     assert_eq!(
-        (m.backend, m.spec.maps.trials, m.spec.maps.keep_going),
+        (m.spec.backend, m.spec.trials, m.spec.method.keep_going()),
         (concur::backend::BackendChoice::Gpu, 64, true)
     );
 }

@@ -4,7 +4,8 @@
 //! to turning agree with a pairwise comparison of the boards under every turn; the record is
 //! the same on one thread and on two; each solution's JSON line is on file when it is found.
 use crate::common::{concur_env, generated, scratch};
-use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Listener, MapJob, Unsupported};
+use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Listener, MapJob, Place};
+use concur::cancel::Cancel;
 use concur::batch::{Found, MapResult, turn_class_key};
 use concur::dc::{self, DcConfig, DcLayout};
 use concur::diagnose::turned;
@@ -176,39 +177,36 @@ fn the_sink_hears_every_solution_in_order_and_its_errors_do_not_stop_the_run() {
     assert_eq!(rate.sink_error.as_deref(), Some("disk full"));
 }
 
-/// A backend that says it is a GPU and runs nothing: rate mode must be refused before any work.
+/// A backend that says it is a GPU and runs nothing: what the capability table refuses there
+/// must be refused before any work.
 struct FakeGpu;
 
 impl Backend for FakeGpu {
     fn name(&self) -> String {
         "fake gpu".into()
     }
-    fn is_gpu(&self) -> bool {
-        true
-    }
-    fn supports(&self, _: MapJob<'_>) -> Result<(), Unsupported> {
-        Ok(())
+    fn place(&self) -> Place {
+        Place::Gpu
     }
     fn estimate(&self, _: &Puzzle, _: MapJob<'_>, _: usize) -> Estimate {
         Estimate::default()
     }
     fn solve(&self, _: &Puzzle, _: MapJob<'_>, _: Certify, _: Listener) -> Result<Batch, EngineError> {
-        panic!("a GPU backend must not be asked to run rate mode")
+        panic!("a batch the GPU's column refuses must not be run")
     }
 }
 
 #[test]
-fn a_gpu_backend_refuses_rate_mode_until_its_driver_calls_the_hook() {
+fn a_gpu_backend_refuses_rate_mode_outside_its_device_loop_before_any_work() {
     let (p, _) = generated(4, 4, 1);
-    for method in ["rrr", "dm", "dc"] {
-        let spec: SolveSpec =
-            serde_json::from_value(serde_json::json!({"method": method, "keep_going": true, "max_iters": 100}))
-                .unwrap();
-        let e = solve::solve(&p, &spec, &FakeGpu, &mut |_| {}).unwrap_err();
+    for (method, extra) in [("rrr", ("assign", "cpu")), ("dm", ("assign", "cpu")), ("dc", ("layout", "plain"))] {
+        let mut given = serde_json::json!({"method": method, "keep_going": true, "max_iters": 100});
+        given[extra.0] = serde_json::Value::String(extra.1.into());
+        let spec = SolveSpec::from_given(given.as_object().unwrap()).unwrap();
+        let e = solve::solve(&p, &spec, &FakeGpu, &Cancel::new(), &mut |_| {}).unwrap_err();
         assert!(e.to_string().contains("--keep-going"), "{method}: {e}");
         assert!(spec.supported_by(&FakeGpu).is_err());
         assert!(spec.supported_by(&CpuBackend).is_ok());
-        assert!(CpuBackend.supports_keep_going().is_ok());
     }
 }
 

@@ -1,4 +1,5 @@
 //! The backtracker on Brendan Owen's set 1 and the Eternity II clue puzzles.
+use concur::meter::Watch;
 use crate::common::{brendan, generated, puzzles};
 use concur::puzzle::format;
 use concur::search::backtrack::{self, BacktrackConfig, Backtracker, Ending, Next};
@@ -100,7 +101,7 @@ fn counts_match_brute_force_on_small_generated_puzzles() {
         let (p, _) = generated(w, h, seed);
         let want = brute_force_count(&p);
         for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
-            let c = count(&p, consistency, CellOrder::MrvDegree, None, None);
+            let c = count(&p, consistency, CellOrder::MrvDegree, None, None, &Watch::default());
             assert!(c.complete);
             assert_eq!(c.solutions, want, "{w}x{h} seed {seed} {consistency:?}");
         }
@@ -112,7 +113,7 @@ fn brendan_set_1_6x6_has_65_solutions_up_to_rotation() {
     let Some(dir) = puzzles("brendan_set_1_6x6_has_65_solutions") else { return };
     let p = brendan(&dir, 1, 6, 6);
     let c =
-        concur::search::backtrack::count(&p, Consistency::Ac4, concur::search::backtrack::CellOrder::Scan, None, None);
+        concur::search::backtrack::count(&p, Consistency::Ac4, concur::search::backtrack::CellOrder::Scan, None, None, &Watch::default());
     assert!(c.complete);
     assert_eq!((c.solutions, c.up_to_rotation), (260, Some(65)));
 }
@@ -122,8 +123,8 @@ fn generate_unique_gives_a_puzzle_with_one_solution() {
     use concur::puzzle::generate::GenerateOptions;
     use concur::search::backtrack::{CellOrder, count, generate_unique};
     let opts = GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 1 };
-    let u = generate_unique(&opts, 50, 2_000_000).unwrap().expect("a unique 5x5 within 50 draws");
-    let c = count(&u.puzzle, Consistency::Ac3, CellOrder::Mrv, None, None);
+    let u = generate_unique(&opts, 50, 2_000_000, &Watch::default()).unwrap().expect("a unique 5x5 within 50 draws");
+    let c = count(&u.puzzle, Consistency::Ac3, CellOrder::Mrv, None, None, &Watch::default());
     assert!(c.complete);
     assert_eq!((c.solutions, c.up_to_rotation), (4, Some(1)));
     assert!(verify::check(&u.puzzle, &u.solution).valid);
@@ -168,7 +169,7 @@ fn scan_counts_match_the_arc_consistent_count() {
             };
             let Ok((p, planted)) = generate(&opts) else { continue };
             let limit = Some(std::time::Duration::from_secs(5));
-            let want = count(&p, Consistency::Ac4, CellOrder::MrvDegree, None, limit);
+            let want = count(&p, Consistency::Ac4, CellOrder::MrvDegree, None, limit, &Watch::default());
             if !want.complete {
                 continue;
             }

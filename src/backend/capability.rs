@@ -82,7 +82,7 @@ impl Feature {
         match self {
             Feature::F1 => "--method rrr, dm",
             Feature::Dc => "--method dc",
-            Feature::DcHybrid => "--layout hybrid (dc's default)",
+            Feature::DcHybrid => "--layout hybrid (dc's default; --layout plain runs on both)",
             Feature::DcReadoutAssignment => "--readout assignment",
             Feature::DcPropagate => "--propagate",
             Feature::HostAssign => "--assign cpu",

@@ -23,7 +23,7 @@ pub const SCAN_SIZES: [(usize, usize); 3] = [(7, 7), (8, 8), (16, 16)];
 /// search time: run after run (seeds `seed`, `seed + 1`, ...; a run that solves early ends
 /// early), counting the search time only (the tables and the tree estimates apart). `reps`
 /// is the runs, `seconds` the search seconds per run.
-pub fn scan_rows(budget: Duration, seed: u64) -> Vec<BenchRow> {
+pub fn scan_rows(budget: Duration, seed: u64, cancel: &crate::cancel::Cancel) -> Vec<BenchRow> {
     use crate::search::scan::{ScanSolveConfig, solve};
     let mut out = Vec::new();
     for (w, h) in SCAN_SIZES {
@@ -37,13 +37,14 @@ pub fn scan_rows(budget: Duration, seed: u64) -> Vec<BenchRow> {
         // the board (tables, tree estimates), does not eat the search time.
         let (mut nodes, mut secs, mut runs, mut next) = (0u64, 0f64, 0usize, 1u64 << 20);
         let want = budget.as_secs_f64();
-        while runs == 0 || (secs < want && !crate::interrupt::requested()) {
+        while runs == 0 || (secs < want && !cancel.is_cancelled()) {
             let cfg = ScanSolveConfig {
                 seed: seed + runs as u64,
                 max_nodes: Some(next),
                 time_limit: Some(budget * 4 + Duration::from_secs(10)),
                 threads: 1,
                 probes: 20,
+                cancel: cancel.clone(),
                 ..Default::default()
             };
             let r = solve(&p, &cfg, &|_| {});
@@ -258,7 +259,7 @@ mod scan_row_tests {
     /// One scan row per size, each with nodes searched in the budget and their rate.
     #[test]
     fn scan_rows_measure_nodes_per_second_at_each_size() {
-        let rows = scan_rows(Duration::from_millis(100), 3);
+        let rows = scan_rows(Duration::from_millis(100), 3, &crate::cancel::Cancel::new());
         let sizes: Vec<&str> = rows.iter().map(|r| r.size.as_str()).collect();
         assert_eq!(sizes, ["7x7", "8x8", "16x16"]);
         for r in &rows {

@@ -43,6 +43,8 @@ pub struct BenchOptions {
     /// At most this many trials per device chunk in the F2 GPU rows (None: as many as the
     /// binding limits allow). Smaller chunks keep each chunk's trial-minor arrays small.
     pub dc_chunk_trials: Option<usize>,
+    /// Ends the bench with the rows measured so far when tripped.
+    pub cancel: crate::cancel::Cancel,
 }
 
 /// One measured line.
@@ -271,7 +273,7 @@ pub fn run_with_steps(
         for &batch in &opts.batches {
             for form in &opts.formulations {
                 // A stop request ends the bench with the rows measured so far.
-                if crate::interrupt::requested() {
+                if opts.cancel.is_cancelled() {
                     return Ok(rows);
                 }
                 // The formulation's tables, built once for both backends' rows.
@@ -305,8 +307,8 @@ pub fn run_with_steps(
             }
         }
     }
-    if opts.cpu && opts.formulations.iter().any(|f| f == "scan") && !crate::interrupt::requested() {
-        record(scan_rows(opts.budget, opts.seed), &mut rows, false);
+    if opts.cpu && opts.formulations.iter().any(|f| f == "scan") && !opts.cancel.is_cancelled() {
+        record(scan_rows(opts.budget, opts.seed, &opts.cancel), &mut rows, false);
     }
     Ok(rows)
 }

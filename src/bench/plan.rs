@@ -60,38 +60,39 @@ impl Plan {
 
 /// What `concur bench` was asked for, as given on the command line: the lists left out
 /// (`None`) come from the [`Plan`].
-#[derive(Clone, Debug, clap::Args)]
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "application", derive(clap::Args))]
 pub struct BenchRequest {
     /// Board sizes, comma separated (default: from the plan).
-    #[arg(long, value_delimiter = ',')]
+    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
     pub sizes: Option<Vec<String>>,
     /// Batch sizes (trials), comma separated (default: from the plan).
-    #[arg(long, value_delimiter = ',')]
+    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
     pub batches: Option<Vec<usize>>,
     /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur); `scan` adds the
     /// row scan's rows (placements per second on one core at 7x7, 8x8 and 16x16, in the
     /// rate column), e.g. `--formulations f1,dc,scan` for both in one table.
-    #[arg(long, value_delimiter = ',', default_value = "f1,dc")]
+    #[cfg_attr(feature = "application", arg(long, value_delimiter = ',', default_value = "f1,dc"))]
     pub formulations: Vec<String>,
     /// Which backends to measure: cpu, gpu or both (default: from the plan).
-    #[arg(long, value_delimiter = ',')]
+    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
     pub backends: Option<Vec<BackendChoice>>,
     /// The full sweep: 5x5, 8x8 and 16x16 at 1 to 16,384 trials on the CPU and the GPU
     /// (tens of minutes); explicit lists still override it.
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub full: bool,
     /// Time budget per measurement, seconds.
-    #[arg(long, default_value_t = 0.5)]
+    #[cfg_attr(feature = "application", arg(long, default_value_t = 0.5))]
     pub budget: f64,
     /// Skip a size and batch whose state exceeds this many GiB.
-    #[arg(long, default_value_t = 8.0)]
+    #[cfg_attr(feature = "application", arg(long, default_value_t = 8.0))]
     pub max_gib: f64,
     /// Cap the trials per device chunk of the F2 GPU rows (default: as many as fit).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[cfg_attr(feature = "application", arg(long, value_parser = clap::value_parser!(u64).range(1..)))]
     pub dc_chunk_trials: Option<u64>,
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub adapter: Option<String>,
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "application", arg(long, default_value_t = 1))]
     pub seed: u64,
 }
 
@@ -193,6 +194,7 @@ impl BenchOptions {
             seed: r.seed,
             adapter: r.adapter,
             dc_chunk_trials: r.dc_chunk_trials.map(|c| c as usize),
+            cancel: crate::cancel::Cancel::new(),
         };
         if !explicit {
             notes.push(format!("concur bench: {}", plan.why));

@@ -1,27 +1,28 @@
 //! The `concur` binary: parses the command line ([`concur::cli`]), hands each subcommand to
 //! the library, and prints what comes back. The checks and plans behind the flags are library
-//! constructors; what is here is wiring, progress bars and printing.
+//! constructors; what is here is wiring, progress bars, the Ctrl-C handler and printing.
 
 use anyhow::{Context, Result};
-use clap::Parser;
 use concur::backend::Certify;
 use concur::batch;
 use concur::bench;
+use concur::cancel::Cancel;
 use concur::certify;
-use concur::cli::{BenchArgs, Cli, Cmd, CountArgs, GenerateArgs, SolveArgs};
+use concur::cli::{BenchArgs, Cli, Cmd, CountArgs, DemoArgs, GenerateArgs, ReportArgs, SolveArgs, VerifyArgs};
 use concur::ladder;
 use concur::limits::{self, MemoryBudget, OutputFile};
+use concur::meter::{Meter, Watch};
 use concur::puzzle::format;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use concur::puzzle::{Board, Puzzle};
-use concur::report::{Method, SolveReport, draw_board};
+use concur::report::{SolveReport, draw_board};
 use concur::search::backtrack;
 use concur::search::journal::{CountRequest, ScanCountRun};
 use concur::search::scan::CountEngine;
 use concur::solve::{Event, SolveSpec};
 use concur::verify;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -46,17 +47,17 @@ fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
     Ok(secs.map(|s| limits::seconds("--time-limit", s)).transpose()?)
 }
 
-/// Parses the command line's spec, runs it through the library's one entry point
-/// ([`concur::solve::solve`]) on the backend asked for, and prints and writes what it found.
-fn solve(a: SolveArgs) -> Result<ExitCode> {
-    let puzzle = load_puzzle(&a.puzzle)?;
-    let mut spec = a.spec;
+/// The run's flags checked into the library's typed run, then [`concur::solve::solve`] on the
+/// backend asked for; prints and writes what it found.
+fn solve(a: SolveArgs, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode> {
+    let mut spec = a.spec(matches)?;
     spec.certify = match (&a.dump_state, a.dump_all) {
         (None, _) => Certify::None,
         (Some(_), false) => Certify::Solved,
         (Some(_), true) => Certify::All,
     };
     spec.check()?;
+    let puzzle = load_puzzle(&a.puzzle)?;
     // Before any work: every output writable, the threads within the cores, memory enough.
     let output = a.output.as_deref().map(OutputFile::check).transpose()?;
     if let Some(dir) = &a.dump_state {
@@ -69,22 +70,20 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
         spec.threads = Some(t);
         notes.extend(note);
     }
-    let selected = concur::solve::pick_backend(&spec, a.backend, a.adapter.as_deref())?;
+    let selected = concur::solve::pick_backend(&spec)?;
     notes.extend(selected.note);
     spec.preflight(&puzzle, selected.backend.as_ref())?;
     notes.iter().for_each(|l| eprintln!("{l}"));
-    let (max, trials) = (puzzle.max_score(), spec.maps.trials);
-    let bar = match spec.method {
-        Method::Rrr | Method::Dm | Method::Dc => progress_bar(spec.map_iters()),
-        Method::Scan => {
-            let bar = ProgressBar::new_spinner();
-            bar.set_style(ProgressStyle::with_template("{spinner} [{elapsed}] {msg}").expect("static template"));
-            bar
-        }
-        _ => ProgressBar::hidden(),
+    let (max, trials) = (puzzle.max_score(), spec.trials);
+    let bar = if spec.is_map() {
+        progress_bar(spec.map_iters())
+    } else if spec.name() == concur::MethodName::Scan {
+        spinner("{spinner} [{elapsed}] {msg}")
+    } else {
+        ProgressBar::hidden()
     };
     let shown = bar.clone();
-    let solved = concur::solve::solve(&puzzle, &spec, selected.backend.as_ref(), &mut move |e| match e {
+    let solved = concur::solve::solve(&puzzle, &spec, selected.backend.as_ref(), cancel, &mut move |e| match e {
         Event::Map(p) => show(&shown, p, max, trials),
         Event::Scan(p) => {
             shown.set_message(format!(
@@ -106,7 +105,7 @@ fn solve(a: SolveArgs) -> Result<ExitCode> {
     {
         after = after.or(Some(e));
     }
-    finish(&puzzle, solved.report, output, a.json, after)
+    finish(&puzzle, solved.report, output, a.json, after, cancel)
 }
 
 fn progress_bar(max_iters: u64) -> ProgressBar {
@@ -116,6 +115,12 @@ fn progress_bar(max_iters: u64) -> ProgressBar {
     } else {
         "{spinner} {pos}/{len} it per trial [{elapsed}] {msg}"
     };
+    bar.set_style(ProgressStyle::with_template(template).expect("static template"));
+    bar
+}
+
+fn spinner(template: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template(template).expect("static template"));
     bar
 }
@@ -133,6 +138,28 @@ fn show(bar: &ProgressBar, p: &batch::Progress, max: usize, trials: usize) {
     ));
 }
 
+/// A spinner on a terminal that shows `meter` (work and found, named) twice a second while
+/// `f` runs.
+fn metered<T>(what: &str, found: &str, meter: &Meter, f: impl FnOnce() -> T) -> T {
+    let bar = spinner("{spinner} [{elapsed}] {msg}");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let out = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let (w, n) = meter.read();
+                bar.set_message(format!("{w} {what}, {n} {found}"));
+                bar.tick();
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let out = f();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        out
+    });
+    bar.finish_and_clear();
+    out
+}
+
 /// Writes each certificate as `trial-T.json` in `dir`.
 fn write_certificates(dir: &Path, certificates: &[(usize, certify::Certificate)]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -142,28 +169,47 @@ fn write_certificates(dir: &Path, certificates: &[(usize, certify::Certificate)]
     Ok(())
 }
 
+/// An error whose command already printed its JSON, with the error in it (`output_error`, a
+/// count's journal): said again on stderr, not printed a second time on stdout.
+#[derive(Debug)]
+struct InJson(anyhow::Error);
+
+impl std::fmt::Display for InJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for InJson {}
+
+/// `e`, marked as printed in the JSON when `json`.
+fn after_json(e: anyhow::Error, json: bool) -> anyhow::Error {
+    if json { InJson(e).into() } else { e }
+}
+
 /// Exit status of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
 const INTERRUPTED: u8 = 130;
 
-/// Ctrl-C or SIGTERM: the first asks every engine to stop as at a time limit, so the run still
-/// verifies, writes and prints what it has (with `"interrupted": true`) and exits 130; a second
-/// exits at once.
-fn install_interrupt_handler() {
+/// Ctrl-C or SIGTERM: the first trips the process's token, so that every run stops as at a
+/// time limit and still verifies, writes and prints what it has (with `"interrupted": true`)
+/// and exits 130; a second exits at once.
+fn install_interrupt_handler(cancel: &Cancel) {
     let seen = std::sync::atomic::AtomicBool::new(false);
+    let cancel = cancel.clone();
     // Without a handler (another one installed, or no signal support) a signal just ends the
     // process as before; nothing else depends on it.
     let _ = ctrlc::set_handler(move || {
         if seen.swap(true, std::sync::atomic::Ordering::SeqCst) {
             std::process::exit(i32::from(INTERRUPTED));
         }
-        concur::interrupt::request();
+        cancel.cancel();
         eprintln!("concur: interrupted; finishing what is done (again to quit at once)");
     });
 }
 
 /// The exit code of a run that did not reach its goal: 130 after a stop request, else 1.
-fn unfinished() -> ExitCode {
-    ExitCode::from(if concur::interrupt::requested() { INTERRUPTED } else { 1 })
+fn unfinished(cancel: &Cancel) -> ExitCode {
+    ExitCode::from(if cancel.is_cancelled() { INTERRUPTED } else { 1 })
 }
 
 /// Writes the board with `-o` and prints the report. Nothing found is lost to a failed write:
@@ -176,14 +222,13 @@ fn finish(
     output: Option<OutputFile>,
     json: bool,
     mut failed: Option<anyhow::Error>,
+    cancel: &Cancel,
 ) -> Result<ExitCode> {
-    if concur::interrupt::requested() {
-        report.details.insert("interrupted".into(), serde_json::Value::Bool(true));
-    }
+    report.printed.interrupted |= cancel.is_cancelled();
     let link = report.board.as_ref().and_then(|b| format::viewer_link(puzzle, b));
     // In JSON the link is a field; in text it has a line of its own below the summary.
-    if let (true, Some(l)) = (json, &link) {
-        report.details.insert("viewer_link".into(), serde_json::Value::String(l.clone()));
+    if json {
+        report.printed.viewer_link.clone_from(&link);
     }
     let mut unsaved = None;
     if let (Some(mut out), Some(board)) = (output, report.board.as_ref()) {
@@ -194,12 +239,8 @@ fn finish(
         }
     }
     if json {
-        if let Some(text) = &unsaved {
-            report.details.insert("board".into(), serde_json::Value::String(text.clone()));
-        }
-        if let Some(e) = &failed {
-            report.details.insert("output_error".into(), format!("{e:#}").into());
-        }
+        report.printed.board_text.clone_from(&unsaved);
+        report.printed.output_error = failed.as_ref().map(|e| format!("{e:#}"));
         println!("{}", serde_json::to_string(&report)?);
     } else {
         if let Some(board) = &report.board {
@@ -215,9 +256,9 @@ fn finish(
         }
     }
     if let Some(e) = failed {
-        return Err(e);
+        return Err(after_json(e, json));
     }
-    Ok(if report.solved { ExitCode::SUCCESS } else { unfinished() })
+    Ok(if report.solved { ExitCode::SUCCESS } else { unfinished(cancel) })
 }
 
 fn verify_state(puzzle: &Path, state: &Path, json: bool) -> Result<ExitCode> {
@@ -246,12 +287,16 @@ fn verify_state(puzzle: &Path, state: &Path, json: bool) -> Result<ExitCode> {
     Ok(if r.certifies() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
-    let p = load_puzzle(puzzle)?;
+fn verify_cmd(a: VerifyArgs) -> Result<ExitCode> {
+    let (Some(solution), None) = (&a.solution, &a.state) else {
+        let state = a.state.as_deref().context("verify needs a SOLUTION or --state FILE")?;
+        return verify_state(&a.puzzle, state, a.json);
+    };
+    let p = load_puzzle(&a.puzzle)?;
     let b = format::read_solution(&read(solution)?, &p).with_context(|| format!("{}", solution.display()))?;
     let v = verify::check(&p, &b);
     let link = format::viewer_link(&p, &b);
-    if json {
+    if a.json {
         let mut out = serde_json::to_value(&v)?;
         if let (Some(o), Some(l)) = (out.as_object_mut(), &link) {
             o.insert("viewer_link".into(), serde_json::Value::String(l.clone()));
@@ -269,11 +314,12 @@ fn verify_cmd(puzzle: &Path, solution: &Path, json: bool) -> Result<ExitCode> {
     Ok(if v.valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn demo(size: usize, seed: u64) -> Result<ExitCode> {
+fn demo(a: DemoArgs, cancel: &Cancel) -> Result<ExitCode> {
+    let (size, seed) = (a.size, a.seed);
     let opts = GenerateOptions { width: size, height: size, frame_colors: None, inner_colors: None, seed };
     let (puzzle, _) = generate(&opts)?;
     let spec = SolveSpec { seed, max_iters: Some(200_000), ..Default::default() };
-    let cfg = spec.map_config();
+    let cfg = spec.map_config(cancel).expect("the demo runs RRR");
     println!(
         "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta {}, {} trials)...",
         puzzle.num_colors() - 1,
@@ -282,18 +328,18 @@ fn demo(size: usize, seed: u64) -> Result<ExitCode> {
     );
     let bar = progress_bar(cfg.max_iters);
     let (shown, max) = (bar.clone(), puzzle.max_score());
-    let solved = concur::solve::solve(&puzzle, &spec, &concur::backend::CpuBackend, &mut move |e| {
+    let solved = concur::solve::solve(&puzzle, &spec, &concur::backend::CpuBackend, cancel, &mut move |e| {
         if let Event::Map(p) = e {
             show(&shown, p, max, cfg.trials);
         }
     })?;
     bar.finish_and_clear();
-    finish(&puzzle, solved.report, None, false, None)
+    finish(&puzzle, solved.report, None, false, None, cancel)
 }
 
 /// `concur generate`: a planted-solution puzzle, or with `--unique` the first draw proven to
 /// have one solution.
-fn generate_cmd(a: GenerateArgs) -> Result<ExitCode> {
+fn generate_cmd(a: GenerateArgs, cancel: &Cancel) -> Result<ExitCode> {
     let mut out = OutputFile::check(&a.output)?;
     let mut sol = a.solution.as_deref().map(OutputFile::check).transpose()?;
     let opts = GenerateOptions {
@@ -304,8 +350,13 @@ fn generate_cmd(a: GenerateArgs) -> Result<ExitCode> {
         seed: a.seed,
     };
     let (puzzle, board): (Puzzle, Board) = if a.unique {
-        let Some(u) = backtrack::generate_unique_checked(&opts, a.unique_attempts, a.unique_nodes)? else {
-            if concur::interrupt::requested() {
+        let meter = Meter::new();
+        let watch = Watch { cancel: cancel.clone(), meter: Some(meter.clone()) };
+        let drawn = metered("draws", "proven", &meter, || {
+            backtrack::generate_unique_checked(&opts, a.unique_attempts, a.unique_nodes, &watch)
+        })?;
+        let Some(u) = drawn else {
+            if cancel.is_cancelled() {
                 eprintln!("concur: interrupted before a draw was proven unique");
                 return Ok(ExitCode::from(INTERRUPTED));
             }
@@ -327,18 +378,17 @@ fn generate_cmd(a: GenerateArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Parses the command line. A usage error is one line, as every other error is (the bare
-/// command still shows the help); `--help` and `--version` print as usual.
-fn parse() -> Result<std::result::Result<Cli, ExitCode>> {
+/// A usage error as one line (clap's message without its usage lines); `--help` and
+/// `--version` print as usual and end the process there (Err: the exit code).
+fn parse() -> Result<std::result::Result<(Cli, clap::ArgMatches), ExitCode>> {
     use clap::error::ErrorKind;
-    match Cli::try_parse() {
-        Ok(cli) => Ok(Ok(cli)),
+    match concur::cli::parse_from(std::env::args_os()) {
+        Ok(parsed) => Ok(Ok(parsed)),
         Err(e) if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
             Ok(Err(ExitCode::from(if e.use_stderr() { 2 } else { 0 })))
         }
         Err(e) => {
-            // clap's message without its usage lines, on one line.
             let text = e.render().to_string();
             let parts: Vec<String> = text
                 .lines()
@@ -352,50 +402,80 @@ fn parse() -> Result<std::result::Result<Cli, ExitCode>> {
     }
 }
 
-fn run() -> Result<ExitCode> {
-    let cli = match parse()? {
-        Ok(cli) => cli,
-        Err(code) => return Ok(code),
-    };
+fn run(cli: Cli, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode> {
+    let sub = |name: &str| matches.subcommand_matches(name).cloned().unwrap_or_default();
     match cli.cmd {
-        Cmd::Solve(a) => solve(a),
-        Cmd::Verify { puzzle, solution: Some(solution), state: None, json } => verify_cmd(&puzzle, &solution, json),
-        Cmd::Verify { puzzle, state: Some(state), json, .. } => verify_state(&puzzle, &state, json),
-        Cmd::Verify { .. } => anyhow::bail!("verify needs a SOLUTION or --state FILE"),
-        Cmd::Generate(a) => generate_cmd(a),
-        Cmd::Demo { size, seed } => demo(size, seed),
-        Cmd::Ladder(a) => ladder_cmd(a),
-        Cmd::Report { inputs, output, json } => report(&inputs, &output, json),
-        Cmd::Render { puzzle, solution, output } => render(&puzzle, &solution, &output),
-        Cmd::Bench(a) => bench_cmd(a),
-        Cmd::Count(a) => match a.estimate {
-            Some(probes) => count_estimate(a, probes),
-            None if a.engine == CountEngine::Scan => count_scan(a),
-            None => count_ac(a),
-        },
+        Cmd::Solve(a) => solve(a, &sub("solve"), cancel),
+        Cmd::Verify(a) => verify_cmd(a),
+        Cmd::Generate(a) => generate_cmd(a, cancel),
+        Cmd::Demo(a) => demo(a, cancel),
+        Cmd::Ladder(a) => ladder_cmd(a, cancel),
+        Cmd::Report(a) => report(a),
+        Cmd::Render(a) => render(&a.puzzle, &a.solution, &a.output),
+        Cmd::Bench(a) => bench_cmd(a, cancel),
+        Cmd::Count(a) => {
+            let unused = a.unused(&sub("count"));
+            if let Some(id) = unused.first() {
+                let with = if a.estimate.is_some() {
+                    "with --estimate".to_string()
+                } else {
+                    format!("with --engine {}", if a.engine == CountEngine::Scan { "scan" } else { "ac" })
+                };
+                anyhow::bail!("{}", concur::error::SpecError::no_effect(id, with));
+            }
+            match a.estimate {
+                Some(probes) => count_estimate(a, probes, cancel),
+                None if a.engine == CountEngine::Scan => count_scan(a, cancel),
+                None => count_ac(a, cancel),
+            }
+        }
     }
 }
 
-/// `concur ladder`: the request checked by the library, then one line per finished run.
-fn ladder_cmd(request: ladder::Request) -> Result<ExitCode> {
+/// Whether the subcommand asked for `--json` (from the parsed flags, or from the raw
+/// arguments when the command line did not parse), so that its error is JSON too.
+fn wants_json(cli: Option<&Cli>) -> bool {
+    match cli.map(|c| &c.cmd) {
+        Some(Cmd::Solve(a)) => a.json,
+        Some(Cmd::Verify(a)) => a.json,
+        Some(Cmd::Count(a)) => a.json,
+        Some(Cmd::Report(a)) => a.json,
+        Some(Cmd::Bench(a)) => a.json,
+        Some(_) => false,
+        None => std::env::args().skip(2).any(|a| a == "--json"),
+    }
+}
+
+/// `concur ladder`: the request checked by the library, then one line per finished run with
+/// how far the call has come and its time left at the pace so far.
+fn ladder_cmd(request: ladder::Request, cancel: &Cancel) -> Result<ExitCode> {
     let ladder = request.check()?;
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let recs = ladder.run(|r| {
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        eprintln!("[{n}] {r}");
+    let recs = ladder.run(cancel, |r, d| {
+        let eta = d.eta_s().map_or_else(|| "?".to_string(), humanize);
+        eprintln!("[{}/{}, eta {eta}] {r}", d.done, d.total);
     })?;
     eprintln!("{} runs written to {}", recs.len(), ladder.results_path().display());
-    if concur::interrupt::requested() {
+    if cancel.is_cancelled() {
         eprintln!("concur: interrupted; runs cut short were not written; --resume runs them");
         return Ok(ExitCode::from(INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn report(inputs: &[PathBuf], output: &Path, json: bool) -> Result<ExitCode> {
-    limits::output_dir(output)?;
-    let w = ladder::report::write(inputs, output)?;
-    if json {
+/// Seconds as `1h02m`, `3m05s` or `42s`.
+fn humanize(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m{s:02}s"),
+        (h, m, _) => format!("{h}h{m:02}m"),
+    }
+}
+
+fn report(a: ReportArgs) -> Result<ExitCode> {
+    limits::output_dir(&a.output)?;
+    let w = ladder::report::write(&a.inputs, &a.output)?;
+    if a.json {
         println!("{}", serde_json::to_string(&w)?);
     } else {
         print!("{}", w.markdown);
@@ -420,8 +500,9 @@ fn render(puzzle: &Path, solution: &Path, output: &Path) -> Result<ExitCode> {
 }
 
 /// `concur bench`: the plan and its checks from the library, then a table (or JSON lines).
-fn bench_cmd(a: BenchArgs) -> Result<ExitCode> {
-    let (opts, notes) = bench::BenchOptions::from_request(a.request)?;
+fn bench_cmd(a: BenchArgs, cancel: &Cancel) -> Result<ExitCode> {
+    let (mut opts, notes) = bench::BenchOptions::from_request(a.request)?;
+    opts.cancel = cancel.clone();
     notes.iter().for_each(|l| eprintln!("{l}"));
     if !a.json {
         println!("{}", bench::BenchRow::table_header());
@@ -443,26 +524,27 @@ fn bench_cmd(a: BenchArgs) -> Result<ExitCode> {
         },
     )?;
     bar.finish_and_clear();
-    Ok(if concur::interrupt::requested() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
+    Ok(if cancel.is_cancelled() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
 }
 
 /// `concur count --estimate`: Knuth's estimate of the arc-consistent count's tree.
-fn count_estimate(a: CountArgs, probes: u64) -> Result<ExitCode> {
+fn count_estimate(a: CountArgs, probes: u64, cancel: &Cancel) -> Result<ExitCode> {
     anyhow::ensure!(a.engine == CountEngine::Ac, "--estimate sizes the tree of --engine ac");
-    anyhow::ensure!(a.journal.is_none(), "--estimate keeps no journal");
     let p = load_puzzle(&a.puzzle)?;
     MemoryBudget::here()?.check_tables("count --estimate", limits::tables(&p, true))?;
-    let e = backtrack::estimate(&p, a.ac, a.order, probes, a.seed);
+    let meter = Meter::new();
+    let watch = Watch { cancel: cancel.clone(), meter: Some(meter.clone()) };
+    let e = metered("probes", "", &meter, || backtrack::estimate(&p, a.ac, a.order, probes, a.seed, &watch));
     if a.json {
         println!("{}", serde_json::to_string(&e)?);
     } else {
         println!("{}", e.summary());
     }
-    Ok(if concur::interrupt::requested() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
+    Ok(if cancel.is_cancelled() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
 }
 
 /// `concur count --engine scan`: the checked count (journaled when asked) with a progress bar.
-fn count_scan(a: CountArgs) -> Result<ExitCode> {
+fn count_scan(a: CountArgs, cancel: &Cancel) -> Result<ExitCode> {
     let p = load_puzzle(&a.puzzle)?;
     let run = ScanCountRun::new(
         &p,
@@ -475,6 +557,7 @@ fn count_scan(a: CountArgs) -> Result<ExitCode> {
             tasks: a.tasks,
             reverse: a.reverse,
             journal: a.journal,
+            cancel: cancel.clone(),
         },
     )?;
     let bar = ProgressBar::new(0);
@@ -492,38 +575,36 @@ fn count_scan(a: CountArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
     let c = counted.count;
     if a.json {
-        println!("{}", c.json(concur::interrupt::requested()));
+        println!("{}", c.json(cancel.is_cancelled()));
     } else {
         println!("{}", c.summary());
     }
     if let Some(e) = counted.journal_failed {
-        return Err(e.into());
+        return Err(after_json(e.into(), a.json));
     }
-    Ok(count_exit(c.complete))
+    Ok(count_exit(c.complete, cancel))
 }
 
 /// `concur count`: the arc-consistent backtracker's complete count.
-fn count_ac(a: CountArgs) -> Result<ExitCode> {
-    anyhow::ensure!(
-        a.journal.is_none(),
-        "--journal is an option of --engine scan; the arc-consistent count keeps no journal"
-    );
+fn count_ac(a: CountArgs, cancel: &Cancel) -> Result<ExitCode> {
     let p = load_puzzle(&a.puzzle)?;
     let time_limit = time_limit(a.time_limit)?;
     MemoryBudget::here()?.check_tables("count", limits::tables(&p, true))?;
-    let c = backtrack::count(&p, a.ac, a.order, a.limit, time_limit);
+    let meter = Meter::new();
+    let watch = Watch { cancel: cancel.clone(), meter: Some(meter.clone()) };
+    let c = metered("nodes", "solutions", &meter, || backtrack::count(&p, a.ac, a.order, a.limit, time_limit, &watch));
     if a.json {
-        println!("{}", c.json(concur::interrupt::requested()));
+        println!("{}", c.json(cancel.is_cancelled()));
     } else {
         println!("{}", c.summary());
     }
-    Ok(count_exit(c.complete))
+    Ok(count_exit(c.complete, cancel))
 }
 
 /// A count exits 0 when it finished or stopped at a limit it was given, 130 when a signal
 /// stopped it (the partial count is still printed, and a journal keeps every finished subtree).
-fn count_exit(complete: bool) -> ExitCode {
-    if !complete && concur::interrupt::requested() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS }
+fn count_exit(complete: bool, cancel: &Cancel) -> ExitCode {
+    if !complete && cancel.is_cancelled() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS }
 }
 
 /// On a machine without a login session (no valid `XDG_RUNTIME_DIR`), Mesa's Vulkan
@@ -555,17 +636,47 @@ fn ignore_file_size_signal() {
     }
 }
 
+/// An error as one line on stderr, and with `--json` also as one JSON object on stdout
+/// (`{"error": ..., "exit": ...}`, and the option it names when it names one).
+fn report_error(e: &anyhow::Error, code: u8, json: bool) {
+    let line = format!("{e:#}").replace('\n', " ");
+    eprintln!("concur: error: {line}");
+    if json && e.downcast_ref::<InJson>().is_none() {
+        let mut o = serde_json::json!({ "error": line, "exit": code });
+        if let Some(key) = e.downcast_ref::<concur::SpecError>().and_then(|s| s.key())
+            .or_else(|| e.downcast_ref::<concur::SolveError>().and_then(|s| match s {
+                concur::SolveError::Spec(s) => s.key(),
+                _ => None,
+            }))
+        {
+            o["option"] = serde_json::Value::String(concur::error::flag(key));
+        }
+        println!("{o}");
+    }
+}
+
 fn main() -> ExitCode {
     quiet_headless_probe();
     #[cfg(unix)]
     ignore_file_size_signal();
-    install_interrupt_handler();
-    match run() {
+    let cancel = Cancel::new();
+    install_interrupt_handler(&cancel);
+    let (cli, matches) = match parse() {
+        Ok(Ok(parsed)) => parsed,
+        Ok(Err(code)) => return code,
+        Err(e) => {
+            report_error(&e, 2, wants_json(None));
+            return ExitCode::from(2);
+        }
+    };
+    let json = wants_json(Some(&cli));
+    match run(cli, &matches, &cancel) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("concur: error: {}", format!("{e:#}").replace('\n', " "));
             // An error that a stop request caused (a search cut short) is the signal's exit.
-            ExitCode::from(if concur::interrupt::requested() { INTERRUPTED } else { 2 })
+            let code = if cancel.is_cancelled() { INTERRUPTED } else { 2 };
+            report_error(&e, code, json);
+            ExitCode::from(code)
         }
     }
 }

@@ -195,8 +195,10 @@ impl GenSpec {
 }
 
 /// A method and its parameters; budgets bound every run. The parameters are those of
-/// `concur solve` ([`SolveSpec`], with the same names and defaults), less the ones the ladder
-/// sets itself (the seed, one thread, one trial).
+/// `concur solve` ([`SolveSpec`], with the same names and defaults, read by
+/// [`SolveSpec::from_given`], so that an option the method does not have or would not use is
+/// an error here as on the command line), less the ones the ladder sets itself (the seed, one
+/// thread), and a map's batch is one trial unless `trials` is given.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(try_from = "serde_json::Map<String, serde_json::Value>", into = "serde_json::Map<String, serde_json::Value>")]
 pub struct MethodSpec {
@@ -204,23 +206,19 @@ pub struct MethodSpec {
     pub label: Option<String>,
     /// Run this method only on instances of at most this many cells (the sizes it can solve).
     pub max_cells: Option<usize>,
-    /// The run.
+    /// The run. Its `backend` is the CPU unless the entry says `backend = "gpu"` (optionally
+    /// with `adapter = "..."`): a device run's cost is its wall seconds on that device.
     pub spec: SolveSpec,
-    /// Where a map runs (`backend = "gpu"`, optionally `adapter = "..."`): the CPU (one
-    /// thread, the default) or the GPU, whose run's cost is its wall seconds on that device.
-    pub backend: BackendChoice,
-    pub adapter: Option<String>,
     /// The parameters as the config gave them (a record's `params`).
     pub given: serde_json::Map<String, serde_json::Value>,
 }
 
-/// Keys of a method entry that the ladder sets itself. (`trials` may be given: a map's
-/// batch, for device runs and rate mode; without it a run has one trial.)
+/// Keys of a method entry that the ladder sets itself.
 const LADDER_OWNS: &[&str] = &["seed", "threads", "all_trials"];
 
 impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
     type Error = String;
-    fn try_from(mut given: serde_json::Map<String, serde_json::Value>) -> std::result::Result<Self, String> {
+    fn try_from(given: serde_json::Map<String, serde_json::Value>) -> std::result::Result<Self, String> {
         if !given.contains_key("method") {
             return Err("a method entry needs `method`".into());
         }
@@ -229,44 +227,25 @@ impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
             Some(serde_json::Value::String(l)) => Some(l.clone()),
             Some(v) => return Err(format!("label must be a string, got {v}")),
         };
-        let max_cells = match given.remove("max_cells") {
+        let mut params = given.clone();
+        params.remove("label");
+        let max_cells = match params.remove("max_cells") {
             None => None,
             Some(v) => Some(v.as_u64().ok_or_else(|| format!("max_cells must be a whole number, got {v}"))? as usize),
         };
-        let backend = match given.get("backend") {
-            None => BackendChoice::Cpu,
-            Some(serde_json::Value::String(b)) if b == "cpu" => BackendChoice::Cpu,
-            Some(serde_json::Value::String(b)) if b == "gpu" => BackendChoice::Gpu,
-            Some(v) => return Err(format!("backend must be \"cpu\" or \"gpu\", got {v}")),
-        };
-        let adapter = match given.get("adapter") {
-            None => None,
-            Some(serde_json::Value::String(a)) => Some(a.clone()),
-            Some(v) => return Err(format!("adapter must be a string, got {v}")),
-        };
-        let known = serde_json::to_value(SolveSpec::default()).map_err(|e| e.to_string())?;
-        let mut params = given.clone();
-        params.remove("label");
-        params.remove("backend");
-        params.remove("adapter");
-        for k in params.keys() {
-            if LADDER_OWNS.contains(&k.as_str()) {
-                return Err(format!("`{k}` is set by the ladder for every run, not by a method"));
-            }
-            if !known.as_object().is_some_and(|o| o.contains_key(k)) {
-                return Err(format!("unknown method parameter `{k}`"));
-            }
+        if let Some(k) = params.keys().find(|k| LADDER_OWNS.contains(&k.as_str())) {
+            return Err(format!("`{k}` is set by the ladder for every run, not by a method"));
         }
-        let spec: SolveSpec = serde_json::from_value(serde_json::Value::Object(params)).map_err(|e| e.to_string())?;
-        let label_text = label.clone().unwrap_or_else(|| spec.method.name().to_string());
-        spec.check().map_err(|e| format!("method {label_text:?}: {e}"))?;
-        if backend == BackendChoice::Gpu && !spec.is_map() {
-            return Err(format!("method {label_text:?}: backend = \"gpu\" runs the maps (rrr, dm, dc) only"));
+        let label_text = label.clone().unwrap_or_else(|| params["method"].as_str().unwrap_or("?").to_string());
+        let no_backend = !params.contains_key("backend");
+        let mut spec = SolveSpec::from_given(&params).map_err(|e| format!("method {label_text:?}: {e}"))?;
+        if no_backend && spec.is_map() {
+            spec.backend = BackendChoice::Cpu;
         }
-        if spec.f1.assign.on_device() && backend != BackendChoice::Gpu {
-            return Err(format!("method {label_text:?}: assign = {:?} needs backend = \"gpu\"", spec.f1.assign));
+        if spec.backend == BackendChoice::Cpu {
+            spec.supported_by(&crate::backend::CpuBackend).map_err(|e| format!("method {label_text:?}: {e}"))?;
         }
-        Ok(MethodSpec { label, max_cells, spec, backend, adapter, given })
+        Ok(MethodSpec { label, max_cells, spec, given: given.into_iter().filter(|(k, _)| k != "max_cells").collect() })
     }
 }
 
@@ -282,21 +261,17 @@ impl From<MethodSpec> for serde_json::Map<String, serde_json::Value> {
 
 impl MethodSpec {
     pub fn label(&self) -> String {
-        self.label.clone().unwrap_or_else(|| method_name(self.spec.method))
+        self.label.clone().unwrap_or_else(|| self.spec.name().name().to_string())
     }
 
     /// The parameters of one run: as given, with the time limit it runs under.
-    pub(super) fn params(&self) -> serde_json::Value {
+    pub fn params(&self) -> serde_json::Value {
         let mut o = self.given.clone();
         if let Some(t) = self.spec.time_limit {
             o.insert("time_limit".into(), t.into());
         }
         serde_json::Value::Object(o)
     }
-}
-
-pub fn method_name(m: crate::report::Method) -> String {
-    m.name().to_string()
 }
 
 /// The most runs per instance and method a config may ask for.

@@ -26,9 +26,11 @@ mod records;
 mod run;
 
 pub use config::{
-    Budget, Config, GenSpec, Group, InstanceSpec, MAX_RUNS, MethodSpec, Scope, Spent, Stop, Tally, method_name,
+    Budget, Config, GenSpec, Group, InstanceSpec, MAX_RUNS, MethodSpec, Scope, Spent, Stop, Tally,
     parse_config,
 };
 pub use plan::{Instance, Job, Part, Shard, load_instances, plan};
 pub use records::{BySize, Record, read_folder, read_records, results_path, tally};
-pub use run::{Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, puzzle_folder, run, run_job, run_job_on};
+pub use run::{
+    Done, Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, Where, puzzle_folder, run, run_job, run_job_on,
+};

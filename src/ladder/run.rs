@@ -4,9 +4,10 @@
 
 use super::records::runs_on_file;
 use super::{
-    Config, Instance, Job, MethodSpec, Part, Record, Shard, Tally, load_instances, method_name, parse_config, plan,
+    Config, Instance, Job, MethodSpec, Part, Record, Shard, Tally, load_instances, parse_config, plan,
     read_folder, read_records, results_path, tally,
 };
+use crate::cancel::Cancel;
 use crate::verify;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -17,35 +18,37 @@ use std::sync::Mutex;
 
 /// Runs one job (single-threaded) through [`crate::solve::solve`] on the CPU backend and
 /// returns its record. Every claimed solution has passed the exact verifier.
-pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64) -> Result<Record> {
-    run_job_on(inst, spec, run, base_seed, None)
+pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64, cancel: &Cancel) -> Result<Record> {
+    run_job_on(inst, spec, run, base_seed, None, cancel)
 }
 
 /// [`run_job`], with the machine a CPU run records as its `device` (a GPU run records its
 /// adapter). A method with `backend = "gpu"` runs on the GPU backend (an error without a
 /// usable adapter, or for a spec the GPU backend refuses); its `trials` (default 1) make
-/// the batch.
+/// the batch. `cancel` ends the run early, as at its time limit.
 pub fn run_job_on(
     inst: &Instance,
     spec: &MethodSpec,
     run: u64,
     base_seed: u64,
     machine: Option<&str>,
+    cancel: &Cancel,
 ) -> Result<Record> {
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
     let mut one = spec.spec.clone();
     one.seed = seed;
-    one.threads = Some(1);
-    if !spec.given.contains_key("trials") {
-        one.maps.trials = 1;
+    if crate::solve::run_key_methods("threads").is_some_and(|m| m.contains(&one.name())) {
+        one.threads = Some(1);
+    }
+    if one.is_map() && !spec.given.contains_key("trials") {
+        one.trials = 1;
     }
     let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", inst.name));
-    let selected = crate::solve::pick_backend(&one, spec.backend, spec.adapter.as_deref()).map_err(|e| fail(&e))?;
+    let selected = crate::solve::pick_backend(&one).map_err(|e| fail(&e))?;
     let backend = selected.backend;
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
-    let s = crate::solve::solve(p, &one, backend.as_ref(), &mut |_| {}).map_err(|e| fail(&e))?;
-    let distinct = s.report.details.get("distinct_solutions").and_then(|v| v.as_u64());
+    let s = crate::solve::solve(p, &one, backend.as_ref(), cancel, &mut |_| {}).map_err(|e| fail(&e))?;
     // The best score, recomputed from the board by the exact verifier.
     let best = s.report.board.as_ref().map_or(0, |b| verify::check(p, b).score);
     Ok(Record {
@@ -53,7 +56,7 @@ pub fn run_job_on(
         width: p.width(),
         height: p.height(),
         colors: p.num_colors() - 1,
-        method: method_name(spec.spec.method),
+        method: one.name().name().to_string(),
         label: spec.label(),
         params: spec.params(),
         run,
@@ -69,46 +72,47 @@ pub fn run_job_on(
         version: env!("CARGO_PKG_VERSION").into(),
         trace: s.trace,
         solutions: s.solutions,
-        distinct_solutions: distinct,
-        trials: (one.is_map() && one.maps.trials > 1).then_some(one.maps.trials as u64),
+        distinct_solutions: s.distinct_solutions,
+        trials: (one.is_map() && one.trials > 1).then_some(one.trials as u64),
         device,
     })
 }
 
 /// What `concur ladder` was asked for, as given on the command line; [`Request::check`]
 /// turns it into a [`Ladder`] ready to run.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "application", derive(clap::Args))]
 pub struct Request {
     pub config: PathBuf,
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub out: PathBuf,
     /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub shard: Option<Shard>,
     /// Skip runs already on file in DIR (the unsharded results or any shard's).
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub resume: bool,
     /// Run only the instances of at most this many cells (a part of the ladder).
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub max_cells: Option<usize>,
     /// Run only the methods of these labels, comma-separated (a part of the ladder).
-    #[arg(long, value_delimiter = ',')]
+    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
     pub methods: Vec<String>,
     /// Run only the first N runs of each method and instance (a shallow pass; a later
     /// --resume deepens it).
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub runs: Option<u64>,
     /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
     /// ../shared/puzzles).
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub puzzles: Option<PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[cfg_attr(feature = "application", arg(long))]
     pub threads: Option<usize>,
     /// Start no run after SECS seconds from now, and cut each run's time limit to end by
     /// then (the run records the limit it ran under), so a stop at a known time loses
     /// nothing.
-    #[arg(long, value_name = "SECS")]
+    #[cfg_attr(feature = "application", arg(long, value_name = "SECS"))]
     pub deadline: Option<f64>,
 }
 
@@ -213,8 +217,15 @@ impl Request {
 
 impl Ladder {
     /// [`run`] on `threads` worker threads (rayon's pool when none were asked for).
-    pub fn run(&self, progress: impl Fn(&Record) + Sync + Send) -> std::result::Result<Vec<Record>, RequestError> {
-        let go = || run(&self.config, &self.puzzle_dir, &self.out, self.shard, self.resume, &self.part, progress);
+    pub fn run(
+        &self,
+        cancel: &Cancel,
+        progress: impl Fn(&Record, Done) + Sync + Send,
+    ) -> std::result::Result<Vec<Record>, RequestError> {
+        let go = || {
+            let at = Where { shard: self.shard, resume: self.resume, part: &self.part };
+            run(&self.config, &self.puzzle_dir, &self.out, at, cancel, progress)
+        };
         Ok(match self.threads {
             None => go()?,
             Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()?.install(go)?,
@@ -230,27 +241,51 @@ impl Ladder {
 /// The shortest run a deadline leaves room for, in seconds.
 pub const MIN_DEADLINE_RUN_S: f64 = 60.0;
 
-/// Runs a ladder into `out`. With `resume`, runs already on file in `out` (in the unsharded
-/// results file or any shard's) are skipped, so a ladder begun whole can be finished in
-/// shards and the other way round; without it an existing non-empty results file is an error
-/// (nothing is overwritten). `part` leaves out the larger instances, the other methods or the
-/// later runs (a part of the ladder; a later call without it runs the rest). Runs start
-/// smallest board first (the plan's order within a board), so a part stopped early has finished
-/// the small sizes. `progress` sees each finished record. Returns the records written by this
-/// call.
+/// Which runs of a ladder a call does: its shard, whether it resumes, and its part.
+#[derive(Clone, Copy, Debug)]
+pub struct Where<'a> {
+    pub shard: Option<Shard>,
+    pub resume: bool,
+    pub part: &'a Part,
+}
+
+/// How far a ladder call has come: jobs done (run, or skipped by a stopping rule) of its
+/// planned total, and its seconds so far.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Done {
+    pub done: usize,
+    pub total: usize,
+    pub elapsed_s: f64,
+}
+
+impl Done {
+    /// The seconds left at the mean pace so far (None before the first job).
+    pub fn eta_s(&self) -> Option<f64> {
+        (self.done > 0).then(|| self.elapsed_s / self.done as f64 * (self.total - self.done) as f64)
+    }
+}
+
+/// Runs a ladder into `out`. With `at.resume`, runs already on file in `out` (in the
+/// unsharded results file or any shard's) are skipped, so a ladder begun whole can be
+/// finished in shards and the other way round; without it an existing non-empty results file
+/// is an error (nothing is overwritten). `at.part` leaves out the larger instances, the other
+/// methods or the later runs (a part of the ladder; a later call without it runs the rest).
+/// Runs start smallest board first (the plan's order within a board), so a part stopped early
+/// has finished the small sizes. `progress` sees each finished record with how far the call
+/// has come. Returns the records written by this call.
 ///
-/// After a stop request ([`crate::interrupt`]) no new run starts, and a run that the stop cut
-/// short is not written (a solved one is): the file holds only whole runs of their full budget,
-/// and `resume` picks up the rest.
+/// Once `cancel` is tripped no new run starts, and a run that it cut short is not written (a
+/// solved one is): the file holds only whole runs of their full budget, and `resume` picks up
+/// the rest.
 pub fn run(
     cfg: &Config,
     puzzle_dir: &Path,
     out: &Path,
-    shard: Option<Shard>,
-    resume: bool,
-    part: &Part,
-    progress: impl Fn(&Record) + Sync,
+    at: Where<'_>,
+    cancel: &Cancel,
+    progress: impl Fn(&Record, Done) + Sync,
 ) -> Result<Vec<Record>> {
+    let Where { shard, resume, part } = at;
     let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
     if let Some(bad) = part.methods.iter().find(|m| !labels.contains(m)) {
         return Err(Error::invalid(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));
@@ -303,13 +338,22 @@ pub fn run(
         tally(&read_folder(out)?, &mut t);
         Ok(rule.reached(t.get(&rule.group(label, instance, c)).copied().unwrap_or_default()))
     };
+    let started = std::time::Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = jobs.len();
     let run_one = |j: &Job| -> Result<Option<Record>> {
-        if crate::interrupt::requested() || write_failed.load(std::sync::atomic::Ordering::Relaxed) {
+        if cancel.is_cancelled() || write_failed.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(None);
         }
+        let finished = || Done {
+            done: done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+            total,
+            elapsed_s: started.elapsed().as_secs_f64(),
+        };
         let inst = &instances[j.instance];
         let c = inst.puzzle.cells();
         if stopped(&labels[j.method], &inst.name, c)? {
+            finished();
             return Ok(None);
         }
         let mut spec = cfg.method_for(&cfg.methods[j.method], c);
@@ -317,16 +361,17 @@ pub fn run(
             let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
             let budget = spec.spec.time_limit.unwrap_or(f64::INFINITY);
             if left < MIN_DEADLINE_RUN_S.min(budget) {
+                finished();
                 return Ok(None);
             }
             if left < budget {
                 spec.spec.time_limit = Some(left.floor());
             }
         }
-        let rec = run_job_on(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref())?;
+        let rec = run_job_on(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel)?;
         // A run cut short by a stop request is not a sample of its budget: leave it out,
         // so that `--resume` runs it again. A run that solved before the stop stands.
-        if crate::interrupt::requested() && !rec.solved {
+        if cancel.is_cancelled() && !rec.solved {
             return Ok(None);
         }
         let line = serde_json::to_string(&rec).expect("plain record") + "\n";
@@ -349,7 +394,7 @@ pub fn run(
                 )));
             }
         }
-        progress(&rec);
+        progress(&rec, finished());
         Ok(Some(rec))
     };
     // Workers take the jobs strictly in order (a shared cursor), so the order above holds

@@ -666,7 +666,7 @@ mod tests {
             assert!(verify::check(&p, &r).valid);
         }
         assert_eq!(r, b);
-        let c = count(&p, Consistency::Ac4, CellOrder::MrvDegree, None, None);
+        let c = count(&p, Consistency::Ac4, CellOrder::MrvDegree, None, None, &Watch::default());
         assert!(c.complete);
         assert_eq!(c.solutions, 4 * c.up_to_rotation.unwrap());
     }

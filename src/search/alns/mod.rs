@@ -74,7 +74,8 @@ impl ArgMax {
 }
 
 /// Destroy operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Destroy {
     /// k random cells (the baseline).
@@ -128,7 +129,8 @@ impl Destroy {
 }
 
 /// How the first board (and every restart) is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Init {
     /// Pieces shuffled within their class, turned to fit the rim.
@@ -170,28 +172,98 @@ pub struct AlnsConfig {
     /// Start a fresh board after this many iterations without a new best of the current run
     /// (0: never).
     pub restart_after: u64,
+    /// Ends the search at its next check when tripped, as at the time limit.
+    pub cancel: crate::cancel::Cancel,
 }
 
-impl Default for AlnsConfig {
+/// The options of ALNS (`--method alns`): what a user sets, with the defaults in one place.
+/// The engine's other settings (cooling, rewards, reaction) are [`AlnsConfig`]'s.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AlnsOptions {
+    /// The fewest cells one destroy removes.
+    pub destroy_min: usize,
+    /// The most cells one destroy removes (None: a third of the board, 4..=48).
+    pub destroy_max: Option<usize>,
+    /// The destroy operators to use (empty: all of them).
+    pub operators: Vec<Destroy>,
+    /// No exact (assignment) refill of non-adjacent holes.
+    pub no_exact_repair: bool,
+    /// Restart from a new board after this many iterations without a new best (0: never).
+    pub restart_after: u64,
+    /// The starting temperature of the annealing acceptance.
+    pub temperature: f64,
+}
+
+impl Default for AlnsOptions {
     fn default() -> Self {
-        AlnsConfig {
-            seed: 0,
-            max_iterations: Some(10_000_000),
-            time_limit: None,
+        AlnsOptions {
             destroy_min: 4,
-            destroy_max: 0,
+            destroy_max: None,
             operators: Vec::new(),
-            exact_repair: true,
-            init: Init::Greedy,
+            no_exact_repair: false,
+            restart_after: 2_000,
             temperature: 1.5,
+        }
+    }
+}
+
+impl crate::options::Options for AlnsOptions {
+    fn check(&self) -> Result<(), crate::error::SpecError> {
+        use crate::error::SpecError;
+        if self.destroy_min == 0 {
+            return Err(SpecError::range("destroy_min", "at least 1", 0));
+        }
+        if let Some(m) = self.destroy_max.filter(|&m| m < self.destroy_min) {
+            return Err(SpecError::range("destroy_max", "at least --destroy-min", m));
+        }
+        if !(self.temperature.is_finite() && self.temperature > 0.0) {
+            return Err(SpecError::range("temperature", "a positive number", self.temperature));
+        }
+        Ok(())
+    }
+}
+
+impl AlnsOptions {
+    /// The cap on iterations of a run without a time limit (`--max-iters` sets another).
+    pub const MAX_ITERATIONS: u64 = 10_000_000;
+
+    /// The search's configuration with these options: seed, cap of iterations, time limit
+    /// and token as given.
+    pub fn config(
+        &self,
+        seed: u64,
+        max_iterations: Option<u64>,
+        time_limit: Option<Duration>,
+        cancel: crate::cancel::Cancel,
+    ) -> AlnsConfig {
+        AlnsConfig {
+            seed,
+            max_iterations,
+            time_limit,
+            destroy_min: self.destroy_min,
+            destroy_max: self.destroy_max.unwrap_or(0),
+            operators: self.operators.clone(),
+            exact_repair: !self.no_exact_repair,
+            init: Init::Greedy,
+            temperature: self.temperature,
             cooling: 0.999,
             min_temperature: 0.05,
             reheat_after: 500,
             reaction: 0.95,
             rewards: [10.0, 4.0, 1.0, 0.0],
             min_weight: 0.05,
-            restart_after: 2_000,
+            restart_after: self.restart_after,
+            cancel,
         }
+    }
+}
+
+impl Default for AlnsConfig {
+    /// [`AlnsOptions::default`] (where the options' defaults live, [`AlnsOptions::config`]
+    /// holding the engine's), seed 0, the default cap of iterations.
+    fn default() -> Self {
+        AlnsOptions::default().config(0, Some(AlnsOptions::MAX_ITERATIONS), None, crate::cancel::Cancel::new())
     }
 }
 
@@ -425,7 +497,7 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
             break;
         }
         if iterations % 16 == 0
-            && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || crate::interrupt::requested())
+            && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || cfg.cancel.is_cancelled())
         {
             break;
         }

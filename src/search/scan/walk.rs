@@ -417,7 +417,7 @@ mod tests {
         let t = Tables::new(&p, None);
         let exact = count(&p, &ScanOptions { symmetry: false, threads: 1, ..Default::default() });
         assert!(exact.complete);
-        let est = estimate_tree(&t, 20_000, 1, None);
+        let est = estimate_tree(&t, 20_000, 1, &Deadline::default());
         let ratio = est / exact.nodes as f64;
         assert!((0.8..1.25).contains(&ratio), "estimate {est} against {} nodes", exact.nodes);
     }

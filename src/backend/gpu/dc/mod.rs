@@ -29,33 +29,18 @@ use super::GpuContext;
 use super::chunks;
 use crate::backend::{EngineError, GpuError, Unsupported};
 use crate::batch::{MapResult, Progress};
-use crate::dc::{DcConfig, Layout, Readout};
+use crate::dc::{DcConfig, Layout};
 use crate::puzzle::Puzzle;
 use std::sync::Arc;
 
 /// The readout keeps per-piece counts in workgroup memory: boards up to this many cells.
 pub const MAX_CELLS: usize = 1024;
 
-/// What the GPU backend cannot do for divide and concur (these run on the CPU backend).
+/// Whether the GPU backend runs a divide-and-concur batch of `cfg`: what it needs against the
+/// capability table ([`crate::backend::capability`]).
 pub fn supports(cfg: &DcConfig) -> Result<(), Unsupported> {
-    if cfg.keep_going {
-        return Err(Unsupported::gpu("--keep-going (rate mode) for dc runs on the cpu backend"));
-    }
-    if cfg.keep_fixed_points {
-        return Err(Unsupported::gpu("--dump-state (certificates) runs on the cpu backend"));
-    }
-    if cfg.layout.is_hybrid() {
-        return Err(Unsupported::gpu(
-            "the hybrid layout (the assignment constraint, dc's default) runs on the cpu backend; --layout plain runs on the gpu",
-        ));
-    }
-    if cfg.propagate.is_some() {
-        return Err(Unsupported::gpu("--propagate (arc consistency folded in) runs on the cpu backend"));
-    }
-    if cfg.readout == Readout::Assignment {
-        return Err(Unsupported::gpu("--readout assignment runs on the cpu backend"));
-    }
-    Ok(())
+    let needs = crate::backend::capability::needs(crate::backend::MapJob::Dc(cfg), crate::f1::map::AssignOn::Auto, 1);
+    crate::backend::capability::check(crate::backend::Place::Gpu, &needs)
 }
 
 /// One kernel of the family, for tests and benchmarks.

@@ -57,8 +57,8 @@ impl DcGpu<'_> {
 
     /// Runs the batch (same stop rules and result as [`crate::dc::DcMap::run`]).
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
-        let rounds = Rounds::start();
         let cfg = self.cfg.clone();
+        let rounds = Rounds::start(&cfg.cancel);
         let l = &self.layout;
         let mut trials: Vec<DcTrial> = (0..self.trials)
             .map(|t| Trial::new(cfg.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
@@ -69,7 +69,8 @@ impl DcGpu<'_> {
         let mut h = DcLoop::new(l, self.trials);
         loop {
             for _ in 0..ROUND {
-                if self.iteration(&mut trials, &mut best, &mut h, &mut completion)? {
+                // One round trip an iteration: the time and the token are checked before each.
+                if rounds.out_of_time(cfg.time_limit) || self.iteration(&mut trials, &mut best, &mut h, &mut completion)? {
                     break;
                 }
             }

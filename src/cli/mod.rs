@@ -1,23 +1,29 @@
-//! The command-line definition: the `concur` subcommands and their flags, as clap parses
-//! them. It is shared by the binary (`src/bin/concur.rs`, which parses, dispatches and prints)
-//! and the docs test (`tests/docs.rs`, which parses every `concur ...` command in the docs
-//! with it). The options of a solving method are the library's [`SolveSpec`], flattened in;
-//! the flags of `bench` and `ladder` are the library's requests ([`BenchRequest`],
-//! [`Request`]), which the library's constructors check
-//! ([`crate::bench::BenchOptions::from_request`], [`Request::check`]).
+//! The command-line definition (with the `application` feature): the `concur` subcommands
+//! and their flags, as clap parses them. It is shared by the binary (`src/bin/concur.rs`,
+//! which parses, dispatches and prints) and the docs test (`tests/docs.rs`, which parses every
+//! `concur ...` command in the docs with it).
+//!
+//! `concur solve`'s flags ([`solve::SolveArgs`]) become the library's typed run through the
+//! same keys as a ladder entry ([`crate::solve::SolveSpec::from_given`]); the flags of `bench`
+//! and `ladder` are the library's requests ([`BenchRequest`], [`Request`]), which the
+//! library's constructors check ([`crate::bench::BenchOptions::from_request`],
+//! [`Request::check`]). Parse with [`parse_from`] (or [`command`]), which adds to each of
+//! `solve`'s run flags its default and the methods that use it, read from the library.
 //!
 //! The argument structs defined here carry no doc comments of their own, so the variants'
 //! give the subcommands' about texts.
 
-use crate::backend::BackendChoice;
+pub mod solve;
+
 use crate::bench::BenchRequest;
 use crate::ladder::Request;
 use crate::search::backtrack::CellOrder;
 use crate::search::scan::CountEngine;
-use crate::solve::SolveSpec;
 use crate::verify::Consistency;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
+
+pub use solve::SolveArgs;
 
 #[derive(Parser)]
 #[command(name = "concur", version, about = "Iterated maps (RRR, divide and concur) for edge-matching puzzles")]
@@ -36,18 +42,7 @@ pub enum Cmd {
     /// adapter found (about a minute); `--full` for the whole sweep.
     Bench(BenchArgs),
     /// Check a solution exactly; exit 0 when valid, 1 when not. Prints the score either way.
-    Verify {
-        puzzle: PathBuf,
-        /// A solution in Brendan Owen's format (or use --state).
-        #[arg(required_unless_present = "state")]
-        solution: Option<PathBuf>,
-        /// Check a fixed-point certificate written by `solve --dump-state` instead: recompute
-        /// both projections from x, the gap, and verify the decoded board exactly.
-        #[arg(long, conflicts_with = "solution")]
-        state: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Verify(VerifyArgs),
     /// Generate a puzzle with a planted solution, as in Brendan Owen's benchmark sets.
     Generate(GenerateArgs),
     /// Count solutions by complete search (every one verified); on square boards also up to
@@ -58,58 +53,61 @@ pub enum Cmd {
     /// Merge ladder results and write a Markdown table (fraction solved, Kaplan-Meier medians and
     /// quartiles of seconds and work with unsolved runs censored, bootstrap intervals), growth
     /// fits, and SVG plots (run-time distributions per size, medians against area).
-    Report {
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        #[arg(short = 'o', long = "output")]
-        output: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
+    Report(ReportArgs),
     /// Draw a board as SVG, with mismatched joins marked.
-    Render {
-        puzzle: PathBuf,
-        solution: PathBuf,
-        #[arg(short = 'o', long = "output")]
-        output: PathBuf,
-    },
+    Render(RenderArgs),
     /// Generate a 5x5 puzzle, solve it, draw the board and print the statistics.
-    Demo {
-        #[arg(long, default_value_t = 5)]
-        size: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
+    Demo(DemoArgs),
 }
 
 #[derive(Args)]
-pub struct SolveArgs {
+pub struct VerifyArgs {
+    /// The puzzle.
     pub puzzle: PathBuf,
-    /// The method and its options: the library's spec, shared with the ladder.
-    #[command(flatten)]
-    pub spec: SolveSpec,
-    /// Write a fixed-point certificate (JSON: x, both projections, gap, board) of the solving
-    /// trial into this folder, as trial-T.json.
-    #[arg(long, value_name = "DIR")]
-    pub dump_state: Option<PathBuf>,
-    /// With --dump-state: a certificate for every trial, solved or not.
-    #[arg(long, requires = "dump_state")]
-    pub dump_all: bool,
-    /// Where the map runs (rrr, dm, dc): auto takes a hardware GPU when there is one and
-    /// falls back to the CPU, saying which on stderr; gpu fails without a usable adapter.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
-    /// GPU adapter: the first whose name contains this (case-insensitive); `all`: every
-    /// hardware adapter, an F1 batch's trials split over them (the JSON's `devices` gives
-    /// each one's share and rate).
-    #[arg(long)]
-    pub adapter: Option<String>,
-    /// Write the solution (Brendan Owen's format) here.
-    #[arg(short = 'o', long = "output")]
-    pub output: Option<PathBuf>,
-    /// Print one JSON object instead of the board and text statistics.
+    /// A solution in Brendan Owen's format, or a viewer link (or use --state).
+    #[arg(required_unless_present = "state")]
+    pub solution: Option<PathBuf>,
+    /// Check a fixed-point certificate written by `solve --dump-state` instead: recompute both
+    /// projections from x, the gap, and verify the decoded board exactly.
+    #[arg(long, conflicts_with = "solution")]
+    pub state: Option<PathBuf>,
+    /// Print one JSON object (and an error as one).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Result folders (or JSONL files) of ladders, merged.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The folder the report, its plots and summary.json go to.
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    /// Print the report's summary as one JSON object instead of the Markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct RenderArgs {
+    /// The puzzle.
+    pub puzzle: PathBuf,
+    /// The board: a solution in Brendan Owen's format, or a viewer link.
+    pub solution: PathBuf,
+    /// The SVG file to write.
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// The board's side.
+    #[arg(long, default_value_t = 5)]
+    pub size: usize,
+    /// The seed of the puzzle and of the map.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Args)]
@@ -118,15 +116,17 @@ pub struct BenchArgs {
     /// [`BenchOptions::from_request`](crate::bench::BenchOptions::from_request).
     #[command(flatten)]
     pub request: BenchRequest,
-    /// One JSON object per line instead of a table.
+    /// One JSON object per line instead of a table (and an error as one).
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Args)]
 pub struct GenerateArgs {
+    /// The board's width in cells.
     #[arg(long)]
     pub width: usize,
+    /// The board's height in cells.
     #[arg(long)]
     pub height: usize,
     /// Colours for joins along the rim (default: Brendan Owen's table).
@@ -135,8 +135,10 @@ pub struct GenerateArgs {
     /// Colours for all other joins (default: Brendan Owen's table).
     #[arg(long)]
     pub inner_colors: Option<usize>,
+    /// The seed: the same options and seed give the same puzzle.
     #[arg(long)]
     pub seed: u64,
+    /// The puzzle file to write (Brendan Owen's text).
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
     /// Also write the planted solution here.
@@ -147,24 +149,29 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub unique: bool,
     /// Draws to try with --unique before giving up.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, requires = "unique")]
     pub unique_attempts: u64,
     /// Node budget of each counting search with --unique.
-    #[arg(long, default_value_t = 2_000_000)]
+    #[arg(long, default_value_t = 2_000_000, requires = "unique")]
     pub unique_nodes: u64,
 }
 
 #[derive(Args)]
 pub struct CountArgs {
+    /// The puzzle.
     pub puzzle: PathBuf,
     /// Stop after this many solutions.
     #[arg(long)]
     pub limit: Option<u64>,
+    /// The arc-consistent engine's propagation (`--engine ac`).
     #[arg(long, value_enum, default_value_t = Consistency::Ac4)]
     pub ac: Consistency,
+    /// The arc-consistent engine's cell ordering (`--engine ac`).
     #[arg(long, value_enum, default_value_t = CellOrder::MrvDegree)]
     pub order: CellOrder,
-    #[arg(long)]
+    /// Wall-clock limit in seconds: the count stops there with what it has (a journal keeps
+    /// every finished subtree).
+    #[arg(long, value_name = "SECS")]
     pub time_limit: Option<f64>,
     /// `ac`: the arc-consistent backtracker; `scan`: row-scan tables with turn symmetry,
     /// on every core (`--threads`), for large trees.
@@ -198,8 +205,55 @@ pub struct CountArgs {
     #[arg(long)]
     pub estimate: Option<u64>,
     /// Seed of the random probes of `--estimate`.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, requires = "estimate")]
     pub seed: u64,
+    /// Print one JSON object (and an error as one).
     #[arg(long)]
     pub json: bool,
+}
+
+impl CountArgs {
+    /// The flags given that the chosen engine (or `--estimate`) does not use, as their flag
+    /// names: each is refused.
+    pub fn unused(&self, matches: &clap::ArgMatches) -> Vec<&'static str> {
+        use clap::parser::ValueSource::CommandLine;
+        let given = |id: &str| matches.value_source(id) == Some(CommandLine);
+        let scan_only = ["threads", "no_symmetry", "probes", "journal", "tasks", "reverse"];
+        let ac_only = ["ac", "order"];
+        let mut out = Vec::new();
+        let (estimate, scan) = (self.estimate.is_some(), self.engine == CountEngine::Scan);
+        for id in scan_only {
+            if given(id) && (!scan || estimate) {
+                out.push(id);
+            }
+        }
+        for id in ac_only {
+            if given(id) && scan {
+                out.push(id);
+            }
+        }
+        for id in ["limit", "time_limit"] {
+            if given(id) && estimate {
+                out.push(id);
+            }
+        }
+        out
+    }
+}
+
+/// The whole command line, with `solve`'s run flags annotated ([`solve::annotate`]).
+pub fn command() -> clap::Command {
+    Cli::command().mut_subcommand("solve", solve::annotate)
+}
+
+/// Parses `args` (the program's name first) with [`command`]: the parsed flags and the
+/// matches they came from (for the value source of each flag).
+pub fn parse_from<I, T>(args: I) -> Result<(Cli, clap::ArgMatches), clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = command().try_get_matches_from(args)?;
+    let cli = Cli::from_arg_matches(&matches)?;
+    Ok((cli, matches))
 }

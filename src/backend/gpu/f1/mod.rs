@@ -35,7 +35,7 @@ mod host_loop;
 
 pub(crate) use buffers::HashParams;
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
-pub use buffers::{K_ITERS, estimate, step_source};
+pub use buffers::{K_ITERS, estimate, step_constants, step_source};
 
 /// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.
 pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {

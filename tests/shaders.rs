@@ -190,3 +190,49 @@ fn every_insertion_point_is_declared_at_the_top_of_its_file() {
         }
     }
 }
+
+/// Every uniform struct the host uploads has, field by field, the offsets and sizes naga gives
+/// the struct its shader binds it as, and the same size; every uniform of every shader has a
+/// host struct checked here.
+#[cfg(feature = "gpu")]
+#[test]
+fn every_uniform_struct_the_host_uploads_matches_its_shader() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let layouts = concur::backend::gpu::uniform_layouts();
+    for u in &layouts {
+        let (module, _) = validate(&dir.join(u.shader));
+        let what = format!("{} as {} in {}", u.host, u.binding, u.shader);
+        let (_, var) = module
+            .global_variables
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(u.binding) && v.space == naga::AddressSpace::Uniform)
+            .unwrap_or_else(|| panic!("{what}: no such uniform"));
+        let naga::TypeInner::Struct { members, span } = &module.types[var.ty].inner else {
+            panic!("{what}: not a struct");
+        };
+        assert_eq!(*span as usize, u.size, "{what}: size");
+        assert_eq!(members.len(), u.fields.len(), "{what}: fields {:?} against {members:?}", u.fields);
+        for (m, &(name, offset, size)) in members.iter().zip(&u.fields) {
+            let shader_name = m.name.as_deref().unwrap_or("?");
+            assert_eq!(m.offset as usize, offset, "{what}: {name} (the shader's {shader_name}) offset");
+            let shader_size = module.types[m.ty].inner.size(module.to_ctx()) as usize;
+            assert_eq!(shader_size, size, "{what}: {name} (the shader's {shader_name}) size");
+        }
+    }
+    // Every uniform a shader declares is one the host uploads through a struct checked above.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.extension().is_none_or(|e| e != "wgsl") || name == "f1_step.wgsl" {
+            continue;
+        }
+        let (module, _) = validate(&path);
+        for (_, v) in module.global_variables.iter().filter(|(_, v)| v.space == naga::AddressSpace::Uniform) {
+            let binding = v.name.as_deref().unwrap_or("?");
+            assert!(
+                layouts.iter().any(|u| u.shader == name && u.binding == binding),
+                "{name}: uniform {binding} has no host struct checked"
+            );
+        }
+    }
+}

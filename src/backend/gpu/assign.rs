@@ -75,11 +75,11 @@ impl Status {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub(super) struct Problems {
-    trials: u32,
-    classes: u32,
-    wtot: u32,
-    rtot: u32,
-    flags: u32,
+    pub(super) trials: u32,
+    pub(super) classes: u32,
+    pub(super) wtot: u32,
+    pub(super) rtot: u32,
+    pub(super) flags: u32,
 }
 
 impl Problems {
@@ -99,6 +99,29 @@ struct Params {
     k_n: u32,
     pad2: u32,
     pad3: u32,
+}
+
+/// The layout of the uniforms above (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::UniformLayout> {
+    vec![uniform_layout!(
+        "assign.wgsl",
+        "P",
+        Params,
+        [
+            problems.trials,
+            problems.classes,
+            problems.wtot,
+            problems.rtot,
+            problems.flags,
+            max_rounds,
+            cells,
+            pad1,
+            k_lo,
+            k_n,
+            pad2,
+            pad3
+        ]
+    )]
 }
 
 /// What [`AssignGpu::solve`] read back, trial-major as the weights.

@@ -171,6 +171,20 @@ struct Params {
     nsg: u32,
 }
 
+/// The layout of the uniforms above, in both kernels (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::UniformLayout> {
+    ["jv.wgsl", "jv_sg.wgsl"]
+        .map(|shader| {
+            uniform_layout!(
+                shader,
+                "P",
+                Params,
+                [problems.trials, problems.classes, problems.wtot, problems.rtot, problems.flags, ppw, cells, nsg]
+            )
+        })
+        .to_vec()
+}
+
 /// What [`JvBatch::read`] read back, trial-major as the weights.
 #[derive(Clone, Debug)]
 pub struct JvSolved {

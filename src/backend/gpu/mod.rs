@@ -11,6 +11,27 @@
 //!
 //! Every solution is read back and passes [`crate::verify::check`] before it is reported.
 
+/// The [`UniformLayout`] of a `#[repr(C)]` host struct bound as `$binding` in `$shader`, its
+/// fields listed in order (a nested struct's as `outer.inner`).
+macro_rules! uniform_layout {
+    ($shader:expr, $binding:expr, $ty:ty, [$($field:ident $(. $sub:ident)*),* $(,)?]) => {
+        $crate::backend::gpu::UniformLayout {
+            shader: $shader,
+            binding: $binding,
+            host: stringify!($ty),
+            size: std::mem::size_of::<$ty>(),
+            fields: vec![$({
+                let zero = <$ty as bytemuck::Zeroable>::zeroed();
+                (
+                    concat!(stringify!($field) $(, ".", stringify!($sub))*),
+                    std::mem::offset_of!($ty, $field $(. $sub)*),
+                    std::mem::size_of_val(&zero.$field $(. $sub)*),
+                )
+            }),*],
+        }
+    };
+}
+
 pub mod assign;
 pub(crate) mod chunks;
 pub mod context;
@@ -88,6 +109,33 @@ fn insertion_body(src: &str) -> usize {
 #[doc(hidden)]
 pub fn insertion_points() -> Vec<(&'static str, &'static [&'static str])> {
     vec![("jv.wgsl", &jv::JV_POINTS), ("jv_sg.wgsl", &jv::JV_SG_POINTS), ("assign.wgsl", &assign::POINTS)]
+}
+
+/// A uniform struct the host uploads, for `tests/shaders.rs`, which checks it against naga's
+/// reflection of the shader: the shader file and the name of the uniform variable it binds
+/// the struct to, the host struct's name and size, and its fields in order as (name, offset,
+/// size), a nested struct's fields in its place.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct UniformLayout {
+    pub shader: &'static str,
+    pub binding: &'static str,
+    pub host: &'static str,
+    pub size: usize,
+    pub fields: Vec<(&'static str, usize, usize)>,
+}
+
+/// Every uniform struct the GPU drivers upload ([`UniformLayout`]).
+#[doc(hidden)]
+pub fn uniform_layouts() -> Vec<UniformLayout> {
+    [
+        f1::uniform_layouts(),
+        dc::uniform_layouts(),
+        jv::uniform_layouts(),
+        assign::uniform_layouts(),
+        pick::uniform_layouts(),
+    ]
+    .concat()
 }
 
 /// The GPU backend on one device, or on several (`--adapter all`: F1 batches split over

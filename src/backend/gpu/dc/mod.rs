@@ -23,6 +23,7 @@ mod run;
 mod state;
 
 pub use buffers::estimate;
+pub(crate) use buffers::uniform_layouts;
 use buffers::{Chunk, ChunkSpec, Params, Pipelines, SCATTER_WORDS, tables};
 
 use super::GpuContext;

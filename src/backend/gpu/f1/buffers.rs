@@ -45,6 +45,20 @@ pub(crate) struct HashParams {
     pub pad1: u32,
 }
 
+/// The layouts of the uniforms above (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::super::UniformLayout> {
+    vec![
+        uniform_layout!(
+            "f1.wgsl",
+            "P",
+            Params,
+            [trials, cells, colors, dim, wtot, joins, one_color, weighted, a, b, beta, pad1]
+        ),
+        uniform_layout!("f1.wgsl", "TR", TrackParams, [max_score, max_iters, stall, cycle]),
+        uniform_layout!("hash.wgsl", "P", HashParams, [trials, len, pad0, pad1]),
+    ]
+}
+
 pub(super) struct Pipelines {
     /// The fused pass (`shaders/f1_step.wgsl`), when the run uses it.
     pub(super) step: Option<wgpu::ComputePipeline>,

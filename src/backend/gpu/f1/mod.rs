@@ -33,8 +33,8 @@ mod buffers;
 mod device_loop;
 mod host_loop;
 
-pub(crate) use buffers::HashParams;
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
+pub(crate) use buffers::{HashParams, uniform_layouts};
 pub use buffers::{K_ITERS, estimate, step_constants, step_source};
 
 /// What the GPU backend cannot do for F1 (yet): these run on the CPU backend.

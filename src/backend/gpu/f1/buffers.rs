@@ -222,7 +222,7 @@ pub fn step_source() -> String {
 }
 
 /// The fused pass's pipeline-overridable constants: its workgroup arrays sized `xs` state
-/// words and `cs` cells ([`step_sizes`]).
+/// words and `cs` cells (the sizes `step_sizes` picks for a run).
 pub fn step_constants(xs: usize, cs: usize) -> [(&'static str, f64); 2] {
     [("XS", xs as f64), ("CS", cs as f64)]
 }

@@ -1,9 +1,13 @@
+// Insertion points (filled by src/backend/gpu/assign.rs, `auction_source`): //PER, the rows
+// per thread (MAXN / WG), which sizes function-scope arrays and so must be a const-expression,
+// not a pipeline-overridable constant.
+//
 // Batched exact maximum-weight perfect assignment: Bertsekas's auction (forward, Jacobi
 // bidding) with epsilon scaling, one workgroup per (trial, class) problem. The workgroup is
 // sized to the class: the host builds `auction` with WG = the next power of two at or above
-// n, from 32 to 256 (it rewrites the WG and PER constants and the workgroup size below), and
-// dispatches each class apart (`k_lo`, `k_n`), so that a 4-row corner problem does not hold
-// 256 threads.
+// n, from 32 to 256 (WG is a pipeline-overridable constant, the workgroup size below; PER
+// follows it), and dispatches each class apart (`k_lo`, `k_n`), so that a 4-row corner
+// problem does not hold 256 threads.
 //
 // Problem k of trial t is the n x n row-major block of w at t * wtot + woff (row = cell,
 // column = piece; -inf forbids an entry). Each problem's finite weights are quantised to
@@ -47,9 +51,12 @@ struct Params {
 }
 
 const NONE: u32 = 0xffffffffu;
-const WG: u32 = 256u;
+// The workgroup size of `auction`.
+override WG: u32 = 256u;
 const MAXN: u32 = 512u;
-const PER: u32 = 2u; // rows per thread: MAXN / WG
+const PER: u32 = 2u; //PER
+// The workgroup size of `settle`, one thread per problem.
+const SETTLE_WG: u32 = 256u;
 const PRICE_CAP: i32 = 0x3fffffff;
 const MINUS: i32 = -2147483647;
 const RUNNING: u32 = 255u;
@@ -86,7 +93,7 @@ fn finite(v: f32) -> bool {
     return v > -3.4e38 && v < 3.4e38;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
     let local = gid.x + gid.y * ng.x;
@@ -329,9 +336,9 @@ fn auction(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: v
 
 // After a bounded number of auction dispatches: marks the trials with a problem not solved.
 // One thread per (trial, class) problem.
-@compute @workgroup_size(256)
+@compute @workgroup_size(SETTLE_WG)
 fn settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>) {
-    let p = gid.x + gid.y * ng.x * WG;
+    let p = gid.x + gid.y * ng.x * SETTLE_WG;
     if p >= P.trials * P.classes {
         return;
     }

@@ -5,14 +5,15 @@
 // sides of every candidate, from both x and pe) read workgroup memory, not storage. The
 // arithmetic is the same expression for expression as the separate kernels', so the two give
 // the same iterates bit for bit (tests/gpu.rs). The host appends this file to `f1.wgsl` and
-// sets XS (at least dim) and CS (at least cells); it runs it only where 2 * XS + CS words fit
-// the device's workgroup memory (an 8x8 of 12 colours takes 24.6 KB).
+// sets XS (at least dim) and CS (at least cells), pipeline-overridable constants, when it
+// builds the pipeline; it runs it only where 2 * XS + CS words fit the device's workgroup
+// memory (an 8x8 of 12 colours takes 24.6 KB).
 //
 // A submission of K iterations is: edges and weights of the current states (once, so that the
 // states the host rewrote between submissions are seen), then K times: the assignment, `step`.
 
-const XS: u32 = 4096u; //XS
-const CS: u32 = 256u; //CS
+override XS: u32 = 4096u;
+override CS: u32 = 256u;
 
 var<workgroup> xs: array<f32, XS>;
 var<workgroup> ps: array<f32, XS>;

@@ -1,3 +1,8 @@
+// Insertion points (filled by src/backend/gpu/jv.rs, `source`, on a device with subgroup
+// operations, the only one that validates them): //SUBGROUP_ARGS (the subgroup builtins, as
+// arguments of `jv`), //SUBGROUP_INIT (their values kept in private variables), and the lines
+// from //REDUCE_MIN to //END_REDUCE_MIN (`reduce_min`, replaced by its subgroup form).
+//
 // Batched exact maximum-weight perfect assignment by shortest augmenting paths (Jonker and
 // Volgenant 1987, the dense Dijkstra form), one 64-thread workgroup per (trial, class)
 // problem, the columns spread over the threads.
@@ -87,6 +92,7 @@ fn before(a: f32, ka: u32, b: f32, kb: u32) -> bool {
     return a < b || (a == b && ka < kb);
 }
 
+//REDUCE_MIN
 // The workgroup's smallest (value, key) into ctl_min and ctl_col (read them with
 // workgroupUniformLoad). Workgroup memory: a tree over the threads.
 fn reduce_min(lid: u32, val: f32, key: u32) {
@@ -105,11 +111,13 @@ fn reduce_min(lid: u32, val: f32, key: u32) {
         ctl_col = red_k[0];
     }
 }
-//END_REDUCE
+//END_REDUCE_MIN
 
 @compute @workgroup_size(64)
 fn jv(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>,
-      @builtin(local_invocation_index) lid: u32 /*SUBGROUP_ARGS*/) {
+      @builtin(local_invocation_index) lid: u32,
+      //SUBGROUP_ARGS
+) {
     let problem = gid.x + gid.y * ng.x;
     if problem >= P.trials * P.classes {
         return;

@@ -1,3 +1,9 @@
+// Insertion points (filled by src/backend/gpu/jv.rs, `sg_source`): //MAXC (the column slots
+// a lane keeps in registers, which size function-scope arrays and so must be a
+// const-expression, not a pipeline-overridable constant) and //STAGE_COPY (the staged
+// variant's copy of the cost block, whose subgroup barrier only a device with wgpu's
+// SUBGROUP_BARRIER feature validates).
+//
 // Batched exact maximum-weight perfect assignment by shortest augmenting paths (Jonker and
 // Volgenant 1987, the dense Dijkstra form), one SUBGROUP per (trial, class) problem and
 // several problems per workgroup, for the small classes (n up to MAXN = 64).
@@ -49,12 +55,13 @@ const INF: f32 = 3.4028235e38;
 const MAXC: u32 = 16u; //MAXC
 // The staged variant (`--assign gpu-jv-sg-staged`): STAGE 1, and each subgroup copies its
 // problem's cost block once into its slot of `blk` (SN x SN floats, SN the batch's largest
-// class this kernel solves) and reads it there; the host sets these and sizes P.ppw so that
-// the slots fit the device's workgroup memory. The copy, with the subgroup barrier that needs
-// wgpu's SUBGROUP_BARRIER feature, goes in at //STAGE_COPY only in that variant.
-const STAGE: u32 = 0u; //STAGE
-const SN: u32 = 1u; //SN
-const BLK: u32 = 1u; //BLK
+// class this kernel solves) and reads it there; the host sets these pipeline-overridable
+// constants and sizes P.ppw so that the slots fit the device's workgroup memory. The copy,
+// with the subgroup barrier that needs wgpu's SUBGROUP_BARRIER feature, goes in at the
+// STAGE_COPY insertion point only in that variant.
+override STAGE: u32 = 0u;
+override SN: u32 = 1u;
+override BLK: u32 = 1u;
 var<workgroup> blk: array<f32, BLK>;
 var<private> sbase: u32;
 

@@ -143,6 +143,38 @@ impl DcLayout {
     }
 }
 
+/// Appends a compressed sparse row table over `keys` (each below `buckets`) to `off`:
+/// `buckets + 1` offsets, `base` plus where each key's group starts in the table, then its
+/// end. Calls `place(at, i)` for the `i`-th key, `at` its index in the table (the groups in
+/// key order, each in the keys' order), for the caller to fill its arrays of items. A
+/// counting sort: one pass counts the keys, one places them.
+fn append_csr(
+    off: &mut Vec<u32>,
+    base: u32,
+    buckets: usize,
+    keys: impl Iterator<Item = usize> + Clone,
+    mut place: impl FnMut(usize, usize),
+) {
+    let first = off.len();
+    off.resize(first + buckets + 1, 0);
+    let start = &mut off[first..];
+    for k in keys.clone() {
+        start[k + 1] += 1;
+    }
+    for b in 0..buckets {
+        start[b + 1] += start[b];
+    }
+    // Each key at its group's next free index: each group's offset moves to its end, which is
+    // where the next group starts, so the offsets shift back by one afterwards.
+    for (i, k) in keys.enumerate() {
+        place(start[k] as usize, i);
+        start[k] += 1;
+    }
+    start.copy_within(0..buckets, 1);
+    start[0] = 0;
+    start.iter_mut().for_each(|o| *o += base);
+}
+
 /// Static divide-and-concur tables for one puzzle (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -235,32 +267,19 @@ impl Layout {
             }
         }
 
-        // Colour groups of every joined side (a counting sort of each cell's candidates).
-        let k1 = puzzle.num_colors() + 1;
-        let mut side_grp = Vec::with_capacity(n * 4 * k1);
+        // Colour groups of every joined side: each cell's candidates by the colour they show
+        // there (a rim side's groups are empty).
+        let colors = puzzle.num_colors();
+        let mut side_grp = Vec::with_capacity(n * 4 * (colors + 1));
         let mut side_sorted = Vec::new();
         for c in 0..n {
-            let r = cell_off[c] as usize..cell_off[c + 1] as usize;
+            let cell = &cand_colors[cell_off[c] as usize..cell_off[c + 1] as usize];
             for s in 0..4 {
-                let base = side_sorted.len() as u32;
-                let mut count = vec![0u32; k1];
-                if puzzle.neighbour(c, s).is_some() {
-                    for &q in &cand_colors[r.clone()] {
-                        count[((q >> (8 * s)) & 0xff) as usize + 1] += 1;
-                    }
-                }
-                for k in 1..k1 {
-                    count[k] += count[k - 1];
-                }
-                side_grp.extend(count.iter().map(|&o| base + o));
-                side_sorted.resize(base as usize + count[k1 - 1] as usize, 0);
-                if puzzle.neighbour(c, s).is_some() {
-                    for (i, &q) in cand_colors[r.clone()].iter().enumerate() {
-                        let k = ((q >> (8 * s)) & 0xff) as usize;
-                        side_sorted[(base + count[k]) as usize] = i as u32;
-                        count[k] += 1;
-                    }
-                }
+                let joined = if puzzle.neighbour(c, s).is_some() { cell } else { &[] };
+                let base = side_sorted.len();
+                side_sorted.resize(base + joined.len(), 0);
+                let shown = joined.iter().map(|&q| ((q >> (8 * s)) & 0xff) as usize);
+                append_csr(&mut side_grp, base as u32, colors, shown, |at, i| side_sorted[base + at] = i as u32);
             }
         }
 
@@ -282,20 +301,10 @@ impl Layout {
             for c in 0..n {
                 push(&mut (cell_off[c]..cell_off[c + 1]), 1, &mut slot_var);
             }
-            // Candidates of each piece, by cell then rotation (a counting sort by piece).
-            let mut piece_off = vec![0u32; n + 1];
-            for &p in &cand_piece {
-                piece_off[p as usize + 1] += 1;
-            }
-            for p in 0..n {
-                piece_off[p + 1] += piece_off[p];
-            }
-            let mut by_piece = vec![0u32; v];
-            let mut fill = piece_off.clone();
-            for (j, &p) in cand_piece.iter().enumerate() {
-                by_piece[fill[p as usize] as usize] = j as u32;
-                fill[p as usize] += 1;
-            }
+            // Candidates of each piece, by cell then rotation.
+            let (mut piece_off, mut by_piece) = (Vec::with_capacity(n + 1), vec![0u32; v]);
+            let pieces = cand_piece.iter().map(|&p| p as usize);
+            append_csr(&mut piece_off, 0, n, pieces, |at, j| by_piece[at] = j as u32);
             for p in 0..n {
                 push(&mut by_piece[piece_off[p] as usize..piece_off[p + 1] as usize].iter().copied(), 1, &mut slot_var);
             }
@@ -312,25 +321,18 @@ impl Layout {
         }
         let s_total = slot_var.len();
 
-        // CSR variable -> slots (in slot order), with each slot's constraint.
-        let mut var_off = vec![0u32; v + 1];
-        for &j in &slot_var {
-            var_off[j as usize + 1] += 1;
-        }
-        for j in 0..v {
-            var_off[j + 1] += var_off[j];
-        }
-        let mut fill = var_off.clone();
-        let mut var_slot = vec![0u32; s_total];
-        let mut var_con = vec![0u32; s_total];
-        for k in 0..con_off.len() - 1 {
-            for s in con_off[k]..con_off[k + 1] {
-                let j = slot_var[s as usize] as usize;
-                var_slot[fill[j] as usize] = s;
-                var_con[fill[j] as usize] = k as u32;
-                fill[j] += 1;
+        // CSR variable -> slots (in slot order), with each slot's constraint: the slots come
+        // in order, so the constraint whose range holds the slot only moves forward.
+        let mut var_off = Vec::with_capacity(v + 1);
+        let (mut var_slot, mut var_con) = (vec![0u32; s_total], vec![0u32; s_total]);
+        let mut k = 0;
+        append_csr(&mut var_off, 0, v, slot_var.iter().map(|&j| j as usize), |at, s| {
+            while con_off[k + 1] as usize <= s {
+                k += 1;
             }
-        }
+            var_slot[at] = s as u32;
+            var_con[at] = k as u32;
+        });
         let (mut run_off, mut runs) = (vec![0u32], Vec::<[u32; 3]>::new());
         for k in 0..con_off.len() - 1 {
             for s in con_off[k]..con_off[k + 1] {

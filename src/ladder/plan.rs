@@ -118,6 +118,7 @@ pub struct Part {
     pub runs: Option<u64>,
     /// Start no run after this instant, and cut each run's time limit to end by it (the run
     /// records the limit it ran under). A run whose remaining time would be under
-    /// [`MIN_DEADLINE_RUN_S`] (or its whole budget, if shorter) does not start.
+    /// [`MIN_DEADLINE_RUN_S`](super::MIN_DEADLINE_RUN_S) (or its whole budget, if shorter) does
+    /// not start.
     pub deadline: Option<std::time::Instant>,
 }

@@ -75,11 +75,11 @@ impl Status {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub(super) struct Problems {
-    trials: u32,
-    classes: u32,
-    wtot: u32,
-    rtot: u32,
-    flags: u32,
+    pub(super) trials: u32,
+    pub(super) classes: u32,
+    pub(super) wtot: u32,
+    pub(super) rtot: u32,
+    pub(super) flags: u32,
 }
 
 impl Problems {
@@ -99,6 +99,29 @@ struct Params {
     k_n: u32,
     pad2: u32,
     pad3: u32,
+}
+
+/// The layout of the uniforms above (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::UniformLayout> {
+    vec![uniform_layout!(
+        "assign.wgsl",
+        "P",
+        Params,
+        [
+            problems.trials,
+            problems.classes,
+            problems.wtot,
+            problems.rtot,
+            problems.flags,
+            max_rounds,
+            cells,
+            pad1,
+            k_lo,
+            k_n,
+            pad2,
+            pad3
+        ]
+    )]
 }
 
 /// What [`AssignGpu::solve`] read back, trial-major as the weights.
@@ -153,19 +176,22 @@ pub fn workgroup_for(n: usize) -> u32 {
     SIZES.into_iter().find(|&w| w as usize >= n).unwrap_or(256)
 }
 
-/// The auction's source with its workgroup sized `wg` (the file's own is 256).
-fn sized_source(wg: u32) -> String {
-    let rewrites = [
-        ("const WG: u32 = 256u;", format!("const WG: u32 = {wg}u;")),
-        ("const PER: u32 = 2u;", format!("const PER: u32 = {}u;", 512 / wg)),
-        ("@compute @workgroup_size(256)\nfn auction", format!("@compute @workgroup_size({wg})\nfn auction")),
-    ];
-    let mut src = ASSIGN_WGSL.to_string();
-    for (from, to) in rewrites {
-        assert!(src.contains(from), "shaders/assign.wgsl no longer holds {from:?}");
-        src = src.replace(from, &to);
-    }
-    src
+/// The insertion point of `shaders/assign.wgsl` (declared at its top): the rows per thread.
+const PER: &str = "//PER";
+/// The insertion points the host fills in `shaders/assign.wgsl`.
+#[doc(hidden)]
+pub const POINTS: [&str; 1] = [PER];
+
+/// The auction's source for a workgroup of `wg` threads (the file's own is 256): its rows per
+/// thread, which size function-scope arrays, written in. The workgroup size itself is the
+/// pipeline-overridable constant of [`auction_constants`].
+pub fn auction_source(wg: u32) -> String {
+    super::fill(ASSIGN_WGSL, PER, &format!("const PER: u32 = {}u;", 512 / wg))
+}
+
+/// The auction's pipeline-overridable constants for a workgroup of `wg` threads.
+pub fn auction_constants(wg: u32) -> [(&'static str, f64); 1] {
+    [("WG", f64::from(wg))]
 }
 
 /// The auction pipelines (one per workgroup size) and the `settle` pass.
@@ -221,7 +247,10 @@ impl AssignGpu {
         let settle = ctx.pipeline(&module, "settle");
         let pipes = SIZES
             .into_iter()
-            .map(|wg| (wg, ctx.pipeline(&ctx.module("assign (sized)", &sized_source(wg)), "auction")))
+            .map(|wg| {
+                let module = ctx.module("assign (sized)", &auction_source(wg));
+                (wg, ctx.pipeline_with(&module, "auction", &auction_constants(wg)))
+            })
             .collect();
         AssignGpu { ctx, pipes, settle }
     }
@@ -473,11 +502,12 @@ mod sizing_tests {
             assert_eq!(workgroup_for(n), wg, "n = {n}");
         }
         for wg in SIZES {
-            let src = sized_source(wg);
-            assert!(src.contains(&format!("@workgroup_size({wg})\nfn auction")));
+            let src = auction_source(wg);
+            // The workgroup size is the constant WG, which PER follows; settle keeps its own
+            // 256-thread workgroups.
+            assert!(src.contains("@workgroup_size(WG)\nfn auction") && src.contains("const SETTLE_WG: u32 = 256u;"));
             assert!(src.contains(&format!("const PER: u32 = {}u;", 512 / wg)));
-            // settle keeps its own 256-thread workgroups.
-            assert_eq!(src.matches("@workgroup_size(256)").count(), if wg == 256 { 2 } else { 1 });
+            assert_eq!(auction_constants(wg), [("WG", f64::from(wg))]);
         }
     }
 }

@@ -213,14 +213,25 @@ impl GpuContext {
     }
 
     /// A compute pipeline for one entry point of a WGSL module (bind group 0 derived from
-    /// what the entry point uses).
+    /// what the entry point uses), its pipeline-overridable constants at their defaults.
     pub fn pipeline(&self, module: &wgpu::ShaderModule, entry: &str) -> wgpu::ComputePipeline {
+        self.pipeline_with(module, entry, &[])
+    }
+
+    /// [`GpuContext::pipeline`] with values for the module's pipeline-overridable constants
+    /// (`override NAME: u32 = default;` in the WGSL), by name.
+    pub fn pipeline_with(
+        &self,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> wgpu::ComputePipeline {
         self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
             layout: None,
             module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions { constants, ..Default::default() },
             cache: None,
         })
     }

@@ -27,11 +27,11 @@
 //! device was opened with wgpu's SUBGROUP feature ([`GpuContext::subgroups`]), workgroup
 //! memory otherwise; the two give the same answer (the order does not matter for a minimum).
 
-use super::GpuContext;
 use super::assign::{Problems, Status};
 use super::context::groups_grid;
 use super::pick::Pick;
 use super::timing::Passes;
+use super::{GpuContext, fill, fill_lines};
 use crate::backend::GpuError;
 use std::sync::Arc;
 
@@ -92,51 +92,71 @@ fn reduce_min(lid: u32, val: f32, key: u32) {
     }
 }"#;
 
+/// The insertion points of `shaders/jv.wgsl` (declared at its top), filled on a device with
+/// subgroup operations: the subgroup builtins as arguments of `jv`, their values kept, and the
+/// lines of `reduce_min`.
+const SUBGROUP_ARGS: &str = "//SUBGROUP_ARGS";
+const SUBGROUP_INIT: &str = "//SUBGROUP_INIT";
+const REDUCE_MIN: &str = "//REDUCE_MIN";
+const END_REDUCE_MIN: &str = "//END_REDUCE_MIN";
+/// The insertion points of `shaders/jv_sg.wgsl`: the column slots per lane, the staged copy.
+const MAXC: &str = "//MAXC";
+const STAGE_COPY: &str = "//STAGE_COPY";
+/// The insertion points the host fills in `shaders/jv.wgsl` and `shaders/jv_sg.wgsl`.
+#[doc(hidden)]
+pub const JV_POINTS: [&str; 4] = [SUBGROUP_ARGS, SUBGROUP_INIT, REDUCE_MIN, END_REDUCE_MIN];
+#[doc(hidden)]
+pub const JV_SG_POINTS: [&str; 2] = [MAXC, STAGE_COPY];
+
 /// The workgroup kernel's source for a device with (`true`) or without subgroup operations.
 pub fn source(subgroups: bool) -> String {
     if !subgroups {
         return JV_WGSL.to_string();
     }
-    let start = JV_WGSL.find("// The workgroup's smallest").expect("reduce_min in jv.wgsl");
-    let end = JV_WGSL.find("//END_REDUCE").expect("reduce_min's end in jv.wgsl");
-    let mut s = String::with_capacity(JV_WGSL.len() + 1024);
-    s.push_str(&JV_WGSL[..start]);
-    s.push_str(SUBGROUP_REDUCE);
-    s.push_str(&JV_WGSL[end + "//END_REDUCE".len()..]);
-    s.replace(
-        "/*SUBGROUP_ARGS*/",
-        ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgi: u32, \
-         @builtin(num_subgroups) sgn: u32",
-    )
-    .replace("//SUBGROUP_INIT", "sg_lane = sgl;\n    sg_id = sgi;\n    sg_count = sgn;")
+    let s = fill_lines(JV_WGSL, REDUCE_MIN, END_REDUCE_MIN, SUBGROUP_REDUCE);
+    let s = fill(
+        &s,
+        SUBGROUP_ARGS,
+        "      @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgi: u32, \
+         @builtin(num_subgroups) sgn: u32,",
+    );
+    fill(&s, SUBGROUP_INIT, "    sg_lane = sgl;\n    sg_id = sgi;\n    sg_count = sgn;")
 }
 
 /// The subgroup kernel's source for a device whose smallest subgroup has `min_lanes` lanes:
 /// each lane keeps `SG_MAX_N / min_lanes` column slots in registers.
 pub fn sg_source(min_lanes: u32) -> String {
-    sg_source_staged(min_lanes, None)
+    sg_source_staged(min_lanes, false)
 }
 
-/// [`sg_source`], staged (`Some((sn, ppw))`): `ppw` slots of `sn x sn` floats in workgroup
-/// memory, one per subgroup.
-pub fn sg_source_staged(min_lanes: u32, stage: Option<(usize, u32)>) -> String {
+/// [`sg_source`], with the staged variant's copy of each problem's cost block into workgroup
+/// memory when `staged`; its sizes are the pipeline-overridable constants of
+/// [`sg_constants`].
+pub fn sg_source_staged(min_lanes: u32, staged: bool) -> String {
     let slots = (SG_MAX_N as u32).div_ceil(min_lanes.max(1)).clamp(1, 32);
-    let s = JV_SG_WGSL.replace("const MAXC: u32 = 16u; //MAXC", &format!("const MAXC: u32 = {slots}u;"));
-    match stage {
-        None => s,
-        Some((sn, ppw)) => s
-            .replace("const STAGE: u32 = 0u; //STAGE", "const STAGE: u32 = 1u;")
-            .replace("const SN: u32 = 1u; //SN", &format!("const SN: u32 = {sn}u;"))
-            .replace("const BLK: u32 = 1u; //BLK", &format!("const BLK: u32 = {}u;", sn * sn * ppw as usize))
-            .replace(
-                "    //STAGE_COPY (the staged variant copies the block into this subgroup's slot here)",
-                "    // The block once into this subgroup's slot; its lanes read one another's entries.
+    let s = fill(JV_SG_WGSL, MAXC, &format!("const MAXC: u32 = {slots}u;"));
+    if !staged {
+        return s;
+    }
+    fill(
+        &s,
+        STAGE_COPY,
+        "    // The block once into this subgroup's slot; its lanes read one another's entries.
     sbase = sgi * SN * SN;
     for (var e = lane; e < n * n; e += S) {
         blk[sbase + e] = w[wbase + e];
     }
     subgroupBarrier();",
-            ),
+    )
+}
+
+/// The subgroup kernel's pipeline-overridable constants: unstaged (`None`, the defaults), or
+/// staged (`Some((sn, ppw))`): `ppw` slots of `sn x sn` floats in workgroup memory, one per
+/// subgroup.
+pub fn sg_constants(stage: Option<(usize, u32)>) -> Vec<(&'static str, f64)> {
+    match stage {
+        None => Vec::new(),
+        Some((sn, ppw)) => vec![("STAGE", 1.0), ("SN", sn as f64), ("BLK", (sn * sn * ppw as usize) as f64)],
     }
 }
 
@@ -149,6 +169,20 @@ struct Params {
     cells: u32,
     /// The subgroup kernel's classes (unused by the workgroup kernel).
     nsg: u32,
+}
+
+/// The layout of the uniforms above, in both kernels (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::UniformLayout> {
+    ["jv.wgsl", "jv_sg.wgsl"]
+        .map(|shader| {
+            uniform_layout!(
+                shader,
+                "P",
+                Params,
+                [problems.trials, problems.classes, problems.wtot, problems.rtot, problems.flags, ppw, cells, nsg]
+            )
+        })
+        .to_vec()
 }
 
 /// What [`JvBatch::read`] read back, trial-major as the weights.
@@ -300,8 +334,8 @@ impl JvGpu {
         let staged = self.sg.as_ref().filter(|_| self.staged && !sgk.is_empty()).and_then(|(_, ppw)| {
             let fit = (ctx.workgroup_storage as usize / (4 * sn * sn)).min(*ppw as usize) as u32;
             (fit >= 1).then(|| {
-                let module = ctx.module("jv_sg staged", &sg_source_staged(ctx.subgroup_min, Some((sn, fit))));
-                (ctx.pipeline(&module, "jv_sg"), fit)
+                let module = ctx.module("jv_sg staged", &sg_source_staged(ctx.subgroup_min, true));
+                (ctx.pipeline_with(&module, "jv_sg", &sg_constants(Some((sn, fit)))), fit)
             })
         });
         let sg_pipe = staged.clone().or_else(|| self.sg.clone());

@@ -18,6 +18,11 @@ struct Params {
     pad: u32,
 }
 
+/// The layout of the uniform above (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::UniformLayout> {
+    vec![uniform_layout!("pick.wgsl", "P", Params, [trials, rtot, cells, pad])]
+}
+
 /// The pick pass of one batch: its bind group and its size.
 pub struct Pick {
     pipe: wgpu::ComputePipeline,

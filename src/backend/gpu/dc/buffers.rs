@@ -58,6 +58,22 @@ pub(super) struct LayoutParams {
     pub(super) count: u32,
 }
 
+/// The layouts of the uniforms above (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::super::UniformLayout> {
+    vec![
+        uniform_layout!(
+            "dc.wgsl",
+            "P",
+            Params,
+            [
+                trials, vars, slots, cons, choices, cells, colors, first_join, dm, adaptive, pad0, pad1, beta, inv,
+                gamma, min_weight
+            ]
+        ),
+        uniform_layout!("layout.wgsl", "P", LayoutParams, [trials, per, first, count]),
+    ]
+}
+
 /// Words the scatter staging buffer holds: uploads go through it a block of trials at a time.
 pub(super) const SCATTER_WORDS: usize = 1 << 22;
 

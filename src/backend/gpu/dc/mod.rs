@@ -11,9 +11,10 @@
 //! `shaders/layout.wgsl`. Per iteration the host reads two `u32` per trial
 //! (mismatched joins, pieces used more than once); it copies a board up only when its
 //! trial improves or claims a solution, rescoring it exactly, and verifies every claimed
-//! solution with [`verify::check`]. At the end of each round of [`ROUND`] iterations it
-//! reads the concur values once for the assignment readout (the best permutation board, as
-//! the CPU backend does) and fingerprints the state for exact limit cycles.
+//! solution with [`crate::verify::check`]. At the end of each round of
+//! [`crate::batch::ROUND`] iterations it reads the concur values once for the assignment
+//! readout (the best permutation board, as the CPU backend does) and fingerprints the state
+//! for exact limit cycles.
 //!
 //! Plain layout only (cell, piece and join constraints); the hybrid layout's assignment
 
@@ -23,6 +24,7 @@ mod run;
 mod state;
 
 pub use buffers::estimate;
+pub(crate) use buffers::uniform_layouts;
 use buffers::{Chunk, ChunkSpec, Params, Pipelines, SCATTER_WORDS, tables};
 
 use super::GpuContext;

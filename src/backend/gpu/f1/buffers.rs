@@ -45,6 +45,20 @@ pub(crate) struct HashParams {
     pub pad1: u32,
 }
 
+/// The layouts of the uniforms above (`tests/shaders.rs`).
+pub(crate) fn uniform_layouts() -> Vec<super::super::UniformLayout> {
+    vec![
+        uniform_layout!(
+            "f1.wgsl",
+            "P",
+            Params,
+            [trials, cells, colors, dim, wtot, joins, one_color, weighted, a, b, beta, pad1]
+        ),
+        uniform_layout!("f1.wgsl", "TR", TrackParams, [max_score, max_iters, stall, cycle]),
+        uniform_layout!("hash.wgsl", "P", HashParams, [trials, len, pad0, pad1]),
+    ]
+}
+
 pub(super) struct Pipelines {
     /// The fused pass (`shaders/f1_step.wgsl`), when the run uses it.
     pub(super) step: Option<wgpu::ComputePipeline>,
@@ -202,19 +216,23 @@ pub(super) fn step_sizes(ctx: &GpuContext, f1: &F1, cfg: &MapConfig) -> Option<(
         .then_some((xs, cs))
 }
 
-/// The source of `f1.wgsl` with the fused pass appended, its arrays sized.
-pub fn step_source(xs: usize, cs: usize) -> String {
-    let step = F1_STEP_WGSL
-        .replace("const XS: u32 = 4096u; //XS", &format!("const XS: u32 = {xs}u;"))
-        .replace("const CS: u32 = 256u; //CS", &format!("const CS: u32 = {cs}u;"));
-    format!("{F1_WGSL}\n{step}")
+/// The source of `f1.wgsl` with the fused pass appended.
+pub fn step_source() -> String {
+    format!("{F1_WGSL}\n{F1_STEP_WGSL}")
+}
+
+/// The fused pass's pipeline-overridable constants: its workgroup arrays sized `xs` state
+/// words and `cs` cells (the sizes `step_sizes` picks for a run).
+pub fn step_constants(xs: usize, cs: usize) -> [(&'static str, f64); 2] {
+    [("XS", xs as f64), ("CS", cs as f64)]
 }
 
 impl Pipelines {
     pub(super) fn new(ctx: &GpuContext, step: Option<(usize, usize)>) -> Self {
         let module = ctx.module("f1", F1_WGSL);
         let hash = ctx.module("hash", HASH_WGSL);
-        let step = step.map(|(xs, cs)| ctx.pipeline(&ctx.module("f1 step", &step_source(xs, cs)), "step"));
+        let step = step
+            .map(|(xs, cs)| ctx.pipeline_with(&ctx.module("f1 step", &step_source()), "step", &step_constants(xs, cs)));
         Pipelines {
             step,
             edges: ctx.pipeline(&module, "edges"),

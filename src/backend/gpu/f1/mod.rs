@@ -34,9 +34,9 @@ mod buffers;
 mod device_loop;
 mod host_loop;
 
-pub(crate) use buffers::HashParams;
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
-pub use buffers::{K_ITERS, estimate, step_source};
+pub(crate) use buffers::{HashParams, uniform_layouts};
+pub use buffers::{K_ITERS, estimate, step_constants, step_source};
 
 /// Whether the GPU backend runs an F1 batch of `cfg` on one device: what it needs against
 /// the capability table ([`crate::backend::capability`]).

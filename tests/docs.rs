@@ -328,6 +328,7 @@ fn the_checkers_read_what_they_should() {
 /// The docs' commands against the real command line: every `concur ...` line in the code
 /// blocks of README.md and docs/*.md parses with [`Cli`](concur::cli::Cli) (clap's `try_parse_from`, which runs
 /// nothing), so a command copied from the docs runs as written.
+#[cfg(feature = "application")]
 mod commands {
     use clap::Parser;
     use concur::cli::Cli;

@@ -155,6 +155,7 @@ fn count_journal(puzzle: &Path) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn mutated_inputs_never_panic_a_parser() {
     let (p4, b4) = generated(4, 4, 11);
     let (p3, _) = generated(3, 3, 2);
@@ -234,6 +235,7 @@ fn assert_refused(args: &[&str], what: &str) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn the_command_line_refuses_a_sample_of_mutated_files_with_exit_2() {
     let (p4, b4) = generated(4, 4, 12);
     let good = tmp("cli-good.txt");
@@ -720,6 +722,7 @@ fn fault(e: &Ending) -> Option<String> {
 /// by itself with 0, 1 or 2 (one line of reason for 2), or with 130 after a SIGINT sent at 3 s;
 /// none may panic, abort, die by a signal or outlast 20 s.
 #[test]
+#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn fuzzed_command_lines_exit_cleanly() {
     const RUNS: usize = 800;
     const PARALLEL: usize = 4;

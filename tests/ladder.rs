@@ -476,6 +476,7 @@ max_nodes = 1000
 /// One spec, two doors: a ladder entry and the same options on `concur solve`'s command line
 /// run the same run for the same seed (the library's one entry point, one set of defaults).
 #[test]
+#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
     let dir = tmp("same-run");
     std::fs::create_dir_all(&dir).unwrap();

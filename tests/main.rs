@@ -1,11 +1,15 @@
-//! One integration binary, one module per area.
+//! One integration binary, one module per area. The modules that run the `concur` binary
+//! need the `application` feature; elsewhere a test that runs it is ignored without it.
+#[cfg(feature = "application")]
 mod cli;
 mod common;
 mod dc;
 mod docs;
+#[cfg(feature = "application")]
 mod faults;
 mod formats;
 mod fuzz;
+#[cfg(feature = "application")]
 mod golden;
 #[cfg(feature = "gpu")]
 mod gpu;
@@ -13,6 +17,7 @@ mod gpu;
 mod gpu_assign;
 mod ladder;
 mod layering;
+#[cfg(feature = "application")]
 mod limits;
 mod local;
 mod maps;

@@ -268,6 +268,18 @@ pub enum MapKind {
     Dm,
 }
 
+/// Errors of a map's batch run by its driver alone (`f1::map::solve`).
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    /// No board fits the puzzle's rim, or an assignment failed.
+    #[error(transparent)]
+    Assign(#[from] crate::assign::AssignError),
+    /// The batch claimed a board the exact verifier rejects (an internal error, never a
+    /// result).
+    #[error("the map claimed a solution the exact verifier rejects: {}", .problems.join("; "))]
+    InvalidClaim { problems: Vec<String> },
+}
+
 /// The options every map has (rrr, dm, dc), flattened into each formulation's options
 /// (`f1::F1Options`, `dc::DcOptions`): the step, the trials' stop rules,
 /// rate mode and the arc-consistent completion. Its `Default` is where these defaults live.

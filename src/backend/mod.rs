@@ -71,6 +71,8 @@ pub enum EngineError {
     #[error(transparent)]
     Assign(#[from] AssignError),
     #[error(transparent)]
+    Batch(#[from] crate::batch::BatchError),
+    #[error(transparent)]
     Gpu(#[from] GpuError),
     #[error(transparent)]
     Unsupported(#[from] Unsupported),

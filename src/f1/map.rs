@@ -20,6 +20,7 @@ use crate::assign::{AssignError, Precision};
 use crate::batch::{
     self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
 };
+use crate::batch::BatchError;
 use crate::cancel::{Cancel, Deadline};
 use crate::f1::options::F1Options;
 use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
@@ -634,12 +635,14 @@ pub fn default_iters(time_limit: Option<std::time::Duration>) -> u64 {
 }
 
 /// Runs a batch and checks the claimed solution with the exact verifier.
-pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, AssignError> {
+pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, BatchError> {
     let mut map = F1Map::new(puzzle, cfg)?;
     let result = map.run(progress);
     if let Some((_, _, board)) = &result.solution {
         let v = verify::check(puzzle, board);
-        assert!(v.valid, "the map claimed a solution the exact verifier rejects: {:?}", v.problems);
+        if !v.valid {
+            return Err(BatchError::InvalidClaim { problems: v.problems });
+        }
     }
     Ok(result)
 }

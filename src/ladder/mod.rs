@@ -10,6 +10,7 @@
 //! `--resume` skips every run already on file.
 
 pub mod devices;
+pub mod fit;
 pub mod report;
 pub mod stats;
 pub mod svg;

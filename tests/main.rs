@@ -11,6 +11,7 @@ mod golden;
 mod gpu;
 #[cfg(feature = "gpu")]
 mod gpu_assign;
+mod hardness;
 mod ladder;
 mod layering;
 mod limits;

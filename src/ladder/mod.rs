@@ -11,6 +11,7 @@
 
 pub mod devices;
 pub mod fit;
+pub mod hardness;
 pub mod report;
 pub mod stats;
 pub mod svg;

@@ -15,6 +15,7 @@ mod golden;
 mod gpu;
 #[cfg(feature = "gpu")]
 mod gpu_assign;
+mod hardness;
 mod ladder;
 mod layering;
 #[cfg(feature = "application")]

@@ -16,6 +16,8 @@
 //! its checks, the ladder run).
 
 pub mod devices;
+pub mod fit;
+pub mod hardness;
 pub mod report;
 pub mod stats;
 pub mod svg;

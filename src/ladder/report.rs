@@ -649,6 +649,13 @@ pub struct Written {
     pub files: Vec<PathBuf>,
     /// Work per solution by machine ([`super::devices`]).
     pub devices: Vec<super::devices::Pooling>,
+    /// The map against instance hardness ([`super::hardness`]); absent when the records hold
+    /// fewer than three instances run by both a map and the scan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardness_fit: Option<super::hardness::Summary>,
+    /// Its per-instance pooled rates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardness_instances: Option<Vec<super::hardness::Instance>>,
 }
 
 /// The run-time distribution plots, one per board size: `(file name, SVG)`.
@@ -761,7 +768,10 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
 }
 
 /// Merges `inputs` and writes `report.md`, `pooled.svg`, `seconds.svg`, `work.svg`, one
-/// `rtd-WxH.svg` per board size and `summary.json` into `out`.
+/// `rtd-WxH.svg` per board size and `summary.json` into `out`; where the records hold a map and
+/// the scan on three or more common instances, also `hardness.svg` and the section on work per
+/// solution against hardness ([`super::hardness`], with the optional inputs of the folders'
+/// `hardness-inputs/`).
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let records = merge(inputs)?;
     if records.is_empty() {
@@ -788,7 +798,11 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             .collect()
     };
     let pools = super::devices::pool(&records);
-    let md = markdown(&records, &rows, &fits) + &super::devices::markdown(&pools);
+    let inputs = super::hardness::read_inputs(inputs).map_err(|e| Error::invalid(e.to_string()))?;
+    let hard = super::hardness::analyse(&records, inputs, &super::hardness::Options::default());
+    let md = markdown(&records, &rows, &fits)
+        + &super::devices::markdown(&pools)
+        + &hard.as_ref().map_or_else(String::new, super::hardness::markdown);
     let w = |p: &Path, s: &str| {
         std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
     };
@@ -825,8 +839,24 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     for (name, svg) in score_plots(&records, &rows) {
         put(&name, &svg)?;
     }
+    if let Some(h) = &hard {
+        put(super::hardness::FIGURE_FILE, &super::hardness::figure(h))?;
+    }
     files.push(out.join("summary.json"));
-    let written = Written { records: records.len(), markdown: md, rows, fits, files, devices: pools };
+    let (hardness_fit, hardness_instances) = match hard {
+        Some(h) => (Some(h.summary), Some(h.instances.into_iter().filter(|i| i.common()).collect())),
+        None => (None, None),
+    };
+    let written = Written {
+        records: records.len(),
+        markdown: md,
+        rows,
+        fits,
+        files,
+        devices: pools,
+        hardness_fit,
+        hardness_instances,
+    };
     w(written.files.last().expect("summary"), &serde_json::to_string_pretty(&written).expect("plain data"))?;
     Ok(written)
 }

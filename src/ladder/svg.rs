@@ -593,3 +593,190 @@ pub fn board(puzzle: &Puzzle, board: &Board) -> String {
     }
     svg.finish()
 }
+
+/// One point of a [`scatter_plot`], in log10 units: `x` with its interval `x_ci`, `y` with
+/// its interval, or (`y_ci` `None`) a lower bound on `y`, drawn open with an arrow up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorPoint {
+    pub x: f64,
+    pub x_ci: [f64; 2],
+    pub y: f64,
+    pub y_ci: Option<[f64; 2]>,
+    /// Index into [`PALETTE`] and into the plot's `groups`.
+    pub color: usize,
+}
+
+/// A fitted line with its band in a [`scatter_plot`], in log10 units at the `xs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterBand {
+    pub name: String,
+    pub xs: Vec<f64>,
+    pub mid: Vec<f64>,
+    pub lo: Vec<f64>,
+    pub hi: Vec<f64>,
+}
+
+/// A log-log scatter with error bars on both axes.
+pub struct ScatterPlot<'a> {
+    pub title: &'a str,
+    pub xlabel: &'a str,
+    pub ylabel: &'a str,
+    pub points: &'a [ErrorPoint],
+    /// Legend entries of the point colours: `(palette index, name)`.
+    pub groups: &'a [(usize, String)],
+    pub band: Option<ScatterBand>,
+    /// A dashed reference line `y = intercept + slope x` (log10 units) and its name.
+    pub reference: Option<(f64, f64, String)>,
+    /// The legend's words for an open marker (a lower bound).
+    pub bound_note: &'a str,
+}
+
+/// The part of the line `y = c + m x` inside `[x0, x1] x [y0, y1]`, as its two ends.
+fn clip_line(c: f64, m: f64, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2]) -> Option<[(f64, f64); 2]> {
+    let (mut a, mut b) = (x0, x1);
+    if m == 0.0 {
+        if !(y0..=y1).contains(&c) {
+            return None;
+        }
+    } else {
+        let (u, v) = ((y0 - c) / m, (y1 - c) / m);
+        a = a.max(u.min(v));
+        b = b.min(u.max(v));
+    }
+    (a < b).then_some([(a, c + m * a), (b, c + m * b)])
+}
+
+/// A log-log scatter (both axes in decades): per point a filled marker with its intervals as
+/// bars in x and y, or an open marker with an arrow up at a lower bound on y (with its x bar);
+/// a fitted line with its band; a dashed reference line; the legend to the right.
+pub fn scatter_plot(p: &ScatterPlot) -> String {
+    let line_name = p.band.as_ref().map(|b| b.name.as_str());
+    let ref_name = p.reference.as_ref().map(|r| r.2.as_str());
+    let names: Vec<&str> =
+        p.groups.iter().map(|g| g.1.as_str()).chain(line_name).chain(ref_name).chain([p.bound_note]).collect();
+    let (mut svg, w, h) = canvas(p.title, legend_width(names.into_iter()));
+    if p.points.is_empty() {
+        svg.text(w / 2.0, h / 2.0, "middle", "no instance to place");
+        return svg.finish();
+    }
+    let xs = p.points.iter().flat_map(|q| [q.x, q.x_ci[0], q.x_ci[1]]);
+    let ys = p.points.iter().flat_map(|q| {
+        let [lo, hi] = q.y_ci.unwrap_or([q.y, q.y + 0.4]);
+        [q.y, lo, hi]
+    });
+    let (xs, ys): (Vec<f64>, Vec<f64>) =
+        (xs.filter(|v| v.is_finite()).collect(), ys.filter(|v| v.is_finite()).collect());
+    let lo = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min).floor();
+    let hi = |v: &[f64], l: f64| v.iter().copied().fold(f64::NEG_INFINITY, f64::max).ceil().max(l + 1.0);
+    let (xmin, ymin) = (lo(&xs), lo(&ys));
+    let (xmax, ymax) = (hi(&xs, xmin), hi(&ys, ymin));
+    let px = |x: f64| L + (x.clamp(xmin, xmax) - xmin) / (xmax - xmin) * PW;
+    let py = |y: f64| T + PH - (y.clamp(ymin, ymax) - ymin) / (ymax - ymin) * PH;
+    svg.line(L, T + PH, L + PW, T + PH, "black", 1.0);
+    svg.line(L, T, L, T + PH, "black", 1.0);
+    for e in ymin as i32..=ymax as i32 {
+        let y = py(e as f64);
+        svg.line(L - 4.0, y, L + PW, y, "#dddddd", 0.5);
+        svg.text(L - 8.0, y + 4.0, "end", &format!("1e{e}"));
+    }
+    for e in xmin as i32..=xmax as i32 {
+        let x = px(e as f64);
+        svg.line(x, T, x, T + PH + 4.0, "#eeeeee", 0.5);
+        svg.line(x, T + PH, x, T + PH + 5.0, "black", 1.0);
+        svg.text(x, T + PH + 18.0, "middle", &format!("1e{e}"));
+    }
+    svg.text(L + PW / 2.0, h - 10.0, "middle", p.xlabel);
+    svg.vtext(18.0, T + PH / 2.0, p.ylabel);
+    if let Some(b) = &p.band {
+        let mut poly: Vec<(f64, f64)> = b.xs.iter().zip(&b.hi).map(|(&x, &y)| (px(x), py(y))).collect();
+        poly.extend(b.xs.iter().zip(&b.lo).rev().map(|(&x, &y)| (px(x), py(y))));
+        svg.polygon(&poly, "#555555", 0.15);
+        let mid: Vec<(f64, f64)> = b.xs.iter().zip(&b.mid).map(|(&x, &y)| (px(x), py(y))).collect();
+        svg.polyline(&mid, "#222222", 1.8);
+    }
+    if let Some((c, m, _)) = &p.reference
+        && let Some([(x0, y0), (x1, y1)]) = clip_line(*c, *m, [xmin, xmax], [ymin, ymax])
+    {
+        svg.dashed_line(px(x0), py(y0), px(x1), py(y1), "#d62728", 1.5);
+    }
+    for q in p.points {
+        let col = PALETTE[q.color % PALETTE.len()];
+        let (x, y) = (px(q.x), py(q.y));
+        svg.line(px(q.x_ci[0]), y, px(q.x_ci[1]), y, col, 1.2);
+        match q.y_ci {
+            Some([lo, hi]) => {
+                svg.line(x, py(lo), x, py(hi), col, 1.2);
+                svg.circle(x, y, 3.5, col);
+            }
+            None => {
+                svg.line(x, y - 4.0, x, y - ARROW, col, 1.5);
+                svg.polygon(&[(x - 4.0, y - ARROW + 6.0), (x + 4.0, y - ARROW + 6.0), (x, y - ARROW - 2.0)], col, 1.0);
+                svg.ring(x, y, 4.0, col);
+            }
+        }
+    }
+    let lx = L + PW + 16.0;
+    let mut entries: Vec<(&str, &str)> =
+        p.groups.iter().map(|(c, n)| (PALETTE[c % PALETTE.len()], n.as_str())).collect();
+    if let Some(n) = line_name {
+        entries.push(("#222222", n));
+    }
+    legend(&mut svg, lx, T, &entries);
+    let mut ly = T + 16.0 + 18.0 * entries.len() as f64;
+    if let Some(n) = ref_name {
+        svg.dashed_line(lx, ly - 4.0, lx + 20.0, ly - 4.0, "#d62728", 1.5);
+        svg.text(lx + 26.0, ly, "start", n);
+        ly += 18.0;
+    }
+    let by = ly + 16.0;
+    svg.line(lx + 10.0, by - 8.0, lx + 10.0, by - 20.0, "#555555", 1.5);
+    svg.polygon(&[(lx + 6.0, by - 18.0), (lx + 14.0, by - 18.0), (lx + 10.0, by - 25.0)], "#555555", 1.0);
+    svg.ring(lx + 10.0, by - 4.0, 4.0, "#555555");
+    svg.text(lx + 26.0, by, "start", p.bound_note);
+    svg.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_clipped_to_the_box() {
+        let [(x0, y0), (x1, y1)] = clip_line(0.0, 1.0, [0.0, 10.0], [2.0, 5.0]).unwrap();
+        assert_eq!((x0, y0, x1, y1), (2.0, 2.0, 5.0, 5.0));
+        assert_eq!(clip_line(20.0, 1.0, [0.0, 10.0], [2.0, 5.0]), None);
+        assert_eq!(clip_line(3.0, 0.0, [0.0, 10.0], [2.0, 5.0]), Some([(0.0, 3.0), (10.0, 3.0)]));
+    }
+
+    #[test]
+    fn a_scatter_draws_bars_bounds_the_band_and_the_reference() {
+        let pts = [
+            ErrorPoint { x: 3.0, x_ci: [2.9, 3.1], y: 2.0, y_ci: Some([1.8, 2.2]), color: 0 },
+            ErrorPoint { x: 6.0, x_ci: [5.9, 6.1], y: 5.0, y_ci: None, color: 1 },
+        ];
+        let groups = [(0, "5x5".to_string()), (1, "8x7".to_string())];
+        let band = ScatterBand {
+            name: "fit".into(),
+            xs: vec![3.0, 6.0],
+            mid: vec![2.0, 4.0],
+            lo: vec![1.9, 3.8],
+            hi: vec![2.1, 4.2],
+        };
+        let svg = scatter_plot(&ScatterPlot {
+            title: "t",
+            xlabel: "x",
+            ylabel: "y",
+            points: &pts,
+            groups: &groups,
+            band: Some(band),
+            reference: Some((-1.0, 1.0, "equal".into())),
+            bound_note: "none found",
+        });
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        // One ring for the bound and one in the legend.
+        assert_eq!(svg.matches(r##"fill="white" stroke="#ff7f0e""##).count(), 1);
+        assert_eq!(svg.matches(r##"fill="white" stroke="#555555""##).count(), 1);
+        assert!(svg.contains(">1e2<") && svg.contains(">1e6<") && svg.contains("stroke-dasharray"));
+        assert!(svg.contains(">equal<") && svg.contains(">none found<") && svg.contains(">8x7<"));
+    }
+}

@@ -81,11 +81,21 @@ impl MethodName {
         }
     }
 
-    /// The keys of the method's options (its options type's serde keys), sorted.
+    /// The keys of the method's options (its options type's serde keys, less those it never
+    /// uses), sorted.
     pub fn keys(self) -> Vec<String> {
         let mut k = options::keys(&self.with_defaults());
-        k.retain(|k| k != "method");
+        k.retain(|k| k != "method" && !self.never_uses().iter().any(|(n, _)| n == k));
         k
+    }
+
+    /// Keys its options type has that this method never uses, with why ("has no effect ..."):
+    /// the fused pass is rrr's, though dm shares rrr's options.
+    pub fn never_uses(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            MethodName::Dm => &[("fused_passes", "with --method dm (the fused pass is rrr's)")],
+            _ => &[],
+        }
     }
 }
 
@@ -172,19 +182,16 @@ impl Method {
     /// The options without effect given the others ([`Options::idle`]), with the method's
     /// own: the fused pass is rrr's.
     pub fn idle(&self) -> Vec<(&'static str, String)> {
-        match self {
-            Method::Rrr(o) => o.idle(),
-            Method::Dm(o) => {
-                let mut idle = o.idle();
-                idle.push(("fused_passes", "with --method dm (the fused pass is rrr's)".into()));
-                idle
-            }
+        let mut idle = match self {
+            Method::Rrr(o) | Method::Dm(o) => o.idle(),
             Method::Dc(o) => o.idle(),
             Method::Backtrack(o) => o.idle(),
             Method::Scan(o) => o.idle(),
             Method::Hill(o) => o.idle(),
             Method::Alns(o) => o.idle(),
-        }
+        };
+        idle.extend(self.name().never_uses().iter().map(|(k, why)| (*k, why.to_string())));
+        idle
     }
 
     /// Refuses values out of range, contradictions, and an idle option set away from its
@@ -194,8 +201,11 @@ impl Method {
             Method::Rrr(o) => o.check().and_then(|()| options::check_idle(o)),
             Method::Dm(o) => {
                 o.check().and_then(|()| options::check_idle(o))?;
-                if o.fused_passes {
-                    return Err(SpecError::no_effect("fused_passes", "with --method dm (the fused pass is rrr's)"));
+                if let Some((key, why)) = self.name().never_uses().iter().find(|(k, _)| {
+                    serde_json::to_value(o).ok().and_then(|v| v.get(*k).cloned())
+                        != serde_json::to_value(F1Options::default()).ok().and_then(|v| v.get(*k).cloned())
+                }) {
+                    return Err(SpecError::no_effect(key, *why));
                 }
                 Ok(())
             }

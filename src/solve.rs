@@ -227,6 +227,10 @@ impl SolveSpec {
         if self.solutions.is_some() && !keep_going {
             return Err(SpecError::no_effect("solutions", "without --keep-going (it records a rate-mode run)"));
         }
+        if self.certify != Certify::None && !self.is_map() {
+            let methods = vec!["rrr", "dm", "dc"];
+            return Err(SpecError::NotForMethod { key: "dump_state".into(), method: self.name().name(), methods });
+        }
         if self.certify != Certify::None {
             let (key, why) = ("dump_state", "certifies");
             if keep_going {

@@ -1,8 +1,9 @@
 //! The docs cannot drift: every relative link and its anchor resolves, every § reference names a
 //! section of ARCHITECTURE.md, every repository path in backticks exists, every folder under
 //! `benches/results` is in its index with a README, every shader file is named in
-//! ARCHITECTURE.md, and every `concur ...` command in the docs parses with the real command
-//! line (`concur::cli::Cli`; module `commands`).
+//! ARCHITECTURE.md, every `concur ...` command in the docs parses with the real command
+//! line (`concur::cli::Cli`; module `commands`), and every table the code generates (what runs
+//! where, `solve`'s options, ALNS's operators) is the one the code writes now.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -531,4 +532,68 @@ mod commands {
         assert!(Cli::try_parse_from(["concur", "solve", "p.txt", "--no-such-flag"]).is_err());
         assert!(Cli::try_parse_from(["concur", "solve", "p.txt", "--method", "rrr"]).is_ok());
     }
+}
+
+/// The blocks the code writes, by name: what runs where (the capability table), and with the
+/// command line `solve`'s options with their defaults and methods.
+fn generated(name: &str) -> Option<String> {
+    match name {
+        "what-runs-where" => Some(concur::backend::capability::markdown()),
+        #[cfg(feature = "application")]
+        "solve-options" => Some(concur::cli::solve::options_markdown()),
+        "alns-operators" => Some(
+            concur::search::alns::Destroy::ALL.iter().map(|d| format!("`{}`", d.name())).collect::<Vec<_>>().join(", ")
+                + "\n",
+        ),
+        _ => None,
+    }
+}
+
+/// Every block between `<!-- generated: NAME -->` and `<!-- /generated: NAME -->` in the docs
+/// is what the code writes now; `CONCUR_BLESS=1 cargo test --release docs` rewrites them.
+#[test]
+fn every_generated_block_in_the_docs_is_current() {
+    let bless = std::env::var("CONCUR_BLESS").as_deref() == Ok("1");
+    let mut stale = Vec::new();
+    let mut seen = BTreeSet::new();
+    for page in pages() {
+        let text = read(&page);
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("<!-- generated: ") {
+            let after = &rest[i..];
+            let name_end = after.find(" -->").expect("a generated marker ends with -->");
+            let name = &after["<!-- generated: ".len()..name_end];
+            let open = &after[..name_end + 4];
+            let close = format!("<!-- /generated: {name} -->");
+            let body_start = i + open.len() + 1;
+            let close_at = rest[body_start..].find(&close).unwrap_or_else(|| panic!("{}: no {close}", page.display()));
+            let body = &rest[body_start..body_start + close_at];
+            out.push_str(&rest[..body_start]);
+            match generated(name) {
+                Some(want) => {
+                    seen.insert(name.to_string());
+                    if body != want {
+                        stale.push(format!("{}: {name}", page.display()));
+                    }
+                    out.push_str(&want);
+                }
+                None if cfg!(feature = "application") => panic!("{}: no generator named {name}", page.display()),
+                None => out.push_str(body),
+            }
+            rest = &rest[body_start + close_at..];
+        }
+        out.push_str(rest);
+        if bless && out != text {
+            std::fs::write(&page, out).unwrap();
+        }
+    }
+    if !bless {
+        assert!(stale.is_empty(), "stale generated blocks (CONCUR_BLESS=1 cargo test --release docs rewrites them): {stale:?}");
+    }
+    for name in ["what-runs-where", "alns-operators"] {
+        assert!(seen.contains(name), "no page holds the generated block {name}");
+    }
+    #[cfg(feature = "application")]
+    assert!(seen.contains("solve-options"), "no page holds the generated block solve-options");
 }

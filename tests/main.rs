@@ -7,6 +7,8 @@ mod dc;
 mod docs;
 #[cfg(feature = "application")]
 mod faults;
+#[cfg(feature = "application")]
+mod flags;
 mod formats;
 mod fuzz;
 #[cfg(feature = "application")]

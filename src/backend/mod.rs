@@ -30,7 +30,9 @@ pub enum BackendChoice {
     /// A hardware GPU adapter when there is one, else the CPU.
     #[default]
     Auto,
+    /// The CPU (rayon over trials): the reference.
     Cpu,
+    /// A GPU adapter; an error without a usable one.
     Gpu,
 }
 

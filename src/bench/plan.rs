@@ -90,8 +90,10 @@ pub struct BenchRequest {
     /// Cap the trials per device chunk of the F2 GPU rows (default: as many as fit).
     #[cfg_attr(feature = "application", arg(long, value_parser = clap::value_parser!(u64).range(1..)))]
     pub dc_chunk_trials: Option<u64>,
+    /// The GPU adapter: the first whose name contains this (case-insensitive).
     #[cfg_attr(feature = "application", arg(long))]
     pub adapter: Option<String>,
+    /// The seed of the generated puzzles and of the trials' starts.
     #[cfg_attr(feature = "application", arg(long, default_value_t = 1))]
     pub seed: u64,
 }

@@ -309,11 +309,8 @@ pub fn default_text(key: &str, methods: &[MethodName]) -> Option<String> {
     let show = |value: Option<Value>| match value? {
         Value::Null | Value::Bool(false) | Value::Object(_) => None,
         Value::Array(a) if a.is_empty() => None,
-        Value::Array(a) => {
-            Some(a.iter().map(|v| v.to_string().trim_matches('"').to_string()).collect::<Vec<_>>().join(","))
-        }
-        Value::String(s) => Some(s),
-        v => Some(v.to_string()),
+        Value::Array(a) => Some(a.iter().map(plain).collect::<Vec<_>>().join(",")),
+        v => Some(plain(&v)),
     };
     if RUN_KEYS.contains(&key) {
         return show(serde_json::to_value(SolveSpec::default()).ok()?.get(key).cloned());
@@ -331,10 +328,29 @@ pub fn default_text(key: &str, methods: &[MethodName]) -> Option<String> {
     Some(each.iter().map(|(m, d)| format!("{d} ({m})")).collect::<Vec<_>>().join(", "))
 }
 
+/// A value as a user writes it: a string bare, an f32 option's number in its shortest form
+/// (0.7, not 0.699999988).
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            if f64::from(f as f32) == f { format!("{}", f as f32) } else { format!("{f}") }
+        }
+        v => v.to_string(),
+    }
+}
+
 /// `concur solve`'s command with each run flag's help ending in its default and the methods
 /// that use it, from the library's tables.
 pub fn annotate(cmd: clap::Command) -> clap::Command {
-    let keys = key_methods();
+    let mut keys = key_methods();
+    // The outputs: certificates are the maps'; the board and the JSON every method's.
+    let maps = vec![MethodName::Rrr, MethodName::Dm, MethodName::Dc];
+    keys.push(("dump_state".into(), maps.clone()));
+    keys.push(("dump_all".into(), maps));
+    keys.push(("output".into(), MethodName::ALL.to_vec()));
+    keys.push(("json".into(), MethodName::ALL.to_vec()));
     cmd.mut_args(|a| {
         let id = a.get_id().as_str().to_string();
         let Some((_, methods)) = keys.iter().find(|(k, _)| *k == id) else { return a };
@@ -346,10 +362,34 @@ pub fn annotate(cmd: clap::Command) -> clap::Command {
         let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
         if names.len() < MethodName::ALL.len() {
             extra.push(format!("methods: {}", names.join(", ")));
-        }
-        if extra.is_empty() {
-            return a;
+        } else {
+            extra.push("all methods".into());
         }
         a.help(format!("{base} [{}]", extra.join("; ")))
     })
+}
+
+/// `concur solve`'s run flags as a Markdown table under the help's headings: each flag, its
+/// default and the methods that use it, as the help shows them (docs/cli.md holds a copy that
+/// a test keeps current).
+pub fn options_markdown() -> String {
+    let cmd = crate::cli::command();
+    let solve = cmd.find_subcommand("solve").expect("solve is a subcommand");
+    let keys = key_methods();
+    let mut out = String::from("| heading | flag | default | methods |\n|---|---|---|---|\n");
+    for heading in HEADINGS {
+        for a in solve.get_arguments() {
+            let id = a.get_id().as_str();
+            let Some((_, methods)) = keys.iter().find(|(k, _)| k == id) else { continue };
+            if a.get_help_heading() != Some(heading) {
+                continue;
+            }
+            let default = default_text(id, methods).unwrap_or_else(|| "-".into());
+            let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
+            let used_by = if names.len() == MethodName::ALL.len() { "all".to_string() } else { names.join(", ") };
+            let long = a.get_long().map(|l| format!("`--{l}`")).unwrap_or_default();
+            out.push_str(&format!("| {heading} | {long} | {default} | {used_by} |\n"));
+        }
+    }
+    out
 }

@@ -92,7 +92,7 @@ pub enum Weights {
 #[serde(rename_all = "lowercase")]
 pub enum Readout {
     /// Per-cell argmax, scored only when it uses every piece once; the assignment readout
-    /// runs only on the last iteration of each round (every [`ROUND`]), to track the best
+    /// runs only on the last iteration of each round (every 64 iterations), to track the best
     /// board.
     #[default]
     Argmax,

@@ -147,7 +147,7 @@ impl AdaptiveWeights {
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum AssignOn {
-    /// The backend's fastest measured placement ([`AssignOn::resolve`]): the host JV on the
+    /// The backend's fastest measured placement: the host JV on the
     /// CPU backend; on the GPU backend the device JV (`gpu-jv`, 15x the host assignment's
     /// whole iteration on an H200 at 8x8, BENCHMARKS.md), or the host JV where the run needs
     /// the host every iteration (`--complete`, `--reduced-costs f32`).

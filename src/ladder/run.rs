@@ -83,7 +83,9 @@ pub fn run_job_on(
 #[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "application", derive(clap::Args))]
 pub struct Request {
+    /// The ladder's config (TOML or JSON, detected from the content).
     pub config: PathBuf,
+    /// The folder its results go to: one JSON line per finished run.
     #[cfg_attr(feature = "application", arg(long))]
     pub out: PathBuf,
     /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.

@@ -4,6 +4,8 @@
 mod cli;
 mod common;
 mod dc;
+#[cfg(feature = "gpu")]
+mod deadline;
 mod docs;
 #[cfg(feature = "application")]
 mod faults;

@@ -8,3 +8,17 @@ pub mod backtrack;
 pub mod hill;
 pub mod journal;
 pub mod scan;
+
+/// The Luby restarts both tree searches take (`restart_base`, `no_restarts`): a unit of at
+/// least one node.
+pub(crate) fn check_restarts(restart_base: u64) -> Result<(), crate::error::SpecError> {
+    if restart_base == 0 {
+        return Err(crate::error::SpecError::range("restart_base", "at least 1", 0));
+    }
+    Ok(())
+}
+
+/// Without restarts their unit has no effect.
+pub(crate) fn idle_restarts(no_restarts: bool) -> Vec<(&'static str, String)> {
+    if no_restarts { vec![("restart_base", "with --no-restarts".into())] } else { Vec::new() }
+}

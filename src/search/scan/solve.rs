@@ -175,14 +175,11 @@ impl Default for ScanSolveOptions {
 
 impl crate::options::Options for ScanSolveOptions {
     fn check(&self) -> Result<(), crate::error::SpecError> {
-        if self.restart_base == 0 {
-            return Err(crate::error::SpecError::range("restart_base", "at least 1", 0));
-        }
-        Ok(())
+        crate::search::check_restarts(self.restart_base)
     }
 
     fn idle(&self) -> Vec<(&'static str, String)> {
-        if self.no_restarts { vec![("restart_base", "with --no-restarts".into())] } else { Vec::new() }
+        crate::search::idle_restarts(self.no_restarts)
     }
 }
 

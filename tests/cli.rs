@@ -848,3 +848,38 @@ fn every_method_honours_hints_and_every_board_links_to_the_viewer() {
         assert!(text.contains("viewer: https://e2.bucas.name/#"), "{text}");
     }
 }
+
+/// With `--json`, an error is one JSON object on stdout too (`error`, `exit`, and the option it
+/// names), beside its one line on stderr; the exit code is unchanged. A subcommand without
+/// `--json` prints nothing on stdout.
+#[test]
+fn errors_are_json_objects_with_json() {
+    let p = tmp("json-errors.txt");
+    std::fs::write(&p, "not a puzzle\n").unwrap();
+    let good = tmp("json-errors-good.txt");
+    assert!(concur(&["generate", "--width", "4", "--height", "4", "--seed", "1", "-o", s(&good)]).status.success());
+    let cases: [(&[&str], Option<&str>); 6] = [
+        (&["solve", s(&p), "--json"], None),
+        (&["solve", s(&good), "--method", "rrr", "--layout", "plain", "--json"], Some("--layout")),
+        (&["solve", s(&good), "--beta", "NaN", "--json"], Some("--beta")),
+        (&["count", s(&good), "--engine", "ac", "--journal", "j.jsonl", "--json"], Some("--journal")),
+        (&["verify", s(&good), s(&p), "--json"], None),
+        (&["solve", s(&good), "--no-such-flag", "--json"], None),
+    ];
+    for (args, option) in cases {
+        let out = concur(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: one JSON object on stdout ({e}): {:?}", out.stdout));
+        assert_eq!(v["exit"], 2, "{args:?}: {v}");
+        assert!(err.contains(v["error"].as_str().unwrap()), "{args:?}: {v} against {err}");
+        if let Some(o) = option {
+            assert_eq!(v["option"], o, "{args:?}: {v}");
+        }
+    }
+    let out = concur(&["solve", s(&p)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no --json, no JSON: {:?}", out.stdout);
+}

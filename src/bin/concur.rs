@@ -421,7 +421,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode
                 } else {
                     format!("with --engine {}", if a.engine == CountEngine::Scan { "scan" } else { "ac" })
                 };
-                anyhow::bail!("{}", concur::error::SpecError::no_effect(id, with));
+                return Err(concur::error::SpecError::no_effect(id, with).into());
             }
             match a.estimate {
                 Some(probes) => count_estimate(a, probes, cancel),

@@ -5,6 +5,7 @@
 # Run it with nothing else on the machine. One JSON line per (puzzle, method) on stdout.
 #
 #   scripts/core-rates.sh [SECONDS] > rates.jsonl      (default 20 s per row)
+#   SIZES="05x05 06x06 07x07 08x07 10x10" scripts/core-rates.sh 10 > rates.jsonl   (other sizes of set 1)
 #
 # Needs target/release/concur (cargo build --release) and the puzzle sets (CONCUR_PUZZLES or
 # ../shared/puzzles).
@@ -15,7 +16,7 @@ P=${CONCUR_PUZZLES:-../shared/puzzles}/brendan_owen/pieces_set_1
 [ -x "$BIN" ] || { echo "missing $BIN: run cargo build --release" >&2; exit 2; }
 [ -d "$P" ] || { echo "missing puzzles at $P" >&2; exit 2; }
 host=$(hostname); cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load=$(cut -d' ' -f1 /proc/loadavg)
-for size in 07x07 08x07 08x08; do
+for size in ${SIZES:-07x07 08x07 08x08}; do
   for m in rrr scan ac4; do
     case $m in
       rrr) args=(--method rrr --trials 1);;

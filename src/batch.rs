@@ -19,12 +19,12 @@
 //! the rule that uses them is this one.
 //!
 //! **Rate mode** (`keep_going`, `concur solve --keep-going`): a solution does not stop the
-//! batch. The round loop of a driver in rate mode is
+//! batch. The round loop of a driver, in rate mode or not, is
 //!
 //! ```text
-//! let mut rounds = Rounds::keep_going(cfg.on_solution.clone());   // instead of Rounds::start()
+//! let mut rounds = Rounds::new(cfg.keep_going, cfg.on_solution.clone(), &cfg.cancel);
 //! loop {
-//!     /* run one round of every active trial, as now; a trial that solves sets solved_at
+//!     /* run one round of every active trial; a trial that solves sets solved_at
 //!        (Trial::solve) and its best board holds the solution */
 //!     for t in rounds.harvest(puzzle, &mut trials, |t| board_of(t)) {
 //!         /* give trial t a fresh point drawn from trials[t].rng, as at its start */
@@ -33,22 +33,25 @@
 //!         break;
 //!     }
 //! }
-//! rounds.finish(puzzle, &trials, &best, place)                     // instead of batch::result
+//! rounds.finish(puzzle, &trials, &best, place)                     // the MapResult, with its rate
 //! ```
 //!
-//! [`Rounds::harvest`] is the hook: on the host, between rounds, in trial order, it checks
-//! each solved trial's board with [`verify::check`], records it ([`Found`]: trial, the
-//! iterations of its segment, its class up to turning the board, its viewer link), hands it
-//! to the [`SolutionSink`], and [`Trial::resume`]s the trial (a new segment from its current
-//! iteration); the driver then redraws the state of every trial it returns from the trial's
-//! own stream. The record is therefore the same on any number of threads, and the same seed
-//! gives the same solutions under an iteration budget. [`Rounds::finish`] puts them in
-//! [`MapResult::rate`]. The CPU drivers (`f1::map`, `dc`) do this. A GPU driver does it with
-//! its trial records on the host: after a submission's status comes up, the solved trials'
-//! boards come up with it (as for a stop-at-first run), `harvest` runs, and the trials it
-//! returns get a fresh start uploaded (the same draws as the CPU's `randomize`, from
-//! `trials[t].rng`) and are marked live again before the next submission; then the backend's
-//! `Backend::supports_keep_going` stops refusing it.
+//! [`Rounds::harvest`] is the hook (it does nothing outside rate mode): on the host, between
+//! rounds, in trial order, it checks each solved trial's board with [`verify::check`],
+//! records it ([`Found`]: trial, the iterations of its segment, its class up to turning the
+//! board, its viewer link), hands it to the [`SolutionSink`], and [`Trial::resume`]s the
+//! trial (a new segment from its current iteration); the driver then redraws the state of
+//! every trial it returns from the trial's own stream. The record is therefore the same on
+//! any number of threads, and the same seed gives the same solutions under an iteration
+//! budget. [`Rounds::finish`] puts them in [`MapResult::rate`]. The CPU drivers (`f1::map`,
+//! `dc`) do this, and so does F1's device loop on the GPU backend
+//! (`backend::gpu::f1::device_loop`), with its trial records on the host: after a block's
+//! per-trial words come up, the solved trials' boards come up with them (as for a
+//! stop-at-first run), `harvest` runs, and each trial it returns gets a fresh start uploaded
+//! (the same draws as the CPU's `randomize`, from `trials[t].rng`), a new segment in its
+//! device record, and is marked live again. The GPU's other loops (`--assign cpu`,
+//! `--complete`, divide and concur) and a batch split over several devices do not run rate
+//! mode; the capability table (`backend::capability`) refuses it there.
 
 use crate::cancel::Cancel;
 use crate::puzzle::{Board, Placement, Puzzle};

@@ -7,6 +7,11 @@
 //! the same seeded stream, and return the same [`MapResult`] in a [`Batch`]; every solution
 //! either reports has passed the exact board check on the CPU. [`crate::solve::solve`] is the
 //! one caller that runs a method: it builds the configuration and picks the backend's entry.
+//!
+//! What each backend runs is one table, [`capability`]: what a batch needs of its backend
+//! (read from its configuration) against what each backend offers. [`Backend::supports`] is
+//! that comparison, one provided method; `--backend auto`'s fall-back to the CPU and
+//! `--backend gpu`'s refusals are its answers, and the table of docs/gpu.md is written from it.
 
 pub mod capability;
 #[cfg(feature = "gpu")]

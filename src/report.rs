@@ -334,9 +334,8 @@ impl SolveReport {
         let mut solved_its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
         solved_its.sort_unstable();
         let q = |f: f64| solved_its[((solved_its.len() as f64 - 1.0) * f).round() as usize];
-        let by = |m| {
-            r.trials.iter().filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(Mechanism::Map) == m).count()
-        };
+        let by =
+            |m| r.trials.iter().filter(|t| t.solved_at.is_some() && t.solved_by.unwrap_or(Mechanism::Map) == m).count();
         let outcome = MapOutcome {
             mechanism: r.solution.as_ref().map(|(t, _, _)| r.trials[*t].solved_by.unwrap_or(Mechanism::Map)),
             solved_by_map: by(Mechanism::Map),
@@ -408,7 +407,10 @@ impl SolveReport {
     pub fn from_hill(puzzle: &Puzzle, r: &LocalResult) -> Self {
         let solved = r.solved && verify::check(puzzle, &r.board).valid;
         let outcome = Outcome::Hill(LocalOutcome { moves: r.moves, moves_per_s: r.moves_per_s, restarts: r.restarts });
-        SolveReport { board: Some(r.board.clone()), ..Self::new(puzzle, outcome, solved, r.best_score, r.wall_s, r.seed) }
+        SolveReport {
+            board: Some(r.board.clone()),
+            ..Self::new(puzzle, outcome, solved, r.best_score, r.wall_s, r.seed)
+        }
     }
 
     /// The report of ALNS.
@@ -423,7 +425,10 @@ impl SolveReport {
             exact_repairs: r.exact_repairs,
             operators: r.operators.clone(),
         });
-        SolveReport { board: Some(l.board.clone()), ..Self::new(puzzle, outcome, solved, l.best_score, l.wall_s, l.seed) }
+        SolveReport {
+            board: Some(l.board.clone()),
+            ..Self::new(puzzle, outcome, solved, l.best_score, l.wall_s, l.seed)
+        }
     }
 
     /// One human-readable line: the method, the verdict, then the method's fields in

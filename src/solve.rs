@@ -234,14 +234,23 @@ impl SolveSpec {
         if self.certify != Certify::None {
             let (key, why) = ("dump_state", "certifies");
             if keep_going {
-                return Err(SpecError::conflict(key, format!("{why} stop-at-first runs; it does not apply to --keep-going")));
+                return Err(SpecError::conflict(
+                    key,
+                    format!("{why} stop-at-first runs; it does not apply to --keep-going"),
+                ));
             }
             if let Some((_, o)) = self.method.f1() {
                 if o.adapt.is_some() {
-                    return Err(SpecError::conflict(key, format!("{why} a fixed metric; it does not record --adapt's weights")));
+                    return Err(SpecError::conflict(
+                        key,
+                        format!("{why} a fixed metric; it does not record --adapt's weights"),
+                    ));
                 }
                 if o.reduced_costs != crate::assign::Precision::F64 {
-                    return Err(SpecError::conflict(key, format!("{why} in f64; it does not replay --reduced-costs f32")));
+                    return Err(SpecError::conflict(
+                        key,
+                        format!("{why} in f64; it does not replay --reduced-costs f32"),
+                    ));
                 }
             }
         }

@@ -32,8 +32,8 @@ pub enum Feature {
     GpuJvSgStaged,
     /// F1's assignments by the device's auction (`--assign gpu-auction`).
     GpuAuction,
-    /// F1's device loop: the assignments on the device and no completion search, K
-    /// iterations a submission with no host wait.
+    /// F1's device loop: the assignments on the device and no completion search, blocks of K
+    /// iterations with no host wait inside a piece.
     DeviceLoop,
     /// Rate mode (`--keep-going`).
     RateMode,
@@ -99,6 +99,30 @@ impl Feature {
             Feature::Kick => "--kick",
             Feature::Completion => "--complete",
             Feature::ReducedCostsF32 => "--reduced-costs f32",
+        }
+    }
+
+    /// The run option that asks for it (its key, the command line's flag with `_`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Feature::F1 | Feature::Dc => "method",
+            Feature::DcHybrid => "layout",
+            Feature::DcReadoutAssignment => "readout",
+            Feature::DcPropagate => "propagate",
+            Feature::HostAssign
+            | Feature::GpuJv
+            | Feature::GpuJvSg
+            | Feature::GpuJvSgStaged
+            | Feature::GpuAuction
+            | Feature::DeviceLoop => "assign",
+            Feature::RateMode => "keep_going",
+            Feature::FusedPasses => "fused_passes",
+            Feature::SeveralAdapters => "adapter",
+            Feature::Certificates => "dump_state",
+            Feature::AdaptiveMetric => "adapt",
+            Feature::Kick => "kick",
+            Feature::Completion => "complete",
+            Feature::ReducedCostsF32 => "reduced_costs",
         }
     }
 
@@ -183,8 +207,12 @@ pub const TABLE: &[Row] = &[
         cpu: YES,
         gpu: Offer { yes: true, with: &[Feature::DeviceLoop], without: &[Feature::SeveralAdapters] },
     },
-    Row { feature: Feature::FusedPasses, cpu: NO, gpu: Offer { yes: true, with: &[Feature::DeviceLoop], without: &[] } },
-    Row { feature: Feature::SeveralAdapters, cpu: NO, gpu: YES },
+    Row {
+        feature: Feature::FusedPasses,
+        cpu: NO,
+        gpu: Offer { yes: true, with: &[Feature::DeviceLoop], without: &[] },
+    },
+    Row { feature: Feature::SeveralAdapters, cpu: NO, gpu: Offer { yes: true, with: &[Feature::F1], without: &[] } },
     Row { feature: Feature::Certificates, cpu: YES, gpu: NO },
     Row { feature: Feature::AdaptiveMetric, cpu: YES, gpu: NO },
     Row { feature: Feature::Kick, cpu: YES, gpu: NO },
@@ -241,8 +269,8 @@ pub fn needs(job: MapJob<'_>, assign: AssignOn, adapters: usize) -> Vec<Feature>
 
 /// Whether `place` runs a batch that needs `needs`; Err: the first refusal, in one line.
 pub fn check(place: Place, needs: &[Feature]) -> Result<(), Unsupported> {
-    let refuse = |why: String| Err(Unsupported { backend: place.name(), why });
     for &f in needs {
+        let refuse = |why: String| Err(Unsupported { backend: place.name(), why, feature: f });
         let offer = row(f).at(place);
         if !offer.yes {
             let elsewhere = [Place::Cpu, Place::Gpu].into_iter().filter(|p| *p != place && row(f).at(*p).yes);

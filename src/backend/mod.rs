@@ -62,14 +62,12 @@ pub enum GpuError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not supported by the {backend} backend: {why}")]
 pub struct Unsupported {
+    /// The backend that refuses (`cpu`, `gpu`).
     pub backend: &'static str,
+    /// What it refuses, and where it runs instead: one line.
     pub why: String,
-}
-
-impl Unsupported {
-    pub fn gpu(why: impl Into<String>) -> Self {
-        Unsupported { backend: "gpu", why: why.into() }
-    }
+    /// The capability refused.
+    pub feature: Feature,
 }
 
 /// Errors of a batched run on any backend.

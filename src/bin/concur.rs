@@ -636,6 +636,20 @@ fn ignore_file_size_signal() {
     }
 }
 
+/// The run option an error is about, where it is about one: a refused option, or a
+/// capability the backend does not offer.
+fn option_of(e: &anyhow::Error) -> Option<String> {
+    use concur::backend::EngineError;
+    if let Some(s) = e.downcast_ref::<concur::SpecError>() {
+        return s.key().map(String::from);
+    }
+    match e.downcast_ref::<concur::SolveError>()? {
+        concur::SolveError::Spec(s) => s.key().map(String::from),
+        concur::SolveError::Engine(EngineError::Unsupported(u)) => Some(u.feature.key().to_string()),
+        _ => None,
+    }
+}
+
 /// An error as one line on stderr, and with `--json` also as one JSON object on stdout
 /// (`{"error": ..., "exit": ...}`, and the option it names when it names one).
 fn report_error(e: &anyhow::Error, code: u8, json: bool) {
@@ -643,13 +657,8 @@ fn report_error(e: &anyhow::Error, code: u8, json: bool) {
     eprintln!("concur: error: {line}");
     if json && e.downcast_ref::<InJson>().is_none() {
         let mut o = serde_json::json!({ "error": line, "exit": code });
-        if let Some(key) = e.downcast_ref::<concur::SpecError>().and_then(|s| s.key())
-            .or_else(|| e.downcast_ref::<concur::SolveError>().and_then(|s| match s {
-                concur::SolveError::Spec(s) => s.key(),
-                _ => None,
-            }))
-        {
-            o["option"] = serde_json::Value::String(concur::error::flag(key));
+        if let Some(key) = option_of(e) {
+            o["option"] = serde_json::Value::String(concur::error::flag(&key));
         }
         println!("{o}");
     }

@@ -9,9 +9,9 @@ use crate::backend::BackendChoice;
 use crate::batch::MapKind;
 use crate::dc::{DcLayout, Readout, Weights};
 use crate::error::SpecError;
+use crate::f1::JoinWeights;
 use crate::f1::map::{AdaptiveWeights, AssignOn};
 use crate::f1::project::EdgeProjection;
-use crate::f1::JoinWeights;
 use crate::method::MethodName;
 use crate::search::alns::Destroy;
 use crate::search::backtrack::CellOrder;
@@ -138,7 +138,13 @@ pub struct SolveArgs {
     pub layout: Option<DcLayout>,
     /// An alias of --layout hybrid, kept for older scripts and ladders (`hybrid = false` in a
     /// ladder means `layout = "plain"`).
-    #[arg(long, conflicts_with = "layout", num_args = 0, default_missing_value = "true", help_heading = "Divide and concur")]
+    #[arg(
+        long,
+        conflicts_with = "layout",
+        num_args = 0,
+        default_missing_value = "true",
+        help_heading = "Divide and concur"
+    )]
     pub hybrid: Option<bool>,
     /// How the board is read out of the concur values.
     #[arg(long, value_enum, help_heading = "Divide and concur")]

@@ -341,8 +341,7 @@ impl<'a> DcMap<'a> {
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let mut rounds =
-            Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
+        let mut rounds = Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
         let layout = &self.layout;
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let trials = self.trials.len();

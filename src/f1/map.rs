@@ -17,10 +17,10 @@
 //! iteration loop never allocates.
 
 use crate::assign::{AssignError, Precision};
+use crate::batch::BatchError;
 use crate::batch::{
     self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
 };
-use crate::batch::BatchError;
 use crate::cancel::{Cancel, Deadline};
 use crate::f1::options::F1Options;
 use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
@@ -158,7 +158,7 @@ pub enum AssignOn {
     Cpu,
     /// The device's shortest-augmenting-path solver (Jonker-Volgenant, `shaders/jv.wgsl`),
     /// exact in f32, one 64-thread workgroup per (trial, class) problem. The F1 loop then runs
-    /// K iterations per submission with no host wait; only a few bytes per trial come up.
+    /// blocks of K iterations with no host wait; only a few bytes per trial come up.
     /// `gpu` is accepted for it.
     #[cfg_attr(feature = "application", value(name = "gpu-jv", alias = "gpu"))]
     #[serde(alias = "gpu")]
@@ -216,7 +216,6 @@ pub const DEFAULT_JOIN_WEIGHTS: [f32; 3] = [1.0, 1.0, 4.0];
 /// 80); the others' run lengths are memoryless, so the restart costs them only the climb
 /// back (measured within the noise at 6x6 and 7x7, BENCHMARKS.md).
 pub const DEFAULT_RESTART_STALL: u64 = 100_000;
-
 
 /// Scratch of one worker: projection buffers and assignment matrices.
 struct Worker<'p> {
@@ -309,8 +308,7 @@ impl<'a> F1Map<'a> {
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let mut rounds =
-            Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
+        let mut rounds = Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
         let dim = self.f1.dim();
         let cells = self.puzzle.cells();
         let max_score = self.puzzle.max_score();

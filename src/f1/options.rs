@@ -87,7 +87,8 @@ pub struct F1Options {
     /// Where the assignments are solved: `auto` (the backend's fastest measured placement),
     /// `cpu` (the host's exact JV; the weights read back every iteration on the GPU backend),
     /// `gpu-jv` (alias `gpu`), `gpu-jv-sg`, `gpu-jv-sg-staged` or `gpu-auction` (the device
-    /// kernels, K iterations per submission with no host wait). The JSON's `assign` says
+    /// kernels: in the device loop, blocks of K iterations with no host wait; the auction
+    /// under `--complete` from the host, an iteration at a time). The JSON's `assign` says
     /// which ran.
     pub assign: AssignOn,
     /// rrr in the GPU's device loop: one fused pass per trial (update, score, track, edges,

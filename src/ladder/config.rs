@@ -279,6 +279,17 @@ pub const MAX_RUNS: u64 = 1_000_000;
 
 /// Reads a config, TOML or JSON by content.
 pub fn parse_config(text: &str) -> Result<Config> {
+    // The method entries first, each alone: a refused entry is one line that names the entry
+    // and the option (the parser's excerpt of the file would only repeat it).
+    let raw: Option<serde_json::Value> =
+        if text.trim_start().starts_with('{') { serde_json::from_str(text).ok() } else { toml::from_str(text).ok() };
+    if let Some(methods) = raw.as_ref().and_then(|v| v.get("methods")).and_then(|m| m.as_array()) {
+        for entry in methods {
+            if let Some(o) = entry.as_object() {
+                MethodSpec::try_from(o.clone()).map_err(Error::invalid)?;
+            }
+        }
+    }
     let cfg: Config = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|e| Error::invalid(format!("bad ladder JSON: {e}")))?
     } else {

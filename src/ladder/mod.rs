@@ -28,8 +28,7 @@ mod records;
 mod run;
 
 pub use config::{
-    Budget, Config, GenSpec, Group, InstanceSpec, MAX_RUNS, MethodSpec, Scope, Spent, Stop, Tally,
-    parse_config,
+    Budget, Config, GenSpec, Group, InstanceSpec, MAX_RUNS, MethodSpec, Scope, Spent, Stop, Tally, parse_config,
 };
 pub use plan::{Instance, Job, Part, Shard, load_instances, plan};
 pub use records::{BySize, Record, read_folder, read_records, results_path, tally};

@@ -4,8 +4,8 @@
 
 use super::records::runs_on_file;
 use super::{
-    Config, Instance, Job, MethodSpec, Part, Record, Shard, Tally, load_instances, parse_config, plan,
-    read_folder, read_records, results_path, tally,
+    Config, Instance, Job, MethodSpec, Part, Record, Shard, Tally, load_instances, parse_config, plan, read_folder,
+    read_records, results_path, tally,
 };
 use crate::cancel::Cancel;
 use crate::verify;

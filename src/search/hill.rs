@@ -302,7 +302,13 @@ impl HillOptions {
 
     /// The climber's configuration with these options: seed, cap of moves, time limit and
     /// token as given.
-    pub fn config(&self, seed: u64, max_moves: Option<u64>, time_limit: Option<Duration>, cancel: Cancel) -> HillConfig {
+    pub fn config(
+        &self,
+        seed: u64,
+        max_moves: Option<u64>,
+        time_limit: Option<Duration>,
+        cancel: Cancel,
+    ) -> HillConfig {
         HillConfig { seed, max_moves, time_limit, plateau: self.plateau, move_weights: [1, 1, 1], cancel }
     }
 }

@@ -3,7 +3,8 @@
 //! - [`f1`]: the edge projection, the assignment weights, the embed-and-update and the exact
 //!   mismatch count run on the device; the three assignments run where [`crate::f1::AssignOn`]
 //!   says: on the host (`cpu`: rayon over trials between two dispatches, weights come up,
-//!   chosen entries go down) or on the device too ([`jv`], [`assign`]), K iterations a submission.
+//!   chosen entries go down) or on the device too ([`jv`], [`assign`]), blocks of K iterations in paced pieces
+//!   ([`pace`]).
 //! - [`dc`]: concur, the fused update-and-divide of every constraint, the weight update
 //!   and the argmax readout with its exact violation count all run on the device; per
 //!   iteration only per-trial status (violations) is read back, and a board only when its

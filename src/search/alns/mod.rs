@@ -496,9 +496,7 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
         if cfg.max_iterations.is_some_and(|m| iterations >= m) {
             break;
         }
-        if iterations % 16 == 0
-            && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || cfg.cancel.is_cancelled())
-        {
+        if iterations % 16 == 0 && (cfg.time_limit.is_some_and(|t| start.elapsed() >= t) || cfg.cancel.is_cancelled()) {
             break;
         }
         iterations += 1;

@@ -1,7 +1,7 @@
 //! The depth-first walk over the tables, and Knuth's estimate of its tree.
 
-use crate::cancel::Deadline;
 use super::tables::{Entry, Tables};
+use crate::cancel::Deadline;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -70,7 +70,9 @@ impl DcGpu<'_> {
         loop {
             for _ in 0..ROUND {
                 // One round trip an iteration: the time and the token are checked before each.
-                if rounds.out_of_time(cfg.time_limit) || self.iteration(&mut trials, &mut best, &mut h, &mut completion)? {
+                if rounds.out_of_time(cfg.time_limit)
+                    || self.iteration(&mut trials, &mut best, &mut h, &mut completion)?
+                {
                     break;
                 }
             }

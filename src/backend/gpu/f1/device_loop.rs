@@ -1,18 +1,19 @@
-//! The device loop of F1 (`--assign gpu-jv`, `gpu-jv-sg`, `gpu-auction`): K whole
-//! iterations per submission, the assignment on the device, and only a few words per trial
-//! read back while the next submission runs.
+//! The device loop of F1 (`--assign gpu-jv`, `gpu-jv-sg`, `gpu-auction`): blocks of K whole
+//! iterations, each sent in pieces sized to the device's pace ([`super::super::pace`]), the
+//! assignment on the device, and only a few words per trial read back once a block while
+//! the next block runs.
 
 use super::buffers::{RING_WORDS, ST_CYCLE, ST_FAIL, ST_LIVE, ST_SOLVED, ST_STALL, TS};
 use super::{F1Gpu, Kernel, randomize};
 use crate::backend::gpu::context::grid;
 use crate::backend::gpu::pace::Pace;
-use std::collections::VecDeque;
 use crate::backend::gpu::timing::{Passes, Profile, Timings};
 use crate::backend::{EngineError, GpuError};
 use crate::batch::Trial;
 use crate::batch::{MapKind, MapResult, Mechanism, Progress, Rounds};
 use crate::puzzle::Board;
 use crate::verify;
+use std::collections::VecDeque;
 
 impl F1Gpu<'_> {
     /// Records `k` whole iterations of every chunk (the weights of the current state, the

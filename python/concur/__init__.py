@@ -241,7 +241,7 @@ class F1Map(_concur._Stepper):
         threads: int | None = None,
         max_iters: int | None = None,
         **options: Any,
-    ) -> "F1Map":
+    ) -> F1Map:
         named = dict(
             trials=trials,
             beta=beta,
@@ -278,7 +278,7 @@ class DcMap(_concur._Stepper):
         threads: int | None = None,
         max_iters: int | None = None,
         **options: Any,
-    ) -> "DcMap":
+    ) -> DcMap:
         named = dict(dc_map=map, trials=trials, beta=beta, seed=seed, threads=threads, max_iters=max_iters)
         given = _given("dc", named, options)
         return super().__new__(cls, _puzzle(puzzle), "dc", given, backend)

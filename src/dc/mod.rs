@@ -430,7 +430,8 @@ impl<'a> DcMap<'a> {
     /// ([`crate::certify::make_dc`]) are the command line's for the same seed. No stop rule
     /// of the batch applies: a trial that solves stands still (as in `run`), the others go
     /// on. `cancel` ends the step at the next round of each trial (the trials may then stand
-    /// at different iterations); returns false when it did.
+    /// at different iterations); returns false when it did. Its workers, one per trial, come
+    /// on top of what [`estimate`] counts (it sizes `run`, a few workers per thread).
     pub fn step(&mut self, k: u64, cancel: &crate::cancel::Cancel) -> bool {
         let puzzle = self.puzzle;
         let trials = self.trials.len();

@@ -248,6 +248,8 @@ pub struct F1Map<'a> {
     /// Per trial and side slot, the adaptive weights (`MapConfig::adapt`), trial-major;
     /// one unused word per trial without them.
     adapt_w: Vec<f32>,
+    /// The stepper's workers ([`F1Map::step`]), kept from one step to the next.
+    steppers: Vec<Worker<'a>>,
 }
 
 /// One F1 trial's bookkeeping; its own state is the iterate whose projections gave its
@@ -267,6 +269,7 @@ impl<'a> F1Map<'a> {
             best_boards: vec![0; trials * puzzle.cells()],
             base_w: None,
             adapt_w: Vec::new(),
+            steppers: Vec::new(),
             f1,
             cfg,
         };
@@ -362,7 +365,8 @@ impl<'a> F1Map<'a> {
         rounds.finish(puzzle, &self.status, &self.best_boards, |b| f1.placements(b))
     }
 
-    /// `n` workers' scratch, allocated once per call of [`F1Map::run`] or [`F1Map::step`].
+    /// `n` workers' scratch: allocated once per call of [`F1Map::run`], kept for
+    /// [`F1Map::step`].
     fn workers(&self, n: usize) -> Vec<Worker<'a>> {
         let (dim, cells, puzzle) = (self.f1.dim(), self.puzzle.cells(), self.puzzle);
         let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
@@ -401,7 +405,9 @@ impl<'a> F1Map<'a> {
         let trials = self.status.len();
         let per = chunk_size(trials);
         let puzzle = self.puzzle;
-        let mut workers = self.workers(trials.div_ceil(per));
+        if self.steppers.len() != trials.div_ceil(per) {
+            self.steppers = self.workers(trials.div_ceil(per));
+        }
         let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
         let aw_len = self.adapt_w.len() / trials;
         let aw_used = if self.cfg.adapt.is_some() && base.is_some() { aw_len } else { 0 };
@@ -411,7 +417,7 @@ impl<'a> F1Map<'a> {
             .zip(self.asg.par_chunks_mut(per))
             .zip(self.best_boards.par_chunks_mut(per * cells))
             .zip(self.adapt_w.par_chunks_mut(per * aw_len))
-            .zip(workers.par_iter_mut())
+            .zip(self.steppers.par_iter_mut())
             .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
                 for ((((x, st), asg), best), aw) in
                     xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))

@@ -124,8 +124,8 @@ def solve(
     ``backend``: ``"auto"`` (a hardware GPU if there is one, else the CPU; the note says
     which), ``"cpu"`` or ``"gpu"`` (with ``adapter=``, a part of the adapter's name, e.g.
     ``"llvmpipe"`` for lavapipe). ``progress``: a callable given a dict about every 0.2 s
-    (from the run's thread, with the GIL taken); an exception it raises ends the run and is
-    raised here. ``certify``: ``"solved"`` or ``"all"``: fixed-point certificates of the
+    (from the run's thread, with the GIL taken) by the maps and the scan (the other searches
+    report nothing as they go); an exception it raises ends the run and is raised here. ``certify``: ``"solved"`` or ``"all"``: fixed-point certificates of the
     solving trial or of every trial (CPU backend), in :attr:`Result.certificates`.
 
     The same seed and options give the same run as ``concur solve`` (its ``--json`` is

@@ -82,7 +82,6 @@ class Result:
     trials: list[dict[str, Any]]
     solutions: list[Solution] | None
     distinct_solutions: int | None
-    interrupted: bool
     notes: list[str]
     certificates: list[dict[str, Any]]
     certificate_error: str | None

@@ -266,9 +266,6 @@ pub struct PyRunResult {
     /// Rate mode: how many of them are distinct up to turning the board.
     #[pyo3(get)]
     distinct_solutions: Option<u64>,
-    /// Whether the run was cut short (a progress callback that raised).
-    #[pyo3(get)]
-    interrupted: bool,
     /// What the command line would have said on stderr (the backend ``auto`` picked, threads
     /// capped at the cores).
     #[pyo3(get)]
@@ -333,7 +330,6 @@ impl PyRunResult {
             trials: from_serde(py, t)?.unbind(),
             solutions,
             distinct_solutions: solved.distinct_solutions,
-            interrupted: solved.cancelled,
             notes,
             certificates: certificates.into_any().unbind(),
             certificate_error: solved.certificate_error,

@@ -219,6 +219,21 @@ impl<E> Trial<E> {
     pub fn forget_cycles(&mut self) {
         self.hashes = [0; CYCLE_MEMORY];
     }
+
+    /// What a run's result reports of the trial.
+    pub fn summary(&self) -> TrialSummary {
+        TrialSummary {
+            iterations: self.iterations,
+            best_score: self.best_score,
+            solved_at: self.solved_at,
+            solved_by: self.solved_by,
+            restarts: self.restarts,
+            completions: self.trig.runs,
+            completion_nodes: self.trig.nodes,
+            stall_restarts: self.stall_restarts,
+            solutions: self.solutions,
+        }
+    }
 }
 
 /// The outcome of a batch, the same for every driver: `best` holds each trial's best board
@@ -243,20 +258,7 @@ pub(crate) fn result<E>(
         solution,
         trial_iterations: trials.iter().map(|t| t.iterations).sum(),
         wall_s,
-        trials: trials
-            .iter()
-            .map(|t| TrialSummary {
-                iterations: t.iterations,
-                best_score: t.best_score,
-                solved_at: t.solved_at,
-                solved_by: t.solved_by,
-                restarts: t.restarts,
-                completions: t.trig.runs,
-                completion_nodes: t.trig.nodes,
-                stall_restarts: t.stall_restarts,
-                solutions: t.solutions,
-            })
-            .collect(),
+        trials: trials.iter().map(Trial::summary).collect(),
         devices: Vec::new(),
         rate: None,
     }
@@ -493,6 +495,38 @@ impl Mechanism {
 
 /// Iterations between cycle checks and progress reports.
 pub const ROUND: u64 = 64;
+
+/// Where one call of a trial's round runs to: the round's last iteration (`end`), where the
+/// end-of-round rules apply (the cycle check; F2's assignment readout and pruning), and the
+/// iteration the call stops at (`pause`, at most `end`). A driver's `run` always runs whole
+/// rounds ([`Span::round`]); its stepper (`F1Map::step`, `DcMap::step`) may stop inside one
+/// and go on later ([`Span::until`]), so that stepping gives `run`'s iterates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub end: u64,
+    pub pause: u64,
+}
+
+impl Span {
+    /// The whole round from iteration `it`: [`ROUND`] iterations, fewer at `max_iters`.
+    pub(crate) fn round(it: u64, max_iters: u64) -> Span {
+        let end = it + ROUND.min(max_iters - it);
+        Span { end, pause: end }
+    }
+
+    /// The round that holds iteration `it + 1`, stopped at `target`. A run that stops at no
+    /// solution runs its rounds from iteration 0 (a trial that solves stops for good), so its
+    /// rounds end at the multiples of [`ROUND`] and at `max_iters`: these are those rounds.
+    pub(crate) fn until(it: u64, max_iters: u64, target: u64) -> Span {
+        let end = ((it / ROUND + 1) * ROUND).min(max_iters);
+        Span { end, pause: target.min(end) }
+    }
+
+    /// Whether a call from iteration `it` goes on inside a round an earlier call began.
+    pub(crate) fn inside(it: u64) -> bool {
+        !it.is_multiple_of(ROUND)
+    }
+}
 
 /// Trials per parallel chunk: a few chunks per thread, so trials that stop early do not
 /// leave a core idle.

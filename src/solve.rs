@@ -13,7 +13,7 @@
 //! check ([`verify::check`]) before [`solve`] returns it.
 
 use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, MapJob};
-use crate::batch::{Found, MapResult, MapRun, Mechanism, Progress, SolutionSink};
+use crate::batch::{Found, MapResult, MapRun, Mechanism, Progress, SolutionSink, TrialSummary};
 use crate::cancel::Cancel;
 use crate::certify::Certificate;
 use crate::dc::DcConfig;
@@ -430,6 +430,10 @@ pub struct Solved {
     pub certificate_error: Option<String>,
     /// Whether `cancel` was tripped before the run ended (its result is what it had).
     pub cancelled: bool,
+    /// A map's trials in trial order, each as its batch ended (its iterations, best score, the
+    /// iteration it solved at, its restarts): a run's run-time distribution. Empty for the
+    /// searches.
+    pub trials: Vec<TrialSummary>,
 }
 
 /// Runs `spec` on `puzzle`: the maps on `backend`, the searches on the CPU, after the checks
@@ -508,6 +512,7 @@ impl Solved {
             certificates: Vec::new(),
             certificate_error: None,
             cancelled: false,
+            trials: Vec::new(),
         }
     }
 }
@@ -555,6 +560,7 @@ fn run_map(
         .map(|(t, _, _)| result.trials[*t].solved_by.unwrap_or(Mechanism::Map).as_str().to_string());
     let solutions = result.rate.as_ref().map(|r| r.solutions.len() as u64);
     let distinct_solutions = result.rate.as_ref().map(|r| r.distinct as u64);
+    let trials = result.trials;
     Ok(Solved {
         report,
         work,
@@ -566,6 +572,7 @@ fn run_map(
         certificates,
         certificate_error,
         cancelled: false,
+        trials,
     })
 }
 

@@ -58,7 +58,8 @@ pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner};
 use crate::batch::{
-    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
+    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Span, Trial, TrialSummary,
+    chunk_size, completer,
 };
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
@@ -264,6 +265,9 @@ pub struct DcMap<'a> {
     best_boards: Vec<u32>,
     /// Run the reference kernels instead of the fast ones.
     reference: bool,
+    /// The stepper's workers ([`DcMap::step`]), one per trial, made at its first step: a
+    /// round it stops inside goes on with the same worker's sums.
+    steppers: Vec<Worker<'a>>,
 }
 
 impl<'a> DcMap<'a> {
@@ -293,6 +297,7 @@ impl<'a> DcMap<'a> {
             layout,
             cfg,
             reference: false,
+            steppers: Vec::new(),
         };
         let mut wk = Worker::new(&map.layout, None, None);
         let layout = &map.layout;
@@ -386,7 +391,7 @@ impl<'a> DcMap<'a> {
                         if until.passed() {
                             break;
                         }
-                        run_trial_round(&ctx, x, ch, lam, tr, best, wk);
+                        run_trial_round(&ctx, x, ch, lam, tr, best, wk, None);
                     }
                 });
             if cfg.keep_going {
@@ -414,6 +419,92 @@ impl<'a> DcMap<'a> {
         }
         // F2 has no stall restart: every trial's `stall_restarts` stays 0.
         rounds.finish(puzzle, &self.trials, &self.best_boards, |b| layout.placements(b))
+    }
+
+    /// **The stepper**: advances every trial by `k` iterations (fewer at `max_iters`) as
+    /// [`DcMap::run`] runs them: the same iteration, readouts, pruning and restarts, the rounds
+    /// cut where `run` cuts them (`batch::Span::until`), each trial on a worker of its own so that
+    /// a round stopped inside goes on as it would have. Stepping a batch `n` iterations, in
+    /// steps of any sizes, leaves the state a run of `n` iterations per trial leaves (with
+    /// `stop_at_first` off), bit for bit, so the states and their certificates
+    /// ([`crate::certify::make_dc`]) are the command line's for the same seed. No stop rule
+    /// of the batch applies: a trial that solves stands still (as in `run`), the others go
+    /// on. `cancel` ends the step at the next round of each trial (the trials may then stand
+    /// at different iterations); returns false when it did. Its workers, one per trial, come
+    /// on top of what [`estimate`] counts (it sizes `run`, a few workers per thread).
+    pub fn step(&mut self, k: u64, cancel: &crate::cancel::Cancel) -> bool {
+        let puzzle = self.puzzle;
+        let trials = self.trials.len();
+        if self.steppers.len() != trials {
+            let needs_network = self.cfg.complete.is_some() || self.cfg.propagate.is_some();
+            let network = needs_network.then(|| Arc::new(Network::new(puzzle)));
+            let (layout, cfg) = (&self.layout, &self.cfg);
+            self.steppers = (0..trials)
+                .map(|_| {
+                    let bt = cfg.complete.as_ref().zip(network.as_ref()).map(|(c, net)| completer(puzzle, net, c));
+                    let pr = cfg.propagate.and(network.clone()).map(prune::Pruner::new);
+                    Worker::new(layout, bt, pr)
+                })
+                .collect();
+        }
+        let layout = &self.layout;
+        let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
+        let ctx = Ctx { puzzle, layout, cfg: &self.cfg, max_score: puzzle.max_score(), reference: self.reference };
+        let max_iters = self.cfg.max_iters;
+        self.x
+            .par_chunks_mut(s)
+            .zip(self.chosen.par_chunks_mut(nc))
+            .zip(self.lambda.par_chunks_mut(nk))
+            .zip(self.trials.par_iter_mut())
+            .zip(self.best_boards.par_chunks_mut(n))
+            .zip(self.steppers.par_iter_mut())
+            .for_each(|(((((x, ch), lam), tr), best), wk)| {
+                let target = tr.iterations.saturating_add(k);
+                while tr.is_active(max_iters) && tr.iterations < target && !cancel.is_cancelled() {
+                    run_trial_round(&ctx, x, ch, lam, tr, best, wk, Some(target));
+                }
+            });
+        !cancel.is_cancelled()
+    }
+
+    /// Every trial's slot values, trial-major (`trials * slots` floats).
+    pub fn states(&self) -> &[f32] {
+        &self.x
+    }
+
+    /// The constraint weights of trial `t` (all 1 with uniform weights).
+    pub fn weights(&self, t: usize) -> &[f32] {
+        let k = self.layout.constraints();
+        &self.lambda[t * k..(t + 1) * k]
+    }
+
+    /// Puts trial `t` at the slot values `x` (`slots` floats), as a restart would: `P_b(x)`
+    /// projected afresh with cold assignments, the cycle memory cleared; its weights,
+    /// counters and best board stay. Panics when `x` is not `slots` long.
+    pub fn set_state(&mut self, t: usize, x: &[f32]) -> Result<(), AssignError> {
+        let (layout, s, nc) = (&self.layout, self.layout.slots(), self.layout.choices());
+        self.x[t * s..(t + 1) * s].copy_from_slice(x);
+        let tr = &mut self.trials[t];
+        tr.warm = false;
+        tr.forget_cycles();
+        if let Some(wk) = self.steppers.get_mut(t) {
+            wk.fresh = false;
+        }
+        let divide = if self.reference { project::divide_reference } else { project::divide };
+        let mut div = DivideScratch::new(layout);
+        divide(
+            layout,
+            &self.x[t * s..(t + 1) * s],
+            &mut self.chosen[t * nc..(t + 1) * nc],
+            &mut div,
+            &mut tr.extra.asg_con,
+            false,
+        )
+    }
+
+    /// What each trial has done so far, as a run's result reports it.
+    pub fn trial_summaries(&self) -> Vec<TrialSummary> {
+        self.trials.iter().map(Trial::summary).collect()
     }
 
     /// The slot values, constraint weights and pruned variables to certify for trial `t`:
@@ -494,7 +585,10 @@ fn restart(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr:
     }
 }
 
-/// One round (up to [`ROUND`] iterations) of one trial.
+/// One round (up to [`ROUND`] iterations) of one trial. `target`: None runs the whole round
+/// ([`DcMap::run`]); the stepper stops at its target inside the round and goes on from there
+/// later with the same worker, the trial's own ([`Span::until`]).
+#[allow(clippy::too_many_arguments, reason = "one trial's slices, its worker and where it stops")]
 fn run_trial_round(
     ctx: &Ctx,
     x: &mut [f32],
@@ -503,17 +597,27 @@ fn run_trial_round(
     tr: &mut DcTrial,
     best: &mut [u32],
     wk: &mut Worker,
+    target: Option<u64>,
 ) {
     let cfg = ctx.cfg;
     if !tr.is_active(cfg.max_iters) {
         return;
     }
-    let steps = ROUND.min(cfg.max_iters - tr.iterations);
-    // The worker's sums belong to the trial it ran last.
-    wk.fresh = false;
+    let start = tr.iterations;
+    let span = match target {
+        None => Span::round(start, cfg.max_iters),
+        Some(t) => Span::until(start, cfg.max_iters, t),
+    };
+    let steps = span.pause - start;
+    // The worker's sums belong to the trial it ran last (the stepper's worker is the trial's
+    // own, and inside a round they are still this trial's).
+    if target.is_none() || !Span::inside(start) {
+        wk.fresh = false;
+    }
     for i in 0..steps {
         tr.iterations += 1;
-        let assign = cfg.readout == Readout::Assignment || i + 1 == steps;
+        let last = start + i + 1 == span.end;
+        let assign = cfg.readout == Readout::Assignment || last;
         let before = tr.best_score;
         if cfg.keep_fixed_points {
             wk.prev_x.clear();
@@ -535,7 +639,7 @@ fn run_trial_round(
             Ok(false) => {
                 tr.warm = true;
                 // The round's last concur point sets the next round's pruned candidates.
-                if let (true, Some(tau), Some(pr)) = (i + 1 == steps, cfg.propagate, wk.pruner.as_mut()) {
+                if let (true, Some(tau), Some(pr)) = (last, cfg.propagate, wk.pruner.as_mut()) {
                     pr.prune(ctx.layout, &wk.m, tau, &mut tr.extra.pruned);
                 }
                 if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
@@ -549,7 +653,7 @@ fn run_trial_round(
             }
         }
     }
-    if cfg.cycle_restart && tr.iterations.is_multiple_of(ROUND) {
+    if span.pause == span.end && cfg.cycle_restart && tr.iterations.is_multiple_of(ROUND) {
         let mut h = batch::fingerprint(x, OFFSET);
         if cfg.weights == Weights::Adaptive {
             h = batch::fingerprint(lambda, h);

@@ -19,7 +19,8 @@
 use crate::assign::{AssignError, Precision};
 use crate::batch::BatchError;
 use crate::batch::{
-    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Trial, chunk_size, completer,
+    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Span, Trial, TrialSummary,
+    chunk_size, completer,
 };
 use crate::cancel::{Cancel, Deadline};
 use crate::f1::options::F1Options;
@@ -247,6 +248,8 @@ pub struct F1Map<'a> {
     /// Per trial and side slot, the adaptive weights (`MapConfig::adapt`), trial-major;
     /// one unused word per trial without them.
     adapt_w: Vec<f32>,
+    /// The stepper's workers ([`F1Map::step`]), kept from one step to the next.
+    steppers: Vec<Worker<'a>>,
 }
 
 /// One F1 trial's bookkeeping; its own state is the iterate whose projections gave its
@@ -266,6 +269,7 @@ impl<'a> F1Map<'a> {
             best_boards: vec![0; trials * puzzle.cells()],
             base_w: None,
             adapt_w: Vec::new(),
+            steppers: Vec::new(),
             f1,
             cfg,
         };
@@ -315,23 +319,7 @@ impl<'a> F1Map<'a> {
         let trials = self.status.len();
         let per = chunk_size(trials);
         let puzzle = self.puzzle;
-        let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
-        let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
-            .map(|_| Worker {
-                pe: vec![0.0; dim],
-                r: vec![0.0; dim],
-                pp: vec![0.0; dim],
-                pieces: self.f1.piece_scratch(),
-                board: vec![0; cells],
-                board2: vec![0; cells],
-                prev: vec![0.0; if self.cfg.keep_fixed_points { dim } else { 0 }],
-                completer: self
-                    .cfg
-                    .complete
-                    .as_ref()
-                    .map(|c| completer(puzzle, network.as_ref().expect("built when completion is on"), c)),
-            })
-            .collect();
+        let mut workers = self.workers(trials.div_ceil(per));
         let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
         // Words per trial of the adaptive weights, and how many of them a trial uses.
         let adaptive = self.cfg.adapt.is_some() && base.is_some();
@@ -356,7 +344,7 @@ impl<'a> F1Map<'a> {
                             break;
                         }
                         let trial = TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] };
-                        run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score);
+                        run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score, None);
                     }
                 });
             if cfg.keep_going {
@@ -375,6 +363,99 @@ impl<'a> F1Map<'a> {
             }
         }
         rounds.finish(puzzle, &self.status, &self.best_boards, |b| f1.placements(b))
+    }
+
+    /// `n` workers' scratch: allocated once per call of [`F1Map::run`], kept for
+    /// [`F1Map::step`].
+    fn workers(&self, n: usize) -> Vec<Worker<'a>> {
+        let (dim, cells, puzzle) = (self.f1.dim(), self.puzzle.cells(), self.puzzle);
+        let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
+        (0..n)
+            .map(|_| Worker {
+                pe: vec![0.0; dim],
+                r: vec![0.0; dim],
+                pp: vec![0.0; dim],
+                pieces: self.f1.piece_scratch(),
+                board: vec![0; cells],
+                board2: vec![0; cells],
+                prev: vec![0.0; if self.cfg.keep_fixed_points { dim } else { 0 }],
+                completer: self
+                    .cfg
+                    .complete
+                    .as_ref()
+                    .map(|c| completer(puzzle, network.as_ref().expect("built when completion is on"), c)),
+            })
+            .collect()
+    }
+
+    /// **The stepper**: advances every trial by `k` iterations (fewer at `max_iters`) as
+    /// [`F1Map::run`] runs them: the same iteration, the same stall, cycle and non-finite
+    /// restarts from the trial's own stream, the rounds cut where `run` cuts them
+    /// (`batch::Span::until`). Stepping a batch `n` iterations, in steps of any sizes, leaves the
+    /// state a run of `n` iterations per trial leaves (with `stop_at_first` off), bit for bit,
+    /// so the states and their certificates ([`crate::certify::make`]) are the command line's
+    /// for the same seed. No stop rule of the batch applies: a trial that solves stands still
+    /// (as in `run`, after its solving iteration), the others go on. Progress, rate mode and
+    /// the time limit are `run`'s only. `cancel` ends the step at the next round of each trial
+    /// (the trials may then stand at different iterations); returns false when it did.
+    pub fn step(&mut self, k: u64, cancel: &Cancel) -> bool {
+        let dim = self.f1.dim();
+        let cells = self.puzzle.cells();
+        let max_score = self.puzzle.max_score();
+        let trials = self.status.len();
+        let per = chunk_size(trials);
+        let puzzle = self.puzzle;
+        if self.steppers.len() != trials.div_ceil(per) {
+            self.steppers = self.workers(trials.div_ceil(per));
+        }
+        let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
+        let aw_len = self.adapt_w.len() / trials;
+        let aw_used = if self.cfg.adapt.is_some() && base.is_some() { aw_len } else { 0 };
+        self.x
+            .par_chunks_mut(per * dim)
+            .zip(self.status.par_chunks_mut(per))
+            .zip(self.asg.par_chunks_mut(per))
+            .zip(self.best_boards.par_chunks_mut(per * cells))
+            .zip(self.adapt_w.par_chunks_mut(per * aw_len))
+            .zip(self.steppers.par_iter_mut())
+            .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
+                for ((((x, st), asg), best), aw) in
+                    xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
+                {
+                    let target = st.iterations.saturating_add(k);
+                    while st.is_active(cfg.max_iters) && st.iterations < target && !cancel.is_cancelled() {
+                        let trial = TrialSlices {
+                            x: &mut *x,
+                            st: &mut *st,
+                            asg: &mut *asg,
+                            best: &mut *best,
+                            aw: &mut aw[..aw_used],
+                        };
+                        run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score, Some(target));
+                    }
+                }
+            });
+        !cancel.is_cancelled()
+    }
+
+    /// Every trial's state, trial-major (`trials * dim` floats, [`F1::dim`] each).
+    pub fn states(&self) -> &[f32] {
+        &self.x
+    }
+
+    /// Puts trial `t` at the state `x` (`dim` floats), as a restart would: its next
+    /// assignments start cold and its cycle memory is cleared; its counters and best board
+    /// stay. Panics when `x` is not `dim` long.
+    pub fn set_state(&mut self, t: usize, x: &[f32]) {
+        let dim = self.f1.dim();
+        self.x[t * dim..(t + 1) * dim].copy_from_slice(x);
+        self.status[t].warm = false;
+        self.status[t].forget_cycles();
+    }
+
+    /// What each trial has done so far, as a run's result reports it.
+    pub fn trial_summaries(&self) -> Vec<TrialSummary> {
+        self.status.iter().map(Trial::summary).collect()
     }
 
     /// Per class (size, counts), what the host assignment solvers of all trials did so far
@@ -455,6 +536,9 @@ struct TrialSlices<'t> {
 }
 
 /// One round (up to [`ROUND`] iterations) of one trial. `base`: the class weights per slot.
+/// `target`: None runs the whole round ([`F1Map::run`]); the stepper stops at its target
+/// inside the round and goes on from there later ([`Span::until`]).
+#[allow(clippy::too_many_arguments, reason = "one trial's round and where it stops")]
 fn run_trial_round(
     f1: &F1,
     puzzle: &Puzzle,
@@ -463,12 +547,17 @@ fn run_trial_round(
     trial: TrialSlices<'_>,
     wk: &mut Worker<'_>,
     max_score: usize,
+    target: Option<u64>,
 ) {
     let TrialSlices { x, st, asg, best, aw } = trial;
     if !st.is_active(cfg.max_iters) {
         return;
     }
-    let steps = ROUND.min(cfg.max_iters - st.iterations);
+    let span = match target {
+        None => Span::round(st.iterations, cfg.max_iters),
+        Some(t) => Span::until(st.iterations, cfg.max_iters, t),
+    };
+    let steps = span.pause - st.iterations;
     for _ in 0..steps {
         if cfg.keep_fixed_points {
             wk.prev.copy_from_slice(x);
@@ -527,7 +616,12 @@ fn run_trial_round(
             }
         }
     }
-    if cfg.cycle_restart && st.iterations.is_multiple_of(ROUND) && st.in_cycle(batch::fingerprint(x, OFFSET)) {
+    let round_done = span.pause == span.end;
+    if round_done
+        && cfg.cycle_restart
+        && st.iterations.is_multiple_of(ROUND)
+        && st.in_cycle(batch::fingerprint(x, OFFSET))
+    {
         randomize(x, &mut st.rng);
         st.warm = false;
         st.restarts += 1;

@@ -286,25 +286,25 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if let Some(methods) = raw.as_ref().and_then(|v| v.get("methods")).and_then(|m| m.as_array()) {
         for entry in methods {
             if let Some(o) = entry.as_object() {
-                MethodSpec::try_from(o.clone()).map_err(Error::invalid)?;
+                MethodSpec::try_from(o.clone()).map_err(Error::config)?;
             }
         }
     }
     let cfg: Config = if text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Error::invalid(format!("bad ladder JSON: {e}")))?
+        serde_json::from_str(text).map_err(|e| Error::config(format!("bad ladder JSON: {e}")))?
     } else {
         toml::from_str(text)
-            .map_err(|e| Error::invalid(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
+            .map_err(|e| Error::config(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
     };
     if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
-        return Err(Error::invalid("a ladder needs at least one instance, one method and one run"));
+        return Err(Error::config("a ladder needs at least one instance, one method and one run"));
     }
     let seconds = |t: f64| t > 0.0 && t <= crate::limits::MAX_SECONDS;
     if cfg.budgets.iter().any(|b| !seconds(b.time_limit)) {
-        return Err(Error::invalid("every budget needs a positive time_limit of at most 1e9 seconds"));
+        return Err(Error::config("every budget needs a positive time_limit of at most 1e9 seconds"));
     }
     if let Some(m) = cfg.methods.iter().find(|m| m.spec.time_limit.is_some_and(|t| !seconds(t))) {
-        return Err(Error::invalid(format!(
+        return Err(Error::config(format!(
             "method {:?}: time_limit must be a positive number of seconds, at most 1e9",
             m.label()
         )));
@@ -313,25 +313,25 @@ pub fn parse_config(text: &str) -> Result<Config> {
         let bad_cap = |c: Option<f64>| c.is_some_and(|c| !(c.is_finite() && c > 0.0));
         s.target_solutions == Some(0) || bad_cap(s.cap_core_hours) || bad_cap(s.cap_work)
     }) {
-        return Err(Error::invalid(
+        return Err(Error::config(
             "a stop needs target_solutions >= 1 and a positive, finite cap_core_hours and cap_work",
         ));
     }
     if cfg.budgets.iter().any(|b| b.runs == Some(0)) {
-        return Err(Error::invalid("a budget's runs must be at least 1"));
+        return Err(Error::config("a budget's runs must be at least 1"));
     }
     // Every run is planned before the first starts: bound them, and their numbers.
     let most = cfg.budgets.iter().filter_map(|b| b.runs).chain([cfg.runs]).max().unwrap_or(cfg.runs);
     if most > MAX_RUNS {
-        return Err(Error::invalid(format!("{most} runs per instance and method; at most {MAX_RUNS}")));
+        return Err(Error::config(format!("{most} runs per instance and method; at most {MAX_RUNS}")));
     }
     if cfg.first_run.checked_add(most).is_none() {
-        return Err(Error::invalid(format!("first_run {} leaves no room for {most} runs", cfg.first_run)));
+        return Err(Error::config(format!("first_run {} leaves no room for {most} runs", cfg.first_run)));
     }
     let mut labels = HashSet::new();
     for m in &cfg.methods {
         if !labels.insert(m.label()) {
-            return Err(Error::invalid(format!(
+            return Err(Error::config(format!(
                 "two methods share the label {:?}; give them distinct labels",
                 m.label()
             )));
@@ -339,7 +339,7 @@ pub fn parse_config(text: &str) -> Result<Config> {
     }
     for s in &cfg.stops {
         if let Some(bad) = s.methods.iter().find(|m| !labels.contains(*m)) {
-            return Err(Error::invalid(format!("a stop names {bad:?}, which no method is labelled")));
+            return Err(Error::config(format!("a stop names {bad:?}, which no method is labelled")));
         }
     }
     Ok(cfg)

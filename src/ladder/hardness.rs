@@ -64,21 +64,60 @@ pub const MIN_COMMON: usize = 3;
 /// at the 95% bound `T / ln 20` instead: 0.654, 0.542 and 0.498, covering in 74%, 31% and 27%).
 pub const HEAVY_CENSORING: f64 = 0.3;
 
-/// Bad optional inputs.
+/// A bad optional input of the section (`hardness-inputs/`); each names its file.
 #[derive(Debug, thiserror::Error)]
 pub enum HardnessError {
+    /// The file exists but cannot be read.
     #[error("cannot read {path}")]
     Read {
+        /// The file.
         path: String,
+        /// The operating system's reason.
         #[source]
         source: std::io::Error,
     },
+    /// One line of a JSON-lines input that cannot be used.
     #[error("{path}, line {line}: {msg}")]
-    Line { path: String, line: usize, msg: String },
+    Line {
+        /// The file.
+        path: String,
+        /// The line, 1-based.
+        line: usize,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// A whole-file input (JSON) that cannot be used.
     #[error("{path}: {msg}")]
-    File { path: String, msg: String },
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// The same instance counted twice with different totals.
     #[error("{path}: instance {instance:?} is counted twice with different totals ({a} and {b})")]
-    CountClash { path: String, instance: String, a: u64, b: u64 },
+    CountClash {
+        /// The file of the second count.
+        path: String,
+        /// The instance's name.
+        instance: String,
+        /// The total seen first.
+        a: u64,
+        /// The total seen second.
+        b: u64,
+    },
+}
+
+impl HardnessError {
+    /// The input file the error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            HardnessError::Read { path, .. }
+            | HardnessError::Line { path, .. }
+            | HardnessError::File { path, .. }
+            | HardnessError::CountClash { path, .. } => path,
+        }
+    }
 }
 
 /// The method labels the section compares.

@@ -43,18 +43,17 @@ pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> 
                 let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { root.join(path) };
                 let pattern = full.to_string_lossy().to_string();
                 let mut paths: Vec<PathBuf> = glob::glob(&pattern)
-                    .map_err(|e| Error::invalid(format!("bad glob {pattern:?}: {e}")))?
+                    .map_err(|e| Error::config(format!("bad glob {pattern:?}: {e}")))?
                     .filter_map(|p| p.ok())
                     .collect();
                 paths.sort();
                 if paths.is_empty() {
-                    return Err(Error::invalid(format!("no instance matches {pattern:?}")));
+                    return Err(Error::config(format!("no instance matches {pattern:?}")));
                 }
                 for p in paths {
-                    let bytes =
-                        std::fs::read(&p).map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?;
-                    let puzzle =
-                        format::read_puzzle(&bytes).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
+                    let bytes = std::fs::read(&p).map_err(|e| Error::io("read", &p, e))?;
+                    let puzzle = format::read_puzzle(&bytes)
+                        .map_err(|e| Error::Instance { path: p.clone(), error: Box::new(e) })?;
                     let name = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().to_string();
                     out.push(Instance { name, puzzle });
                 }

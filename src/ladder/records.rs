@@ -136,7 +136,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::invalid(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => return Err(Error::io("read", path, e)),
     };
     let mut out = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
@@ -147,7 +147,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>> {
         match serde_json::from_str::<Record>(line) {
             Ok(r) => out.push(r),
             Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
-            Err(e) => return Err(Error::parse(i + 1, format!("{}: bad result line: {e}", path.display()))),
+            Err(e) => return Err(Error::Record { path: path.to_path_buf(), line: i + 1, reason: e.to_string() }),
         }
     }
     Ok(out)

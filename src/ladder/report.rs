@@ -144,7 +144,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
     for p in inputs {
         if p.is_dir() {
             let mut fs: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?
+                .map_err(|e| Error::io("read", p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
                 .collect();
@@ -153,7 +153,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
         } else if p.exists() {
             files.push(p.clone());
         } else {
-            return Err(Error::invalid(format!("{} does not exist", p.display())));
+            return Err(Error::Missing { path: p.clone() });
         }
     }
     let mut by_key: BTreeMap<(String, String, u64), Record> = BTreeMap::new();
@@ -161,7 +161,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
         for r in read_records(&f)? {
             match by_key.get(&r.key()) {
                 Some(old) if *old != r && (old.solved, old.work) != (r.solved, r.work) => {
-                    return Err(Error::invalid(format!("run {:?} appears twice with different results", r.key())));
+                    return Err(Error::results(format!("run {:?} appears twice with different results", r.key())));
                 }
                 Some(_) => {}
                 None => {
@@ -775,11 +775,11 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let records = merge(inputs)?;
     if records.is_empty() {
-        return Err(Error::invalid("no result lines found"));
+        return Err(Error::results("no result lines found"));
     }
     let rows = summarize(&records);
     let fits = fit(&rows);
-    std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let series = |secs: bool| -> Vec<Series> {
         let mut by: BTreeMap<&str, Vec<(f64, f64, f64, f64)>> = BTreeMap::new();
         let mut units: BTreeMap<&str, &str> = BTreeMap::new();
@@ -798,14 +798,13 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             .collect()
     };
     let pools = super::devices::pool(&records);
-    let inputs = super::hardness::read_inputs(inputs).map_err(|e| Error::invalid(e.to_string()))?;
+    let inputs = super::hardness::read_inputs(inputs)
+        .map_err(|e| Error::Hardness { path: e.path().to_string(), reason: e.to_string() })?;
     let hard = super::hardness::analyse(&records, inputs, &super::hardness::Options::default());
     let md = markdown(&records, &rows, &fits)
         + &super::devices::markdown(&pools)
         + &hard.as_ref().map_or_else(String::new, super::hardness::markdown);
-    let w = |p: &Path, s: &str| {
-        std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
-    };
+    let w = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| Error::io("write", p, e));
     let mut files = Vec::new();
     let mut put = |name: &str, s: &str| -> Result<()> {
         let p = out.join(name);

@@ -44,7 +44,7 @@ pub fn run_job_on(
     if one.is_map() && !spec.given.contains_key("trials") {
         one.trials = 1;
     }
-    let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", inst.name));
+    let fail = |e: &dyn std::fmt::Display| Error::Run { instance: inst.name.clone(), reason: e.to_string() };
     let selected = crate::solve::pick_backend(&one).map_err(|e| fail(&e))?;
     let backend = selected.backend;
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
@@ -290,13 +290,13 @@ pub fn run(
     let Where { shard, resume, part } = at;
     let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
     if let Some(bad) = part.methods.iter().find(|m| !labels.contains(m)) {
-        return Err(Error::invalid(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));
+        return Err(Error::config(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));
     }
     let instances = load_instances(cfg, puzzle_dir)?;
-    std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let path = results_path(out, shard);
     if !resume && !read_records(&path)?.is_empty() {
-        return Err(Error::invalid(format!("{} already holds results; use --resume to continue it", path.display())));
+        return Err(Error::results(format!("{} already holds results; use --resume to continue it", path.display())));
     }
     let done = if resume { runs_on_file(out)? } else { HashSet::new() };
     // Drop a torn last line before appending.
@@ -305,14 +305,10 @@ pub fn run(
         && !text.ends_with('\n')
     {
         let keep = text.rfind('\n').map_or(0, |i| i + 1);
-        std::fs::write(&path, &text[..keep])
-            .map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
+        std::fs::write(&path, &text[..keep]).map_err(|e| Error::io("repair", &path, e))?;
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| Error::invalid(format!("cannot open {}: {e}", path.display())))?;
+    let file =
+        std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io("open", &path, e))?;
     let file = Mutex::new(file);
     // Set when a line could not be written: no run starts after it, and nothing more is
     // written, so the file keeps only whole lines and `--resume` goes on from it.
@@ -390,10 +386,11 @@ pub fn run(
                     let _ = f.set_len(len);
                 }
                 write_failed.store(true, std::sync::atomic::Ordering::Relaxed);
-                return Err(Error::invalid(format!(
-                    "cannot append to {}: {e}; every run on file is whole: --resume goes on from it",
-                    path.display()
-                )));
+                return Err(Error::io(
+                    "append to",
+                    &path,
+                    format!("{e}; every run on file is whole: --resume goes on from it"),
+                ));
             }
         }
         progress(&rec, finished());

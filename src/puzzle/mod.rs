@@ -94,13 +94,13 @@ impl Puzzle {
         check_size(width, height)?;
         let n = width * height;
         if pieces.len() != n {
-            return Err(Error::invalid(format!("a {width}x{height} board needs {n} pieces, found {}", pieces.len())));
+            return Err(Error::puzzle(format!("a {width}x{height} board needs {n} pieces, found {}", pieces.len())));
         }
         let mut num_colors = 1;
         for (i, p) in pieces.iter().enumerate() {
             for &col in p {
                 if col as usize >= MAX_COLORS {
-                    return Err(Error::invalid(format!(
+                    return Err(Error::puzzle(format!(
                         "piece {i} has colour {col}; at most {} colours are supported",
                         MAX_COLORS - 1
                     )));
@@ -108,7 +108,7 @@ impl Puzzle {
                 num_colors = num_colors.max(col as usize + 1);
             }
             if piece_class(*p).is_none() {
-                return Err(Error::invalid(format!(
+                return Err(Error::puzzle(format!(
                     "piece {i} {:?} has grey (0) on sides that no cell of a {width}x{height} board has on its rim",
                     p
                 )));
@@ -123,7 +123,7 @@ impl Puzzle {
             have[class_index(piece_class(*p).expect("checked"))] += 1;
         }
         if want != have {
-            return Err(Error::invalid(format!(
+            return Err(Error::puzzle(format!(
                 "pieces do not fit a {width}x{height} border: need {} corner, {} edge and {} inner pieces, found {}, {} and {}",
                 want[0], want[1], want[2], have[0], have[1], have[2]
             )));
@@ -132,19 +132,19 @@ impl Puzzle {
         let mut used_piece = vec![false; n];
         for h in &hints {
             if h.cell >= n || h.piece >= n || h.rot > 3 {
-                return Err(Error::invalid(format!(
+                return Err(Error::puzzle(format!(
                     "hint {h:?} is out of range for {n} cells and pieces, rotations 0..3"
                 )));
             }
             if std::mem::replace(&mut used_cell[h.cell], true) {
-                return Err(Error::invalid(format!("two hints for cell {}", h.cell)));
+                return Err(Error::puzzle(format!("two hints for cell {}", h.cell)));
             }
             if std::mem::replace(&mut used_piece[h.piece], true) {
-                return Err(Error::invalid(format!("two hints for piece {}", h.piece)));
+                return Err(Error::puzzle(format!("two hints for piece {}", h.piece)));
             }
             let q = rotated(pieces[h.piece], h.rot);
             if !fits_rim(width, height, h.cell, q) {
-                return Err(Error::invalid(format!(
+                return Err(Error::puzzle(format!(
                     "hint {h:?} puts piece {} rotated to {q:?} where its grey sides do not match the rim",
                     h.piece
                 )));
@@ -242,12 +242,12 @@ impl Puzzle {
 
 pub(crate) fn check_size(width: usize, height: usize) -> Result<()> {
     if !(2..=MAX_SIDE).contains(&width) || !(2..=MAX_SIDE).contains(&height) {
-        return Err(Error::invalid(format!(
+        return Err(Error::puzzle(format!(
             "board size {width}x{height} is out of range: each side must be 2..={MAX_SIDE}"
         )));
     }
     if width * height > MAX_CELLS {
-        return Err(Error::invalid(format!("board {width}x{height} has more than {MAX_CELLS} cells")));
+        return Err(Error::puzzle(format!("board {width}x{height} has more than {MAX_CELLS} cells")));
     }
     Ok(())
 }

@@ -50,7 +50,12 @@ pub struct JsonlJournal {
 }
 
 fn err(path: &Path, reason: impl ToString) -> ScanError {
-    ScanError::Journal { path: path.display().to_string(), reason: reason.to_string() }
+    ScanError::Journal { path: path.display().to_string(), line: None, reason: reason.to_string() }
+}
+
+/// [`err`] about line `line` (1-based) of the journal.
+fn err_at(path: &Path, line: usize, reason: impl ToString) -> ScanError {
+    ScanError::Journal { path: path.display().to_string(), line: Some(line), reason: reason.to_string() }
 }
 
 /// Reads a journal (a missing or empty file is an empty journal). A last line cut short by
@@ -76,7 +81,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
         let parsed = if line.contains("\"plan\"") {
             serde_json::from_str::<PlanLine>(line).map(|p| {
                 if rec.plan.as_ref().is_some_and(|q| *q != p.plan) {
-                    Err(err(path, format!("line {}: a second, different plan", i + 1)))
+                    Err(err_at(path, i + 1, "a second, different plan"))
                 } else {
                     rec.plan = Some(p.plan);
                     Ok(())
@@ -91,7 +96,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
         match parsed {
             Ok(r) => r?,
             Err(_) if i == last => break,
-            Err(e) => return Err(err(path, format!("line {}: {e}", i + 1))),
+            Err(e) => return Err(err_at(path, i + 1, e)),
         }
     }
     if rec.plan.is_none() && !rec.done.is_empty() {

@@ -194,15 +194,35 @@ pub trait Journal: Sync {
 pub struct NoJournal;
 impl Journal for NoJournal {}
 
-/// A count that cannot resume from the journal it was given.
+/// A count that cannot resume from the journal it was given, or whose journal cannot be
+/// read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
-    #[error("the journal is of another count: {0}")]
-    PlanMismatch(String),
-    #[error("the journal's record is wrong: {0}")]
-    BadRecord(String),
-    #[error("journal {path}: {reason}")]
-    Journal { path: String, reason: String },
+    /// The journal's plan is not the one this puzzle and these settings give.
+    #[error("the journal is of another count: {reason}")]
+    PlanMismatch {
+        /// How the plans differ.
+        reason: String,
+    },
+    /// A finished subtree on file whose record does not hold: its solutions and boards
+    /// disagree, or a board fails the exact check.
+    #[error("the journal's record is wrong: task {task} {reason}")]
+    BadRecord {
+        /// The subtree's number in the plan.
+        task: u64,
+        /// What is wrong with its record.
+        reason: String,
+    },
+    /// The journal file cannot be read, parsed or written.
+    #[error("journal {path}: {}{reason}", line.map_or(String::new(), |l| format!("line {l}: ")))]
+    Journal {
+        /// The journal file.
+        path: String,
+        /// The line at fault, 1-based, where it is one line.
+        line: Option<usize>,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 fn fnv(h: &mut u64, v: u64) {
@@ -300,9 +320,9 @@ pub fn count_journaled(
     if let Some((recorded, _)) = resume
         && *recorded != plan
     {
-        return Err(ScanError::PlanMismatch(format!(
-            "it records {recorded}; this puzzle and these settings give {plan}"
-        )));
+        return Err(ScanError::PlanMismatch {
+            reason: format!("it records {recorded}; this puzzle and these settings give {plan}"),
+        });
     }
     journal.plan(&plan);
     let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
@@ -341,7 +361,9 @@ fn recorded_tree(
             usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p)
         })
     {
-        return Err(ScanError::PlanMismatch("its corner piece does not fit this puzzle and symmetry setting".into()));
+        return Err(ScanError::PlanMismatch {
+            reason: "its corner piece does not fit this puzzle and symmetry setting".into(),
+        });
     }
     Ok(Tree { first: plan.corner_piece, mirror: plan.column_scan, estimated_nodes: None })
 }
@@ -472,7 +494,9 @@ impl Counting<'_> {
         let tally = &self.tally;
         for d in prior {
             let Some(seen) = skip.get_mut(d.task as usize) else {
-                return Err(ScanError::PlanMismatch(format!("task {} is past the plan's {}", d.task, skip.len())));
+                return Err(ScanError::PlanMismatch {
+                    reason: format!("task {} is past the plan's {}", d.task, skip.len()),
+                });
             };
             if std::mem::replace(seen, true) {
                 continue;
@@ -495,12 +519,10 @@ impl Counting<'_> {
     fn check_record(&self, d: &TaskDone) -> Result<(), ScanError> {
         let per_board = if self.tree.first.is_some() { 4 } else { 1 };
         if d.solutions != per_board * d.boards.len() as u64 {
-            return Err(ScanError::BadRecord(format!(
-                "task {} records {} solutions and {} boards",
-                d.task,
-                d.solutions,
-                d.boards.len()
-            )));
+            return Err(ScanError::BadRecord {
+                task: d.task,
+                reason: format!("records {} solutions and {} boards", d.solutions, d.boards.len()),
+            });
         }
         let (width, height) = (self.puzzle.width(), self.puzzle.height());
         for b in &d.boards {
@@ -509,11 +531,10 @@ impl Counting<'_> {
             let board = Board { width, height, cells };
             let v = verify::check(self.puzzle, &board);
             if !v.valid {
-                return Err(ScanError::BadRecord(format!(
-                    "task {} records a board that is not a solution: {}",
-                    d.task,
-                    v.problems.join("; ")
-                )));
+                return Err(ScanError::BadRecord {
+                    task: d.task,
+                    reason: format!("records a board that is not a solution: {}", v.problems.join("; ")),
+                });
             }
             if self.tree.first.is_none() && self.square {
                 self.tally.add_canonical(board);

@@ -42,7 +42,12 @@ fn a_gpu_run_stops_at_its_time_limit_after_the_first_iteration() {
         let solved = concur::solve::solve(&p, &spec, &backend, &Cancel::new(), &mut |_| {}).unwrap();
         let r = &solved.report;
         let slack = 0.5f64.max(0.1 * limit).max(2.0 * per_iteration(r, 64));
-        assert!(r.wall_s <= limit + slack, "{limit} s limit: ran {} s (slack {slack} s) on {}", r.wall_s, backend.name());
+        assert!(
+            r.wall_s <= limit + slack,
+            "{limit} s limit: ran {} s (slack {slack} s) on {}",
+            r.wall_s,
+            backend.name()
+        );
         assert!(r.wall_s >= limit * 0.9, "{limit} s limit: stopped early at {} s", r.wall_s);
     }
 }
@@ -123,8 +128,21 @@ fn the_gl_llvmpipe_regression_keeps_its_time_limit_and_answers_ctrl_c() {
     let ps = p.to_str().unwrap();
     // The failing line itself: four flags dm does not use and an empty adapter name.
     let line = [
-        "solve", ps, "--method", "dm", "--adapter", "", "--all-trials", "--no-exact-repair", "--readout", "assignment",
-        "--beta", "0.5", "--no-restarts", "--time-limit", "0.3",
+        "solve",
+        ps,
+        "--method",
+        "dm",
+        "--adapter",
+        "",
+        "--all-trials",
+        "--no-exact-repair",
+        "--readout",
+        "assignment",
+        "--beta",
+        "0.5",
+        "--no-restarts",
+        "--time-limit",
+        "0.3",
     ];
     let start = Instant::now();
     let out = Command::new(crate::common::concur_bin()).args(line).env("WGPU_BACKEND", "gl").output().unwrap();
@@ -135,8 +153,20 @@ fn the_gl_llvmpipe_regression_keeps_its_time_limit_and_answers_ctrl_c() {
     }
     // The run it meant, on the GL adapter: its time limit holds.
     let meant = [
-        "solve", ps, "--method", "dm", "--backend", "gpu", "--adapter", "llvmpipe", "--all-trials", "--beta", "0.5",
-        "--time-limit", "0.3", "--json",
+        "solve",
+        ps,
+        "--method",
+        "dm",
+        "--backend",
+        "gpu",
+        "--adapter",
+        "llvmpipe",
+        "--all-trials",
+        "--beta",
+        "0.5",
+        "--time-limit",
+        "0.3",
+        "--json",
     ];
     let out = Command::new(crate::common::concur_bin()).args(meant).env("WGPU_BACKEND", "gl").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));

@@ -589,7 +589,10 @@ fn every_generated_block_in_the_docs_is_current() {
         }
     }
     if !bless {
-        assert!(stale.is_empty(), "stale generated blocks (CONCUR_BLESS=1 cargo test --release docs rewrites them): {stale:?}");
+        assert!(
+            stale.is_empty(),
+            "stale generated blocks (CONCUR_BLESS=1 cargo test --release docs rewrites them): {stale:?}"
+        );
     }
     for name in ["what-runs-where", "alns-operators"] {
         assert!(seen.contains(name), "no page holds the generated block {name}");

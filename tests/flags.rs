@@ -140,10 +140,7 @@ fn solve_s_help_groups_its_flags_under_headings_with_defaults_and_methods() {
     let cmd = cli::command();
     let solve = cmd.find_subcommand("solve").unwrap();
     for heading in cli::solve::HEADINGS {
-        assert!(
-            solve.get_arguments().any(|a| a.get_help_heading() == Some(heading)),
-            "no flag under {heading:?}"
-        );
+        assert!(solve.get_arguments().any(|a| a.get_help_heading() == Some(heading)), "no flag under {heading:?}");
     }
     let ungrouped: Vec<&str> = solve
         .get_arguments()

@@ -42,7 +42,15 @@ fn canon(mut v: Vec<Record>) -> Vec<Record> {
 
 fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    ladder::run(&cfg, Path::new("."), dir, ladder::Where { shard: shard, resume: resume, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap()
+    ladder::run(
+        &cfg,
+        Path::new("."),
+        dir,
+        ladder::Where { shard: shard, resume: resume, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap()
 }
 
 #[test]
@@ -60,7 +68,17 @@ fn a_tiny_ladder_writes_one_line_per_run() {
     }
     // Running again without --resume refuses to touch the file.
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    assert!(ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).is_err());
+    assert!(
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &dir,
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {}
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -131,15 +149,39 @@ fn a_part_of_the_methods_or_runs_goes_first_and_resume_runs_the_rest() {
     let dir = tmp("methods-part");
     let cfg = ladder::parse_config(CONFIG).unwrap();
     let only = |m: &str| ladder::Part { methods: vec![m.to_string()], ..Default::default() };
-    let bt = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &only("bt-ac3") }, &Cancel::new(), |_, _| {}).unwrap();
+    let bt = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: false, part: &only("bt-ac3") },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(bt.len(), 2 * 3);
     assert!(bt.iter().all(|r| r.label == "bt-ac3"));
     // A label that no method has is an error, and writes nothing.
-    let err = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: true, part: &only("bt-ac4") }, &Cancel::new(), |_, _| {}).unwrap_err();
+    let err = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: true, part: &only("bt-ac4") },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("bt-ac4") && err.to_string().contains("rrr"), "{err}");
     // A shallow pass: the first run of each method and instance, then the rest.
     let shallow = ladder::Part { runs: Some(1), ..Default::default() };
-    let first = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: true, part: &shallow }, &Cancel::new(), |_, _| {}).unwrap();
+    let first = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: true, part: &shallow },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert!(first.iter().all(|r| r.label == "rrr" && r.run == 0) && first.len() == 2, "{first:?}");
     let rest = run(&dir, None, true);
     assert!(rest.iter().all(|r| r.label == "rrr" && r.run > 0) && rest.len() == 2 * 2);
@@ -152,7 +194,14 @@ fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
     let dir = tmp("begun-whole");
     let cfg = ladder::parse_config(CONFIG).unwrap();
     // A part: only the 3x3 instance, unsharded.
-    let part = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part { max_cells: Some(9), ..Default::default() } }, &Cancel::new(), |_, _| {})
+    let part = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part { max_cells: Some(9), ..Default::default() } },
+        &Cancel::new(),
+        |_, _| {},
+    )
     .unwrap();
     assert_eq!(part.len(), 2 * 3);
     assert!(part.iter().all(|r| (r.width, r.height) == (3, 3)));
@@ -172,7 +221,15 @@ fn methods_can_stop_at_a_size_and_budgets_can_set_their_runs() {
     let text = CONFIG.replacen("max_iters = 20000", "max_iters = 20000\nmax_cells = 9", 1)
         + "\n[[budgets]]\nmax_cells = 9\ntime_limit = 5\n\n[[budgets]]\nmax_cells = 16\ntime_limit = 5\nruns = 2\n";
     let cfg = ladder::parse_config(&text).unwrap();
-    let recs = ladder::run(&cfg, Path::new("."), &tmp("plan"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &cfg,
+        Path::new("."),
+        &tmp("plan"),
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     let count = |label: &str, w: usize| recs.iter().filter(|r| r.label == label && r.width == w).count();
     // rrr stops at 3x3 (9 cells); the backtracker runs 3 times at 3x3 and the budget's 2 at 4x4.
     assert_eq!((count("rrr", 3), count("rrr", 4)), (3, 0));
@@ -195,8 +252,17 @@ fn runs_start_with_the_smallest_board() {
     .unwrap();
     let dir = tmp("order");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let recs = pool
-        .install(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap());
+    let recs = pool.install(|| {
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &dir,
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
+        .unwrap()
+    });
     let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
     let sizes: Vec<usize> = on_file.iter().map(|r| r.width).collect();
     assert_eq!(sizes, [vec![3; 6], vec![4; 6]].concat(), "{sizes:?}");
@@ -257,9 +323,25 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     )
     .unwrap();
     let dir = tmp("scan");
-    let a = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let a = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     let dir2 = tmp("scan2");
-    let b = ladder::run(&cfg, Path::new("."), &dir2, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let b = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir2,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
@@ -282,7 +364,15 @@ fn budgets_set_the_time_limit_by_board_size() {
     assert_eq!(cfg.method_for(m, 16).spec.time_limit, Some(3.0));
     assert_eq!(cfg.method_for(m, 36).spec.time_limit, Some(7.0), "past the last budget the method's own limit holds");
     let dir = tmp("budgets");
-    let recs = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     let mut limits: Vec<(usize, f64)> =
         recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
     limits.sort_by_key(|l| l.0);
@@ -325,15 +415,33 @@ fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
     let cfg = campaign("[[stops]]\nmethods = [\"rrr\"]\ncells = [9]\ntarget_solutions = 3");
     let dir = tmp("stop-target");
-    let recs =
-        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})).unwrap();
+    let recs = one_thread(|| {
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &dir,
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
+    })
+    .unwrap();
     // Every 3x3 run solves: the third solution stops the group, whichever instance had it,
     // and the runs went run by run across the two instances.
     assert_eq!(recs.len(), 3, "{recs:?}");
     let order: Vec<(u64, &str)> = recs.iter().map(|r| (r.run, r.instance.as_str())).collect();
     assert_eq!(order, [(0, "generated:3x3:seed1"), (0, "generated:3x3:seed2"), (1, "generated:3x3:seed1")]);
     // Resuming a stopped group starts nothing.
-    let more = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: true, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}));
+    let more = one_thread(|| {
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &dir,
+            ladder::Where { shard: None, resume: true, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
+    });
     assert!(more.unwrap().is_empty());
 }
 
@@ -357,7 +465,14 @@ fn a_per_instance_stop_counts_each_instance_apart_and_caps_work() {
     // runs (a rule per size would stop both after two runs in all).
     let cfg = campaign("[[stops]]\nper_instance = true\ntarget_solutions = 2");
     let recs = one_thread(|| {
-        ladder::run(&cfg, Path::new("."), &tmp("stop-instance"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &tmp("stop-instance"),
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
     })
     .unwrap();
     let per = |name: &str| recs.iter().filter(|r| r.instance == name).count();
@@ -365,7 +480,14 @@ fn a_per_instance_stop_counts_each_instance_apart_and_caps_work() {
     // A cap of work: one iteration is spent by the first run of each instance.
     let cfg = campaign("[[stops]]\nper_instance = true\ncap_work = 1");
     let recs = one_thread(|| {
-        ladder::run(&cfg, Path::new("."), &tmp("stop-work"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &tmp("stop-work"),
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
     })
     .unwrap();
     assert_eq!(recs.len(), 2, "{recs:?}");
@@ -383,14 +505,31 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     let earlier = tmp("pool-earlier");
     let cfg0 = campaign("");
     let part = ladder::Part { runs: Some(1), ..Default::default() };
-    let first = ladder::run(&cfg0, Path::new("."), &earlier, ladder::Where { shard: None, resume: false, part: &part }, &Cancel::new(), |_, _| {}).unwrap();
+    let first = ladder::run(
+        &cfg0,
+        Path::new("."),
+        &earlier,
+        ladder::Where { shard: None, resume: false, part: &part },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(first.len(), 2);
     let pool =
         format!("pool = [{:?}]\nfirst_run = 1000\n[[stops]]\ntarget_solutions = 3", earlier.display().to_string());
     let cfg = campaign(&pool);
     let dir = tmp("pool-campaign");
-    let recs =
-        one_thread(|| ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {})).unwrap();
+    let recs = one_thread(|| {
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &dir,
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
+    })
+    .unwrap();
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].run, 1000, "campaign runs are numbered past the pooled ladder's");
     assert_ne!(recs[0].seed, first[0].seed);
@@ -398,9 +537,17 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     assert_eq!(report::merge(&[earlier.clone(), dir.clone()]).unwrap().len(), 3);
     // A cap of core-hours: the first run spends more than a nanosecond-hour.
     let cfg = campaign("[[stops]]\ncap_core_hours = 1e-12");
-    let capped =
-        one_thread(|| ladder::run(&cfg, Path::new("."), &tmp("cap"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}))
-            .unwrap();
+    let capped = one_thread(|| {
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &tmp("cap"),
+            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+            &Cancel::new(),
+            |_, _| {},
+        )
+    })
+    .unwrap();
     assert_eq!(capped.len(), 1);
     // Bad rules are refused.
     for bad in ["[[stops]]\ntarget_solutions = 0", "[[stops]]\ncap_core_hours = -1", "[[stops]]\nmethods = [\"x\"]"] {
@@ -413,19 +560,46 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
 fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
     let cfg = campaign("");
     let past = ladder::Part { deadline: Some(std::time::Instant::now()), ..Default::default() };
-    assert!(ladder::run(&cfg, Path::new("."), &tmp("deadline-past"), ladder::Where { shard: None, resume: false, part: &past }, &Cancel::new(), |_, _| {}).unwrap().is_empty());
+    assert!(
+        ladder::run(
+            &cfg,
+            Path::new("."),
+            &tmp("deadline-past"),
+            ladder::Where { shard: None, resume: false, part: &past },
+            &Cancel::new(),
+            |_, _| {}
+        )
+        .unwrap()
+        .is_empty()
+    );
     // 90 s left and a budget of 5 s: the runs keep their budget.
     let soon = ladder::Part {
         deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(90)),
         runs: Some(1),
         ..Default::default()
     };
-    let recs = ladder::run(&cfg, Path::new("."), &tmp("deadline-soon"), ladder::Where { shard: None, resume: false, part: &soon }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &cfg,
+        Path::new("."),
+        &tmp("deadline-soon"),
+        ladder::Where { shard: None, resume: false, part: &soon },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(recs.len(), 2);
     assert!(recs.iter().all(|r| r.params["time_limit"] == 5.0), "{recs:?}");
     // A budget longer than what is left is cut to it.
     let long = campaign("[[budgets]]\nmax_cells = 9\ntime_limit = 100000");
-    let recs = ladder::run(&long, Path::new("."), &tmp("deadline-cut"), ladder::Where { shard: None, resume: false, part: &soon }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &long,
+        Path::new("."),
+        &tmp("deadline-cut"),
+        ladder::Where { shard: None, resume: false, part: &soon },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert!(recs.iter().all(|r| r.params["time_limit"].as_f64().unwrap() <= 90.0), "{recs:?}");
 }
 
@@ -456,7 +630,15 @@ max_nodes = 1000
     )
     .unwrap();
     let dir = tmp("trace");
-    let recs = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(recs.len(), 5);
     for r in &recs {
         if r.method == "scan" {
@@ -512,8 +694,15 @@ fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
         cfg += &format!("[[methods]]\n{entry}\n");
     }
     let cfg = ladder::parse_config(&cfg).unwrap();
-    let recs =
-        ladder::run(&cfg, Path::new("."), &dir.join("out"), ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir.join("out"),
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(recs.len(), methods.len() * 2);
     for r in &recs {
         let i = cfg.methods.iter().position(|m| m.label() == r.label).unwrap();
@@ -564,7 +753,15 @@ method = "rrr"
 max_iters = 2000
 "#;
     let cfg = ladder::parse_config(cfg).unwrap();
-    let recs = ladder::run(&cfg, Path::new("."), &dir, ladder::Where { shard: None, resume: false, part: &ladder::Part::default() }, &Cancel::new(), |_, _| {}).unwrap();
+    let recs = ladder::run(
+        &cfg,
+        Path::new("."),
+        &dir,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(recs.len(), 4);
     for r in &recs {
         assert_eq!((r.backend.as_str(), r.device.as_deref()), ("cpu", Some("test machine")));

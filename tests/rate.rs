@@ -5,8 +5,8 @@
 //! the same on one thread and on two; each solution's JSON line is on file when it is found.
 use crate::common::{concur_env, generated, scratch};
 use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Listener, MapJob, Place};
-use concur::cancel::Cancel;
 use concur::batch::{Found, MapResult, turn_class_key};
+use concur::cancel::Cancel;
 use concur::dc::{self, DcConfig, DcLayout};
 use concur::diagnose::turned;
 use concur::f1::map::{self, MapConfig};

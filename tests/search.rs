@@ -1,6 +1,6 @@
 //! The backtracker on Brendan Owen's set 1 and the Eternity II clue puzzles.
-use concur::meter::Watch;
 use crate::common::{brendan, generated, puzzles};
+use concur::meter::Watch;
 use concur::puzzle::format;
 use concur::search::backtrack::{self, BacktrackConfig, Backtracker, Ending, Next};
 use concur::verify::{self, Consistency};
@@ -112,8 +112,14 @@ fn counts_match_brute_force_on_small_generated_puzzles() {
 fn brendan_set_1_6x6_has_65_solutions_up_to_rotation() {
     let Some(dir) = puzzles("brendan_set_1_6x6_has_65_solutions") else { return };
     let p = brendan(&dir, 1, 6, 6);
-    let c =
-        concur::search::backtrack::count(&p, Consistency::Ac4, concur::search::backtrack::CellOrder::Scan, None, None, &Watch::default());
+    let c = concur::search::backtrack::count(
+        &p,
+        Consistency::Ac4,
+        concur::search::backtrack::CellOrder::Scan,
+        None,
+        None,
+        &Watch::default(),
+    );
     assert!(c.complete);
     assert_eq!((c.solutions, c.up_to_rotation), (260, Some(65)));
 }

@@ -393,7 +393,7 @@ impl<R: Real> Assigner<R> {
     }
 
     /// Solves a tiny problem (n <= [`ENUMERATE_MAX`], the corner class) by trying every
-    /// permutation, summed in `f64` as [`brute_force`] does; the first best in lexicographic
+    /// permutation, summed in `f64` as the tests' exhaustive oracle does; the first best in lexicographic
     /// order wins. Exactly optimal, and at n = 4 cheaper than any start of JV. It keeps no
     /// potentials (a later [`Assigner::solve_warm`] starts cold) and [`Assigner::col_potentials`]
     /// are not duals after it. Larger `n` goes to [`Assigner::solve`].
@@ -935,7 +935,8 @@ fn validate(n: usize, w: &[f32]) -> Result<(), AssignError> {
 /// Exhaustive oracle (intended for `n <= 9`): the best total weight and a
 /// permutation (`perm[r]` = column of row `r`) achieving it; `None` if every
 /// permutation uses a forbidden (`-inf`) pair. Totals are summed in `f64`.
-pub fn brute_force(n: usize, weights: &[f32]) -> Option<(f32, Vec<usize>)> {
+#[cfg(test)]
+pub(crate) fn brute_force(n: usize, weights: &[f32]) -> Option<(f32, Vec<usize>)> {
     assert_eq!(weights.len(), n * n, "weights must be n*n");
     assert!(n <= 12, "brute_force is exponential; n = {n} is too large");
     struct S<'a> {

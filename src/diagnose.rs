@@ -188,6 +188,21 @@ impl SolutionSet {
     }
 }
 
+/// A trial the [`Tracer`] cannot follow.
+#[derive(Debug, thiserror::Error)]
+pub enum TracerError {
+    /// The configuration is of the difference map; the tracer steps RRR.
+    #[error("the tracer steps RRR, not the difference map")]
+    NotRrr,
+    /// The configuration restarts stalled trials; the tracer follows the default trial loop,
+    /// which has no stall restarts.
+    #[error("the tracer follows the default trial loop: no stall restarts")]
+    StallRestarts,
+    /// The puzzle's assignments cannot be set up ([`F1::new`]).
+    #[error(transparent)]
+    Assign(#[from] AssignError),
+}
+
 /// What one step of a traced trial produced.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Step {
@@ -227,10 +242,15 @@ pub fn board_hash(board: &[u32]) -> u64 {
 }
 
 impl Tracer {
-    /// Trial `t` of a batch run with `cfg` (RRR only).
-    pub fn new(puzzle: &Puzzle, cfg: &MapConfig, t: usize) -> Result<Self, AssignError> {
-        assert_eq!(cfg.kind, MapKind::Rrr, "the tracer steps RRR");
-        assert!(cfg.restart_stall.is_none(), "the tracer follows the default trial loop (no stall restarts)");
+    /// Trial `t` of a batch run with `cfg`: RRR without stall restarts (anything else is a
+    /// [`TracerError`]).
+    pub fn new(puzzle: &Puzzle, cfg: &MapConfig, t: usize) -> Result<Self, TracerError> {
+        if cfg.kind != MapKind::Rrr {
+            return Err(TracerError::NotRrr);
+        }
+        if cfg.restart_stall.is_some() {
+            return Err(TracerError::StallRestarts);
+        }
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
         let mut tr = Trial::new(cfg.seed, t, ());

@@ -99,7 +99,11 @@ pub fn plan(cfg: &Config, cells: &[usize], shard: Option<Shard>) -> Vec<Job> {
     }
     match shard {
         None => jobs,
-        Some(s) => jobs.into_iter().enumerate().filter(|(i, _)| *i as u64 % s.n == s.k - 1).map(|(_, j)| j).collect(),
+        Some(s) => {
+            // A shard outside 1 <= K <= N (only one built by hand can be) holds no runs.
+            let k = s.k.checked_sub(1).filter(|&k| k < s.n);
+            jobs.into_iter().enumerate().filter(|(i, _)| k == Some(*i as u64 % s.n.max(1))).map(|(_, j)| j).collect()
+        }
     }
 }
 

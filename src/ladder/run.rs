@@ -288,6 +288,11 @@ pub fn run(
     progress: impl Fn(&Record, Done) + Sync,
 ) -> Result<Vec<Record>> {
     let Where { shard, resume, part } = at;
+    if let Some(s) = shard
+        && !(1..=s.n).contains(&s.k)
+    {
+        return Err(Error::config(format!("shard {}/{}: need 1 <= K <= N", s.k, s.n)));
+    }
     let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
     if let Some(bad) = part.methods.iter().find(|m| !labels.contains(m)) {
         return Err(Error::config(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));

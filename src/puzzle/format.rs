@@ -466,6 +466,15 @@ mod tests {
         assert_eq!(b.cells[2], Placement { piece: 2, rot: 0 });
         assert_eq!(write_solution(&b).unwrap(), sol);
         assert_eq!(pz.score(&b), 4);
+        // A board that is not a permutation of its pieces, or holds the wrong number of
+        // cells, is a typed error, not a panic.
+        let mut short = b.clone();
+        short.cells.pop();
+        assert!(matches!(write_solution(&short), Err(Error::Solution { .. })));
+        let mut twice = b.clone();
+        twice.cells[1] = twice.cells[0];
+        assert!(matches!(write_solution(&twice), Err(Error::Solution { .. })));
+        assert!(matches!(parse_puzzle(sol), Err(Error::Format { .. })));
     }
 
     #[test]

@@ -355,11 +355,15 @@ fn recorded_tree(
     symmetric: Option<u16>,
     plan: &ScanPlan,
 ) -> Result<Tree, ScanError> {
+    // A column scan is a row scan of the mirror, which exists only with turn symmetry; a plan
+    // that names one without it is of another count (or was edited).
+    let Some(pz) = (if plan.column_scan { mirror_puzzle } else { Some(puzzle) }) else {
+        return Err(ScanError::PlanMismatch {
+            reason: "it scans columns, which only a count with turn symmetry does".into(),
+        });
+    };
     if plan.corner_piece.is_some() != symmetric.is_some()
-        || plan.corner_piece.is_some_and(|p| {
-            let pz = if plan.column_scan { mirror_puzzle.expect("with symmetry") } else { puzzle };
-            usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p)
-        })
+        || plan.corner_piece.is_some_and(|p| usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p))
     {
         return Err(ScanError::PlanMismatch {
             reason: "its corner piece does not fit this puzzle and symmetry setting".into(),

@@ -263,7 +263,7 @@ impl SolveReport {
     }
 
     /// The report of an arc-consistent backtracker run.
-    pub fn from_backtrack(
+    pub(crate) fn from_backtrack(
         puzzle: &Puzzle,
         board: Option<Board>,
         ending: Ending,
@@ -286,7 +286,7 @@ impl SolveReport {
     }
 
     /// The report of a row-scan search ([`crate::search::scan::solve`]).
-    pub fn from_scan(puzzle: &Puzzle, r: &ScanSolve, cfg: &ScanSolveConfig) -> Self {
+    pub(crate) fn from_scan(puzzle: &Puzzle, r: &ScanSolve, cfg: &ScanSolveConfig) -> Self {
         let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
         // Unsolved: the deepest partial board, completed greedily, is the best board.
         let board = r.board.clone().or_else(|| r.best_board.clone());
@@ -318,7 +318,7 @@ impl SolveReport {
 
     /// The report of a batched map run of either formulation (`method` rrr, dm or dc), with
     /// the parameters it ran and where.
-    pub fn from_map(
+    pub(crate) fn from_map(
         puzzle: &Puzzle,
         method: MethodName,
         r: &MapResult,
@@ -372,7 +372,7 @@ impl SolveReport {
     }
 
     /// F1's parameters as its batch `cfg` ran (over `devices`, when split).
-    pub fn f1_params(cfg: &MapConfig, r: &MapResult) -> MapParams {
+    pub(crate) fn f1_params(cfg: &MapConfig, r: &MapResult) -> MapParams {
         MapParams::F1(F1Params {
             beta: short(cfg.beta),
             trials: cfg.trials,
@@ -390,7 +390,7 @@ impl SolveReport {
     }
 
     /// Divide and concur's parameters as its batch `cfg` ran.
-    pub fn dc_params(puzzle: &Puzzle, cfg: &DcConfig) -> MapParams {
+    pub(crate) fn dc_params(puzzle: &Puzzle, cfg: &DcConfig) -> MapParams {
         MapParams::Dc(DcParams {
             beta: short(cfg.beta),
             trials: cfg.trials,
@@ -404,7 +404,7 @@ impl SolveReport {
     }
 
     /// The report of the hill-climber.
-    pub fn from_hill(puzzle: &Puzzle, r: &LocalResult) -> Self {
+    pub(crate) fn from_hill(puzzle: &Puzzle, r: &LocalResult) -> Self {
         let solved = r.solved && verify::check(puzzle, &r.board).valid;
         let outcome = Outcome::Hill(LocalOutcome { moves: r.moves, moves_per_s: r.moves_per_s, restarts: r.restarts });
         SolveReport {
@@ -414,7 +414,7 @@ impl SolveReport {
     }
 
     /// The report of ALNS.
-    pub fn from_alns(puzzle: &Puzzle, r: &AlnsResult) -> Self {
+    pub(crate) fn from_alns(puzzle: &Puzzle, r: &AlnsResult) -> Self {
         let l = &r.local;
         let solved = l.solved && verify::check(puzzle, &l.board).valid;
         let outcome = Outcome::Alns(AlnsOutcome {

@@ -9,9 +9,9 @@ use super::GpuError;
 use std::sync::{Arc, OnceLock};
 
 /// Threads per workgroup of every element-wise kernel (the shaders say the same).
-pub const WORKGROUP: u32 = 256;
+pub(crate) const WORKGROUP: u32 = 256;
 /// At most this many workgroups per dispatch dimension (WebGPU's limit).
-pub const MAX_GROUPS: u32 = 65_535;
+pub(crate) const MAX_GROUPS: u32 = 65_535;
 
 /// One adapter as the user sees it.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -116,7 +116,7 @@ impl GpuContext {
     }
 
     /// Opens a device on `adapter`, with the limits and features the kernels use.
-    pub fn on_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
+    pub(crate) fn on_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let required = wgpu::Limits {
@@ -180,7 +180,7 @@ impl GpuContext {
     /// A device on every hardware adapter (`--adapter all`): every Vulkan adapter that is not
     /// a CPU (or every adapter of another API where Vulkan has none), so that one GPU seen
     /// through two APIs counts once; the software adapters only when there is no other.
-    pub fn open_all() -> Result<Vec<Arc<GpuContext>>, GpuError> {
+    pub(crate) fn open_all() -> Result<Vec<Arc<GpuContext>>, GpuError> {
         let all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
         let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
         let hardware = |i: &wgpu::AdapterInfo| i.device_type != wgpu::DeviceType::Cpu;
@@ -220,7 +220,7 @@ impl GpuContext {
 
     /// [`GpuContext::pipeline`] with values for the module's pipeline-overridable constants
     /// (`override NAME: u32 = default;` in the WGSL), by name.
-    pub fn pipeline_with(
+    pub(crate) fn pipeline_with(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,
@@ -332,7 +332,7 @@ impl GpuContext {
     }
 
     /// Blocks until the submission `index` has completed.
-    pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), GpuError> {
+    pub(crate) fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map(|_| ())
@@ -348,7 +348,7 @@ pub fn grid(threads: u64) -> (u32, u32) {
 }
 
 /// Like [`grid`] for a count of workgroups (one workgroup per item).
-pub fn groups_grid(groups: u64) -> (u32, u32) {
+pub(crate) fn groups_grid(groups: u64) -> (u32, u32) {
     let groups = groups.max(1);
     if groups <= MAX_GROUPS as u64 {
         (groups as u32, 1)

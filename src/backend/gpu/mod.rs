@@ -39,9 +39,9 @@ pub mod context;
 pub mod dc;
 pub mod f1;
 pub mod jv;
-pub mod multi;
-pub mod pace;
-pub mod pick;
+pub(crate) mod multi;
+pub(crate) mod pace;
+pub(crate) mod pick;
 pub mod timing;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
@@ -54,11 +54,13 @@ use crate::puzzle::Puzzle;
 use std::sync::Arc;
 
 /// The WGSL sources, one file per kernel family.
-pub const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
+pub(crate) const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
 /// The fused pass of F1's device loop, appended to [`F1_WGSL`] when it runs.
-pub const F1_STEP_WGSL: &str = include_str!("../../../shaders/f1_step.wgsl");
-pub const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
-pub const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
+pub(crate) const F1_STEP_WGSL: &str = include_str!("../../../shaders/f1_step.wgsl");
+pub(crate) const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
+pub(crate) const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
+// A test hook: tests/gpu.rs runs the layout kernels alone.
+#[doc(hidden)]
 pub const LAYOUT_WGSL: &str = include_str!("../../../shaders/layout.wgsl");
 
 /// Fills an insertion point of a WGSL source: the line that holds `point` becomes `text`.

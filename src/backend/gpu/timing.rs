@@ -13,7 +13,7 @@ use super::GpuContext;
 use crate::backend::GpuError;
 
 /// Records compute passes into an encoder, timing each one when profiling.
-pub struct Passes<'e> {
+pub(crate) struct Passes<'e> {
     pub enc: &'e mut wgpu::CommandEncoder,
     prof: Option<&'e mut Profile>,
 }
@@ -55,7 +55,7 @@ impl<'e> Passes<'e> {
 }
 
 /// A query set for the passes of one profiled submission, and the kernel name of each pass.
-pub struct Profile {
+pub(crate) struct Profile {
     set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     staging: wgpu::Buffer,
@@ -116,12 +116,6 @@ impl Profile {
             untimed: 0,
             period_ns: ctx.queue.get_timestamp_period(),
         })
-    }
-
-    /// Forgets the passes recorded so far (the query set is reused).
-    pub fn clear(&mut self) {
-        self.labels.clear();
-        self.untimed = 0;
     }
 
     fn claim(&mut self, label: &'static str) -> Option<(&wgpu::QuerySet, u32)> {

@@ -19,10 +19,15 @@ use crate::error::{Error, Result};
 /// What a file holds, judged from its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// Brendan Owen's puzzle text: a `W H` line, then four colours a line.
     PuzzleText,
+    /// An eternity2.dev JSON puzzle.
     PuzzleJson,
+    /// Four colours a line without a header: a square board's pieces.
     PieceList,
+    /// Brendan Owen's solution text: a `W H` line, then `x y r` a line.
     Solution,
+    /// A link to a board in the community's viewer.
     ViewerLink,
 }
 

@@ -13,16 +13,23 @@ use crate::error::{Error, Result};
 /// Edge colours of one piece in URDL order.
 pub type Piece = [u8; 4];
 
+/// The top side of a cell or piece.
 pub const UP: usize = 0;
+/// The right side.
 pub const RIGHT: usize = 1;
+/// The bottom side.
 pub const DOWN: usize = 2;
+/// The left side.
 pub const LEFT: usize = 3;
 
-/// Largest supported board side, and the largest number of colours (grey included).
+/// Largest supported board side.
 pub const MAX_SIDE: usize = 256;
+/// Largest supported number of cells (a 256x256 board).
 pub const MAX_CELLS: usize = 1 << 16;
+/// Largest number of colours, grey included: a colour is 0..=63.
 pub const MAX_COLORS: usize = 64;
 
+/// The side facing `side` across a join: `(side + 2) % 4`.
 #[inline]
 pub const fn opposite(side: usize) -> usize {
     (side + 2) % 4
@@ -48,31 +55,42 @@ pub fn is_symmetric(p: Piece) -> bool {
 /// A piece fixed at a cell with a rotation, given in the puzzle (eternity2 "hints").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hint {
+    /// The cell, row-major from the top-left.
     pub cell: usize,
+    /// The piece, 0-based in the puzzle's order.
     pub piece: usize,
+    /// Clockwise quarter turns, 0..=3.
     pub rot: u8,
 }
 
 /// One placed piece: which piece and how many clockwise quarter turns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Placement {
+    /// The piece, 0-based in the puzzle's order.
     pub piece: u16,
+    /// Clockwise quarter turns, 0..=3.
     pub rot: u8,
 }
 
 /// A full board: `cells[c]` is the placement at cell `c` (row-major from the top-left).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
+    /// Columns.
     pub width: usize,
+    /// Rows.
     pub height: usize,
+    /// `width * height` placements, row-major from the top-left.
     pub cells: Vec<Placement>,
 }
 
 /// The class of a piece or a cell, by its number of rim sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
+    /// Two adjacent grey sides (a piece), or two rim sides (a cell).
     Corner,
+    /// One grey side, or one rim side.
     Edge,
+    /// No grey side, or no rim side.
     Inner,
 }
 
@@ -153,18 +171,23 @@ impl Puzzle {
         Ok(Puzzle { width, height, pieces, hints, num_colors })
     }
 
+    /// Columns of the board.
     pub fn width(&self) -> usize {
         self.width
     }
+    /// Rows of the board.
     pub fn height(&self) -> usize {
         self.height
     }
+    /// Cells of the board, `width * height` (and pieces of the puzzle).
     pub fn cells(&self) -> usize {
         self.width * self.height
     }
+    /// The pieces, in the file's order (a piece's number is its index).
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces
     }
+    /// The pieces fixed in place by the puzzle (eternity2.dev hints), in the file's order.
     pub fn hints(&self) -> &[Hint] {
         &self.hints
     }
@@ -271,6 +294,7 @@ pub fn piece_class(p: Piece) -> Option<Class> {
     }
 }
 
+/// The neighbour of cell `c` across side `s` on a `width` x `height` board, or `None` on the rim.
 #[inline]
 pub fn neighbour(width: usize, height: usize, c: usize, s: usize) -> Option<usize> {
     let (row, col) = (c / width, c % width);
@@ -357,16 +381,20 @@ impl Candidates {
     pub fn colors_of(&self, c: usize) -> &[Piece] {
         &self.colors[self.offsets[c] as usize..self.offsets[c + 1] as usize]
     }
+    /// Number of candidates of cell `c`.
     #[inline]
     pub fn len(&self, c: usize) -> usize {
         (self.offsets[c + 1] - self.offsets[c]) as usize
     }
+    /// Whether cell `c` has no candidate (no piece fits it).
     pub fn is_empty(&self, c: usize) -> bool {
         self.len(c) == 0
     }
+    /// Candidates over every cell: the length of the flat list.
     pub fn total(&self) -> usize {
         self.list.len()
     }
+    /// Cells of the board.
     pub fn cells(&self) -> usize {
         self.offsets.len() - 1
     }

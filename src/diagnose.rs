@@ -32,7 +32,9 @@ fn code(pl: Placement) -> u16 {
 /// The distance of two boards (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Distance {
+    /// Cells whose placement (piece or rotation) differs.
     pub cells: usize,
+    /// The fewest exchanges and turns that make one board the other.
     pub moves: usize,
 }
 
@@ -97,10 +99,13 @@ pub fn distance(a: &Board, b: &Board) -> Distance {
 /// (the nearest solution by `moves` need not be the nearest by `cells`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Nearest {
+    /// The least `cells` distance to any solution of the set.
     pub cells: usize,
     /// Index of a solution at the least `cells`.
     pub by_cells: usize,
+    /// The least `moves` distance to any solution of the set.
     pub moves: usize,
+    /// Index of a solution at the least `moves`.
     pub by_moves: usize,
 }
 
@@ -144,10 +149,12 @@ impl SolutionSet {
         Ok(SolutionSet { n, codes: all.concat(), where_ })
     }
 
+    /// Solutions in the set, turned copies included.
     pub fn len(&self) -> usize {
         self.codes.len() / self.n.max(1)
     }
 
+    /// Whether the set holds no solution.
     pub fn is_empty(&self) -> bool {
         self.codes.is_empty()
     }
@@ -274,6 +281,7 @@ impl Tracer {
         })
     }
 
+    /// The projections the trial runs.
     pub fn f1(&self) -> &F1 {
         &self.f1
     }
@@ -289,9 +297,11 @@ impl Tracer {
     pub fn board(&self) -> &[u32] {
         &self.board
     }
+    /// Iterations stepped so far.
     pub fn iterations(&self) -> u64 {
         self.tr.iterations
     }
+    /// Restarts after exact limit cycles so far.
     pub fn restarts(&self) -> u64 {
         self.tr.restarts
     }

@@ -36,6 +36,7 @@ pub struct ScanCount {
     pub best_depth: usize,
     /// Independent subtrees the tree was cut into, and how many were finished.
     pub tasks: u64,
+    /// Of them, the finished ones (all of them when `complete`).
     pub tasks_done: u64,
     /// Of `tasks_done`, those taken from a journal rather than walked in this run (their
     /// nodes are in `nodes`, their time is not in `wall_s`).
@@ -53,7 +54,9 @@ pub struct ScanCount {
     /// Knuth's estimate of the nodes of the tree that was walked (when it was chosen among
     /// several by estimate).
     pub estimated_nodes: Option<f64>,
+    /// Worker threads.
     pub threads: usize,
+    /// Seconds this run took, wall clock (not the resumed subtrees' time).
     pub wall_s: f64,
 }
 
@@ -101,6 +104,7 @@ impl ScanCount {
 /// Settings of [`count`].
 #[derive(Clone, Debug)]
 pub struct ScanOptions {
+    /// Wall-clock limit of the count (a journal keeps every subtree finished by then).
     pub time_limit: Option<Duration>,
     /// Stop after at least this many solutions.
     pub limit: Option<u64>,
@@ -145,10 +149,15 @@ impl Default for ScanOptions {
 /// subtrees and can skip the finished ones.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScanPlan {
+    /// The corner piece fixed in the top-left cell (0-based), with turn symmetry.
     pub corner_piece: Option<u16>,
+    /// Whether the scan runs along columns (a row scan of the mirrored puzzle).
     pub column_scan: bool,
+    /// The fewest subtrees the cut was asked for ([`ScanOptions::min_tasks`], resolved).
     pub min_tasks: usize,
+    /// The depth of the cut, in cells: each subtree is a prefix of this many placements.
     pub split_depth: usize,
+    /// Subtrees of the cut.
     pub tasks: u64,
     /// FNV-1a of the puzzle (size, pieces, hints) and of every subtree's prefix.
     pub fingerprint: u64,
@@ -170,18 +179,26 @@ impl std::fmt::Display for ScanPlan {
 /// found, before turning; `[piece, rotation]` per cell, 0-based pieces).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TaskDone {
+    /// The subtree's index in the plan's cut.
     pub task: u64,
     /// Solutions counted (turned copies included, as in [`ScanCount::solutions`]).
     pub solutions: u64,
+    /// Pieces placed in walking it.
     pub nodes: u64,
+    /// Its solutions as found (not turned): `[piece, rotation]` per cell of the puzzle, row-major
+    /// from the top-left.
     pub boards: Vec<Vec<[u16; 2]>>,
 }
 
 /// Where a journaled count reports: the plan once, before the walk; every finished subtree
 /// (from the worker threads); and progress about once a second.
 pub trait Journal: Sync {
+    /// The count's plan, once, before the walk (when resuming, after it was checked against the
+    /// journal's).
     fn plan(&self, _plan: &ScanPlan) {}
+    /// A finished subtree, from the worker thread that walked it.
     fn task(&self, _done: &TaskDone) {}
+    /// Progress about once a second: subtrees finished of all, nodes and solutions so far.
     fn progress(&self, _tasks_done: u64, _tasks: u64, _nodes: u64, _solutions: u64) {}
     /// True once the journal can record nothing more (a write failed): the count stops as at
     /// its time limit, since what it walked next could not be kept.

@@ -12,7 +12,7 @@
 //! Prices stay per problem between calls, shifted so the smallest is 0, for the warm start.
 //! A problem the kernel cannot finish (status [`Status`] other than `Solved`) is for the host.
 //!
-//! In the F1 device loop ([`AssignBatch::encode_bounded`]) a solve is a fixed number of
+//! In the F1 device loop (`AssignBatch::encode_bounded`) a solve is a fixed number of
 //! dispatches followed by `settle`, which marks the trials with a problem left unsolved; the
 //! loop restarts those trials alone, with no host solve.
 //!
@@ -46,6 +46,8 @@ pub fn quantum(lo: f32, hi: f32, n: usize) -> f64 {
 /// The outcome of one problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// Solved: an assignment optimal for the quantised weights (within `n` quanta of the float
+    /// optimum).
     Solved,
     /// A row has no allowed entry.
     Infeasible,
@@ -242,6 +244,7 @@ fn status_words(state: &[u8]) -> impl Iterator<Item = u32> + '_ {
 }
 
 impl AssignGpu {
+    /// The auction's pipelines on `ctx`, one per workgroup size.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("assign", ASSIGN_WGSL);
         let settle = ctx.pipeline(&module, "settle");
@@ -379,6 +382,8 @@ impl AssignBatch {
         self.trials * self.sizes.len()
     }
 
+    /// Uploads the weights of every problem, trial-major, each class's `n x n` block in turn (a
+    /// misuse error for any other length).
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
         write_weights(&self.ctx, &self.weights, w, self.trials, self.wtot)
     }

@@ -16,9 +16,13 @@ pub(crate) const MAX_GROUPS: u32 = 65_535;
 /// One adapter as the user sees it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct AdapterSummary {
+    /// The adapter's name, as the driver reports it.
     pub name: String,
+    /// The graphics API wgpu runs it through (`vulkan`, `metal`, `dx12`, `gl`).
     pub backend: String,
+    /// `DiscreteGpu`, `IntegratedGpu`, `VirtualGpu`, `Cpu` (a software rasteriser) or `Other`.
     pub device_type: String,
+    /// The driver and its version, where it says (empty otherwise).
     pub driver: String,
 }
 
@@ -48,8 +52,11 @@ fn summary(info: &wgpu::AdapterInfo) -> AdapterSummary {
 
 /// A device and its queue, with the limits the backend sizes its batches by.
 pub struct GpuContext {
+    /// The wgpu device.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
+    /// The adapter it was opened on.
     pub adapter: AdapterSummary,
     /// Largest storage binding, in bytes.
     pub max_binding: u64,
@@ -62,11 +69,13 @@ pub struct GpuContext {
     /// between them); the subgroup-per-problem JV sizes its register arrays and its
     /// problems per workgroup by them.
     pub subgroup_min: u32,
+    /// The adapter's largest subgroup size (see `subgroup_min`).
     pub subgroup_max: u32,
     /// Whether the device was opened with wgpu's SUBGROUP_BARRIER (the staged subgroup JV).
     pub subgroup_barrier: bool,
     /// Whether the device was opened with timestamp queries (wgpu's TIMESTAMP_QUERY), so
-    /// that [`super::timing::Profile`] can time the passes of a real loop.
+    /// that the device loop's profile can time the passes of a real loop
+    /// ([`crate::backend::gpu::f1::F1Gpu::profile_device`]).
     pub timestamps: bool,
     /// Workgroup memory per workgroup the device was opened with, in bytes: the adapter's
     /// own figure (NVIDIA's Vulkan driver reports 48 KiB; wgpu's default is 16 KiB).
@@ -236,6 +245,7 @@ impl GpuContext {
         })
     }
 
+    /// Compiles a WGSL source into a shader module named `label`.
     pub fn module(&self, label: &str, source: &str) -> wgpu::ShaderModule {
         self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -340,7 +350,7 @@ impl GpuContext {
     }
 }
 
-/// Workgroup counts covering `threads` threads at [`WORKGROUP`] per group, folded into a
+/// Workgroup counts covering `threads` threads at `WORKGROUP` (256) per group, folded into a
 /// second dimension past the 65,535-groups limit. The shaders recover the linear index as
 /// `gid.x + gid.y * num_workgroups.x * WORKGROUP`.
 pub fn grid(threads: u64) -> (u32, u32) {

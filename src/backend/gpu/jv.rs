@@ -423,6 +423,8 @@ impl JvBatch {
         self.trials * self.sizes.len()
     }
 
+    /// Uploads the weights of every problem, trial-major, each class's `n x n` block in turn (a
+    /// misuse error for any other length).
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
         super::assign::write_weights(&self.ctx, &self.weights, w, self.trials, self.wtot)
     }

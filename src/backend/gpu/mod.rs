@@ -4,7 +4,7 @@
 //!   mismatch count run on the device; the three assignments run where [`crate::f1::AssignOn`]
 //!   says: on the host (`cpu`: rayon over trials between two dispatches, weights come up,
 //!   chosen entries go down) or on the device too ([`jv`], [`assign`]), blocks of K iterations in paced pieces
-//!   ([`pace`]).
+//!   (`pace`).
 //! - [`dc`]: concur, the fused update-and-divide of every constraint, the weight update
 //!   and the argmax readout with its exact violation count all run on the device; per
 //!   iteration only per-trial status (violations) is read back, and a board only when its
@@ -144,7 +144,7 @@ pub fn uniform_layouts() -> Vec<UniformLayout> {
 }
 
 /// The GPU backend on one device, or on several (`--adapter all`: F1 batches split over
-/// them, [`multi`]; divide and concur on the first).
+/// them, `multi`; divide and concur on the first).
 pub struct GpuBackend {
     ctx: Arc<GpuContext>,
     /// Every device of the backend, `ctx` first.
@@ -152,6 +152,7 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
+    /// The backend on one device.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         GpuBackend { all: vec![ctx.clone()], ctx }
     }
@@ -160,6 +161,7 @@ impl GpuBackend {
         let ctx = ctxs.first().cloned().ok_or_else(|| GpuError::NoAdapter("no device to run on".into()))?;
         Ok(GpuBackend { ctx, all: ctxs })
     }
+    /// The backend's first device (its only one unless it spans several).
     pub fn context(&self) -> &Arc<GpuContext> {
         &self.ctx
     }

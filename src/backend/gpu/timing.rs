@@ -1,5 +1,5 @@
 //! Device timestamps inside the real loop: every compute pass the F1 iteration records goes
-//! through a [`Passes`] recorder, which, when it carries a [`Profile`], brackets the pass with
+//! through a `Passes` recorder, which, when it carries a `Profile`, brackets the pass with
 //! two timestamp queries (wgpu's `ComputePassTimestampWrites`, which needs only the
 //! adapter's `TIMESTAMP_QUERY` feature, not timestamps inside passes). Since each dispatch is
 //! its own pass, the profile gives the device time of every kernel inside whole iterations,
@@ -7,7 +7,7 @@
 //! the passes and the span from the first pass's start to the last one's end.
 //!
 //! Without the feature ([`GpuContext::timestamps`] false) the recorder dispatches plainly
-//! and [`Profile::new`] says why it cannot measure.
+//! and `Profile::new` says why it cannot measure.
 
 use super::GpuContext;
 use crate::backend::GpuError;

@@ -76,6 +76,8 @@ pub struct DcGpu<'a> {
 }
 
 impl<'a> DcGpu<'a> {
+    /// Builds tables, pipelines and the trial-minor state of the batch on `ctx` (plain layout); an
+    /// error for what the GPU does not run or a board past [`MAX_CELLS`].
     pub fn new(ctx: Arc<GpuContext>, puzzle: &'a Puzzle, cfg: DcConfig) -> Result<Self, EngineError> {
         Self::with_chunk_trials(ctx, puzzle, cfg, usize::MAX)
     }
@@ -139,6 +141,7 @@ impl<'a> DcGpu<'a> {
         self._tables.iter().chain([&self.scratch]).chain(chunks).map(|b| b.size()).sum()
     }
 
+    /// The replica layout the batch runs (the plain one).
     pub fn layout(&self) -> &Layout {
         &self.layout
     }

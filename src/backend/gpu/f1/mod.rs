@@ -9,7 +9,7 @@
 //!    `2 pe - x`) for the next iteration.
 //! 3. Read back: the weights, the boards (one `u32` per cell) and the per-trial mismatch
 //!    counts. The CPU recounts every board's mismatches exactly and refuses to go on if the
-//!    device disagrees; a board that matches every join passes [`verify::check`] before the
+//!    device disagrees; a board that matches every join passes [`crate::verify::check`] before the
 //!    trial counts as solved.
 //!
 //! The difference map adds a second weight pass (of `x` itself, for `P_P(y)`) and the `mix`
@@ -162,9 +162,11 @@ impl<'a> F1Gpu<'a> {
         tables.into_iter().chain(chunks).map(|b| b.size()).sum()
     }
 
+    /// The projections' tables the batch was built from.
     pub fn f1(&self) -> &F1 {
         &self.f1
     }
+    /// Trials of the batch.
     pub fn trials(&self) -> usize {
         self.trials
     }

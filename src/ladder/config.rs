@@ -26,7 +26,9 @@ pub struct Config {
     /// Folder that relative instance paths and globs start from (default: the puzzle folder).
     #[serde(default)]
     pub root: Option<PathBuf>,
+    /// The instances every method runs on, in order (each glob's files sorted).
     pub instances: Vec<InstanceSpec>,
+    /// The methods, each with a distinct label.
     pub methods: Vec<MethodSpec>,
     /// Time limits that grow with the board: an instance of C cells runs under the first
     /// entry (in order) with `max_cells >= C`, which replaces every method's own
@@ -69,8 +71,10 @@ pub struct Stop {
     /// Count each instance apart instead of every instance of a size together.
     #[serde(default)]
     pub per_instance: bool,
+    /// Stop once the group has this many verified solutions.
     #[serde(default)]
     pub target_solutions: Option<u64>,
+    /// Stop once the group's one-core runs have taken this many hours.
     #[serde(default)]
     pub cap_core_hours: Option<f64>,
     /// A cap on the work spent, in the method's work unit (a budget that does not depend on
@@ -102,7 +106,9 @@ impl Stop {
 /// What a stopping rule counts over: every instance of a size, or one instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Scope {
+    /// Every instance of this many cells.
     Cells(usize),
+    /// The instance of this name.
     Instance(String),
 }
 
@@ -128,7 +134,9 @@ pub type Tally = std::collections::HashMap<Group, Spent>;
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Budget {
+    /// The largest board, in cells, the step applies to.
     pub max_cells: usize,
+    /// Each run's time limit there, in seconds (in (0, 1e9]).
     pub time_limit: f64,
     /// Runs per instance and method at these sizes (default: [`Config::runs`]), for sizes
     /// where every run may take its whole budget.
@@ -161,20 +169,33 @@ fn one() -> u64 {
 #[serde(untagged, deny_unknown_fields)]
 pub enum InstanceSpec {
     /// A file or a glob pattern.
-    Path { path: String },
+    Path {
+        /// The file or pattern, relative to [`Config::root`] unless absolute.
+        path: String,
+    },
     /// A generated puzzle.
-    Generate { generate: GenSpec },
+    Generate {
+        /// What to generate.
+        generate: GenSpec,
+    },
 }
 
+/// A generated instance: a puzzle of Brendan Owen's kind with a planted solution
+/// ([`crate::puzzle::generate::generate`]).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenSpec {
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// The generator's seed (default 0).
     #[serde(default)]
     pub seed: u64,
+    /// Colours of the rim joins (default: Brendan Owen's count for the size).
     #[serde(default)]
     pub frame_colors: Option<usize>,
+    /// Colours of the inner joins (default: Brendan Owen's count for the size).
     #[serde(default)]
     pub inner_colors: Option<usize>,
 }
@@ -260,6 +281,7 @@ impl From<MethodSpec> for serde_json::Map<String, serde_json::Value> {
 }
 
 impl MethodSpec {
+    /// The label in records, tables and plots: the one given, else the method's name.
     pub fn label(&self) -> String {
         self.label.clone().unwrap_or_else(|| self.spec.name().name().to_string())
     }

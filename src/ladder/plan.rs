@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 /// A shard `K/N` (1-based K).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard's number, 1-based.
     pub k: u64,
+    /// Shards in all.
     pub n: u64,
 }
 
@@ -29,7 +31,9 @@ impl std::str::FromStr for Shard {
 
 /// An instance ready to run.
 pub struct Instance {
+    /// Its name in records (a file's path relative to the root, or a generated name).
     pub name: String,
+    /// The puzzle.
     pub puzzle: Puzzle,
 }
 
@@ -77,8 +81,11 @@ pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> 
 /// One planned run.
 #[derive(Clone, Debug)]
 pub struct Job {
+    /// Index into the loaded instances.
     pub instance: usize,
+    /// Index into [`Config::methods`].
     pub method: usize,
+    /// The run's number ([`Config::first_run`] and up).
     pub run: u64,
 }
 

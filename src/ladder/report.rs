@@ -36,6 +36,7 @@ impl Censored {
         }
     }
 
+    /// The Kaplan-Meier median (None: beyond the budget).
     pub fn median(&self) -> Option<f64> {
         self.quartiles[1]
     }
@@ -44,11 +45,17 @@ impl Censored {
 /// One (method, size) cell of the table.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Row {
+    /// The method's label.
     pub label: String,
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// Cells, `width * height`.
     pub area: usize,
+    /// Runs on file.
     pub runs: usize,
+    /// Of them, the solved ones.
     pub solved: usize,
     /// Of the solved runs by the map alone / with completion (maps only).
     pub solved_by_map_ac: usize,
@@ -58,6 +65,7 @@ pub struct Row {
     pub solved_ci: [f64; 2],
     /// The largest time limit of the runs (their `time_limit` parameter), if they had one.
     pub time_limit_s: Option<f64>,
+    /// The unit of `work`.
     pub work_unit: String,
     /// Seconds to solution (wall clock, the currency common to all methods).
     pub seconds: Censored,
@@ -81,8 +89,11 @@ pub struct Row {
 /// Best scores over the runs of one (method, size).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Scores {
+    /// The score of a solution.
     pub max_score: usize,
+    /// Mean best score over the runs.
     pub mean: f64,
+    /// The highest best score of any run.
     pub best: usize,
     /// `[q1, median, q3]`, linearly interpolated.
     pub quartiles: [f64; 3],
@@ -227,6 +238,7 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
 /// over the sizes where its Kaplan-Meier median lies within the budget.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Fit {
+    /// The method's label.
     pub label: String,
     /// `seconds` or `work`.
     pub quantity: String,
@@ -234,13 +246,17 @@ pub struct Fit {
     pub unit: String,
     /// Natural-log units per extra cell.
     pub slope: f64,
+    /// The natural log of the median at zero cells (an extrapolation: read with `slope`).
     pub intercept: f64,
     /// 95% t interval of the slope (at least three sizes).
     pub slope_ci: Option<[f64; 2]>,
     /// `exp(slope)`: the factor per extra cell, and its interval.
     pub growth_per_cell: f64,
+    /// The interval of `growth_per_cell` (from the slope's).
     pub growth_ci: Option<[f64; 2]>,
+    /// The smallest size fitted, in cells.
     pub area_min: usize,
+    /// The largest size fitted, in cells.
     pub area_max: usize,
     /// Sizes fitted.
     pub points: usize,
@@ -640,12 +656,16 @@ fn pooled_figure_link(s: &mut String, rows: &[Row]) {
 /// What `concur report` wrote.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Written {
+    /// Records merged.
     pub records: usize,
     /// The Markdown report (also in `report.md`).
     #[serde(skip)]
     pub markdown: String,
+    /// The table: one row per (method, size).
     pub rows: Vec<Row>,
+    /// The growth fits, per method and quantity.
     pub fits: Vec<Fit>,
+    /// Every file written, `summary.json` last.
     pub files: Vec<PathBuf>,
     /// Work per solution by machine ([`super::devices`]).
     pub devices: Vec<super::devices::Pooling>,

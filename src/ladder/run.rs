@@ -121,36 +121,52 @@ pub struct Request {
 /// A ladder request that cannot run.
 #[derive(Debug, thiserror::Error)]
 pub enum RequestError {
+    /// A deadline that is not a positive number of seconds (below 1e9).
     #[error("--deadline {0}: need a positive number of seconds")]
     Deadline(f64),
+    /// The config file cannot be read.
     #[error("cannot read {path}")]
     Read {
+        /// The config file.
         path: String,
+        /// The operating system's reason.
         #[source]
         source: std::io::Error,
     },
+    /// The config file is not UTF-8 text.
     #[error("{path}: not text")]
     NotText {
+        /// The config file.
         path: String,
+        /// Where the text breaks.
         #[source]
         source: std::str::Utf8Error,
     },
     /// A config that does not parse or check ([`parse_config`]).
     #[error("{path}")]
     Config {
+        /// The config file.
         path: String,
+        /// What [`parse_config`] refused ([`Error::Config`]).
         #[source]
         source: Error,
     },
+    /// `--threads 0`.
     #[error("--threads must be at least 1")]
     NoThreads,
     /// Every run is timed on one core: more workers than cores would slow them all and skew
     /// the results, so a ladder refuses them rather than capping.
     #[error("--threads {threads} is more than the {cores} cores here; a ladder times each run on a core of its own")]
-    Threads { threads: usize, cores: usize },
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// The cores here.
+        cores: usize,
+    },
     /// The results folder takes no files.
     #[error(transparent)]
     Output(#[from] crate::limits::LimitError),
+    /// The worker pool could not be built.
     #[error(transparent)]
     Pool(#[from] rayon::ThreadPoolBuildError),
     /// What [`run`] refused or could not write.
@@ -169,12 +185,19 @@ pub fn puzzle_folder(given: Option<PathBuf>) -> PathBuf {
 /// A ladder call checked and ready: what [`run`] needs, and its threads.
 #[derive(Debug, Clone)]
 pub struct Ladder {
+    /// The config, parsed and checked.
     pub config: Config,
+    /// The folder relative instance paths start from ([`puzzle_folder`]).
     pub puzzle_dir: PathBuf,
+    /// The results folder, checked to take files.
     pub out: PathBuf,
+    /// This call's shard of the runs, if any.
     pub shard: Option<Shard>,
+    /// Go on from the runs on file instead of refusing a results file that holds some.
     pub resume: bool,
+    /// The part of the runs this call does.
     pub part: Part,
+    /// Worker threads, within the cores (None: rayon's pool).
     pub threads: Option<usize>,
 }
 
@@ -246,8 +269,11 @@ pub const MIN_DEADLINE_RUN_S: f64 = 60.0;
 /// Which runs of a ladder a call does: its shard, whether it resumes, and its part.
 #[derive(Clone, Copy, Debug)]
 pub struct Where<'a> {
+    /// The shard of the runs, if any.
     pub shard: Option<Shard>,
+    /// Go on from the runs on file (else a results file that holds runs is an error).
     pub resume: bool,
+    /// The part of the shard's runs to do.
     pub part: &'a Part,
 }
 
@@ -255,8 +281,11 @@ pub struct Where<'a> {
 /// planned total, and its seconds so far.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Done {
+    /// Jobs done: run, or skipped by a stopping rule.
     pub done: usize,
+    /// Jobs planned for this call.
     pub total: usize,
+    /// Seconds since the call started.
     pub elapsed_s: f64,
 }
 

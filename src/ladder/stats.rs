@@ -111,10 +111,12 @@ impl KaplanMeier {
         &self.censored
     }
 
+    /// Observations, censored ones included.
     pub fn len(&self) -> usize {
         self.n
     }
 
+    /// Whether there is no observation.
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
@@ -180,10 +182,13 @@ pub fn wilson_interval(k: usize, n: usize) -> [f64; 2] {
 /// An ordinary least-squares line `y = intercept + slope * x`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct LineFit {
+    /// The slope.
     pub slope: f64,
+    /// `y` at `x = 0`.
     pub intercept: f64,
     /// 95% t interval of the slope (needs at least three points at two or more distinct x).
     pub slope_ci: Option<[f64; 2]>,
+    /// Points fitted.
     pub points: usize,
 }
 

@@ -46,7 +46,7 @@ fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
         &cfg,
         Path::new("."),
         dir,
-        ladder::Where { shard: shard, resume: resume, part: &ladder::Part::default() },
+        ladder::Where { shard, resume, part: &ladder::Part::default() },
         &Cancel::new(),
         |_, _| {},
     )

@@ -145,6 +145,7 @@ impl<'a> DcGpu<'a> {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    /// Trials per chunk (the batch split that keeps every binding under the device limit).
     // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
     #[doc(hidden)]
     pub fn chunk_sizes(&self) -> Vec<usize> {

@@ -170,7 +170,6 @@ impl<'a> F1Gpu<'a> {
     pub fn trials(&self) -> usize {
         self.trials
     }
-    /// Trials per chunk (the batch split that keeps every binding under the device limit).
     /// Shares a stop with the other shares of a batch split over several devices: a share
     /// whose trial solves a run that stops at the first solution raises it, and every share
     /// stops at its next round once it is raised.
@@ -192,6 +191,8 @@ impl<'a> F1Gpu<'a> {
     pub fn fused(&self) -> bool {
         self.pipes.step.is_some()
     }
+
+    /// Trials per chunk (the batch split that keeps every binding under the device limit).
     // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
     #[doc(hidden)]
     pub fn chunk_sizes(&self) -> Vec<usize> {

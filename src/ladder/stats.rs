@@ -400,7 +400,8 @@ pub const MIN_SOLUTIONS_FOR_FIT: usize = 10;
 /// data, so the KS distance's usual tables do not apply (H. W. Lilliefors, J. Amer. Statist.
 /// Assoc. 64:387 (1969)), and censoring changes them again: the p-value comes from a
 /// parametric bootstrap that repeats both, seeded by `seed`. `None` with fewer than
-/// [`MIN_SOLUTIONS_FOR_FIT`] solutions.
+/// [`MIN_SOLUTIONS_FOR_FIT`] solutions. Panics when `obs` and `censor_at` differ in length
+/// (the report builds both from the same runs).
 pub fn exp_fit(obs: &[(f64, bool)], censor_at: &[f64], resamples: usize, seed: u64) -> Option<ExpFit> {
     assert_eq!(obs.len(), censor_at.len());
     let p = pooled(obs);

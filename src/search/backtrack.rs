@@ -376,6 +376,9 @@ impl<'a> Backtracker<'a> {
     /// order the configuration asks for), or by the configuration alone with `None`. `scores`
     /// is flat over the cells, one per candidate of `puzzle.candidates().of(c)` in that order
     /// (the candidate ids of F1's projections, `f1::project::F1`). This is how a map guides the search.
+    ///
+    /// Panics when `scores` does not hold one score per candidate: a caller's bug, not input
+    /// (the guided search passes the candidate sums of the same puzzle).
     pub fn set_value_scores(&mut self, scores: Option<&[f32]>) {
         match scores {
             None => self.use_scores = false,

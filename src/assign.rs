@@ -48,10 +48,24 @@ pub enum AssignError {
     Infeasible,
     /// `weights.len() != n * n`.
     #[error("weights has length {got}, expected n*n = {expected} (n = {n})")]
-    BadShape { n: usize, expected: usize, got: usize },
+    BadShape {
+        /// The problem's size.
+        n: usize,
+        /// `n * n`.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
     /// A weight is NaN or `+inf` (only finite values and `-inf` are allowed).
     #[error("weight at row {row}, column {col} is {value}; weights must be finite or -inf")]
-    InvalidWeight { row: usize, col: usize, value: f32 },
+    InvalidWeight {
+        /// The weight's row.
+        row: usize,
+        /// Its column.
+        col: usize,
+        /// The weight.
+        value: f32,
+    },
 }
 
 /// The precision of a solver's potentials, distances and reduced costs: `f64` (the default,
@@ -150,8 +164,10 @@ impl Real for f32 {
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
+    /// `f64` throughout: the reference.
     #[default]
     F64,
+    /// `f32` potentials, distances and reduced costs: twice the lanes per vector.
     F32,
 }
 
@@ -196,8 +212,9 @@ pub struct AssignStats {
     pub cold_fallbacks: u64,
     /// Steps of augmenting row reduction.
     pub arr_steps: u64,
-    /// Shortest augmenting paths, and the rows they scanned.
+    /// Shortest augmenting paths.
     pub augmentations: u64,
+    /// Rows those paths scanned, summed.
     pub scanned_rows: u64,
     /// Solves done by enumeration (n <= 4).
     pub enumerated: u64,
@@ -393,7 +410,7 @@ impl<R: Real> Assigner<R> {
     }
 
     /// Solves a tiny problem (n <= [`ENUMERATE_MAX`], the corner class) by trying every
-    /// permutation, summed in `f64` as [`brute_force`] does; the first best in lexicographic
+    /// permutation, summed in `f64` as the tests' exhaustive oracle does; the first best in lexicographic
     /// order wins. Exactly optimal, and at n = 4 cheaper than any start of JV. It keeps no
     /// potentials (a later [`Assigner::solve_warm`] starts cold) and [`Assigner::col_potentials`]
     /// are not duals after it. Larger `n` goes to [`Assigner::solve`].
@@ -935,7 +952,8 @@ fn validate(n: usize, w: &[f32]) -> Result<(), AssignError> {
 /// Exhaustive oracle (intended for `n <= 9`): the best total weight and a
 /// permutation (`perm[r]` = column of row `r`) achieving it; `None` if every
 /// permutation uses a forbidden (`-inf`) pair. Totals are summed in `f64`.
-pub fn brute_force(n: usize, weights: &[f32]) -> Option<(f32, Vec<usize>)> {
+#[cfg(test)]
+pub(crate) fn brute_force(n: usize, weights: &[f32]) -> Option<(f32, Vec<usize>)> {
     assert_eq!(weights.len(), n * n, "weights must be n*n");
     assert!(n <= 12, "brute_force is exponential; n = {n} is too large");
     struct S<'a> {

@@ -1,8 +1,8 @@
 //! The batch core every map driver shares, on both backends and in both formulations (F1's
 //! driver in `f1::map`, F2's in `dc`, and their GPU drivers in `backend::gpu`): one trial's
-//! bookkeeping with its cycle detector ([`Trial`]), the round loop's stop rules and progress
-//! ([`Rounds`], [`Progress`]), the completion trigger ([`Completion`]), the outcome
-//! ([`MapResult`], built by [`result`] from the trials and their best boards), and the
+//! bookkeeping with its cycle detector (`Trial`), the round loop's stop rules and progress
+//! (`Rounds`, [`Progress`]), the completion trigger ([`Completion`]), the outcome
+//! ([`MapResult`], built by `result` from the trials and their best boards), and the
 //! bookkeeping of rate mode (below).
 //!
 //! A batch keeps its float state flat and trial-major in the driver; only this small
@@ -10,7 +10,7 @@
 //! a kept fixed point, pruned variables).
 //!
 //! **Cycle detection** (ARCHITECTURE.md §8): every [`ROUND`] iterations a driver takes a
-//! fingerprint of the trial's state and hands it to [`Trial::in_cycle`], which compares it
+//! fingerprint of the trial's state and hands it to `Trial::in_cycle`, which compares it
 //! with the trial's last [`CYCLE_MEMORY`]; a repeat is an exact limit cycle and the trial
 //! restarts. The CPU drivers fingerprint with the one hash of the crate, word-wise FNV-1a
 //! over the float bits ([`fingerprint`], [`crate::hash`]). The GPU drivers compute their
@@ -36,14 +36,14 @@
 //! rounds.finish(puzzle, &trials, &best, place)                     // the MapResult, with its rate
 //! ```
 //!
-//! [`Rounds::harvest`] is the hook (it does nothing outside rate mode): on the host, between
+//! `Rounds::harvest` is the hook (it does nothing outside rate mode): on the host, between
 //! rounds, in trial order, it checks each solved trial's board with [`verify::check`],
 //! records it ([`Found`]: trial, the iterations of its segment, its class up to turning the
-//! board, its viewer link), hands it to the [`SolutionSink`], and [`Trial::resume`]s the
+//! board, its viewer link), hands it to the [`SolutionSink`], and `Trial::resume`s the
 //! trial (a new segment from its current iteration); the driver then redraws the state of
 //! every trial it returns from the trial's own stream. The record is therefore the same on
 //! any number of threads, and the same seed gives the same solutions under an iteration
-//! budget. [`Rounds::finish`] puts them in [`MapResult::rate`]. The CPU drivers (`f1::map`,
+//! budget. `Rounds::finish` puts them in [`MapResult::rate`]. The CPU drivers (`f1::map`,
 //! `dc`) do this, and so does F1's device loop on the GPU backend
 //! (`backend::gpu::f1::device_loop`), with its trial records on the host: after a block's
 //! per-trial words come up, the solved trials' boards come up with them (as for a
@@ -98,7 +98,7 @@ pub(crate) struct Trial<E> {
     start_best: usize,
     start_improved_at: u64,
     pub stall_restarts: u64,
-    /// Rate mode ([`Rounds::keep_going`]): the iteration at which the trial's current
+    /// Rate mode (`Rounds::keep_going`): the iteration at which the trial's current
     /// segment began (0, or where it resumed after its last solution), and the verified
     /// solutions it has found.
     pub segment_start: u64,
@@ -269,7 +269,10 @@ pub(crate) fn result<E>(
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum MapKind {
+    /// RRR (reflect-reflect-relax): `x += beta (P_A(2 P_B x - x) - P_B x)`.
     Rrr,
+    /// The difference map with general `beta` (Elser's, with `gamma_a = -1/beta` and `gamma_b =
+    /// 1/beta`).
     Dm,
 }
 
@@ -282,7 +285,10 @@ pub enum BatchError {
     /// The batch claimed a board the exact verifier rejects (an internal error, never a
     /// result).
     #[error("the map claimed a solution the exact verifier rejects: {}", .problems.join("; "))]
-    InvalidClaim { problems: Vec<String> },
+    InvalidClaim {
+        /// What the verifier found wrong with the board.
+        problems: Vec<String>,
+    },
 }
 
 /// The options every map has (rrr, dm, dc), flattened into each formulation's options
@@ -301,7 +307,7 @@ pub struct MapOptions {
     pub all_trials: bool,
     /// Rate mode: a solution does not end the run. Each solved trial's board is verified and
     /// recorded, and the trial goes on from a fresh point of its seeded stream, until the time
-    /// limit or every trial's iteration budget ([`Rounds::keep_going`]).
+    /// limit or every trial's iteration budget (`Rounds::keep_going`).
     pub keep_going: bool,
     /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
     /// (or stalls), free those cells plus a halo and search them with the backtracker.
@@ -374,7 +380,9 @@ pub struct MapRun {
     pub trials: usize,
     /// Iterations per trial.
     pub max_iters: u64,
+    /// Wall-clock limit of the whole batch (None: the iteration budget alone).
     pub time_limit: Option<Duration>,
+    /// The run's seed; trial `t` draws from its own stream ([`crate::rng::trial_seed`]).
     pub seed: u64,
     /// Rate mode: where each verified solution goes as it is found.
     pub on_solution: Option<SolutionSink>,
@@ -535,7 +543,7 @@ pub(crate) fn chunk_size(trials: usize) -> usize {
 }
 
 /// The round bookkeeping every batch driver shares: progress, stop rules, the outcome, and in
-/// rate mode the solutions found ([`Rounds::keep_going`]).
+/// rate mode the solutions found (`Rounds::keep_going`).
 pub(crate) struct Rounds {
     start: Instant,
     keep: Option<KeepGoing>,
@@ -543,7 +551,7 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
-    /// A stop-at-first (or all-trials) batch: [`Rounds::harvest`] is never called. It ends
+    /// A stop-at-first (or all-trials) batch: `Rounds::harvest` is never called. It ends
     /// early when `cancel` is tripped.
     pub(crate) fn start(cancel: &Cancel) -> Self {
         Rounds { start: Instant::now(), keep: None, cancel: cancel.clone() }
@@ -552,12 +560,12 @@ impl Rounds {
     /// A batch in rate mode (`keep_going`): every solution is verified, recorded (and handed
     /// to `sink` at once), and its trial goes on from a fresh point of its own stream, until
     /// the time limit or every trial's iteration budget. The driver calls
-    /// [`Rounds::harvest`] after every round and [`Rounds::finish`] at the end.
+    /// `Rounds::harvest` after every round and `Rounds::finish` at the end.
     pub(crate) fn keep_going(sink: Option<SolutionSink>, cancel: &Cancel) -> Self {
         Rounds { start: Instant::now(), keep: Some(KeepGoing { sink, ..KeepGoing::default() }), cancel: cancel.clone() }
     }
 
-    /// [`Rounds::keep_going`] when `keep_going`, else [`Rounds::start`].
+    /// `Rounds::keep_going` when `keep_going`, else [`Rounds::start`].
     pub(crate) fn new(keep_going: bool, sink: Option<SolutionSink>, cancel: &Cancel) -> Self {
         if keep_going { Self::keep_going(sink, cancel) } else { Self::start(cancel) }
     }
@@ -576,7 +584,7 @@ impl Rounds {
     /// in the round (`solved_at` set, in trial order, so the record does not depend on the
     /// threads) has its board (`board_of(t)`, the trial's best board: its solution) checked
     /// by the exact verifier, recorded with its trial and the iterations of its segment, and
-    /// handed to the sink; the trial is then [`Trial::resume`]d. Returns the trials resumed:
+    /// handed to the sink; the trial is then `Trial::resume`d. Returns the trials resumed:
     /// the driver must give each a fresh point drawn from its own `rng` (as at its start)
     /// before the next round. A claim the verifier rejects is not recorded (it is counted in
     /// [`RateRun::rejected`]) and its trial resumes alike. Does nothing outside rate mode.
@@ -633,7 +641,7 @@ impl Rounds {
         (stop_at_first && solved > 0) || budget_done || timed_out
     }
 
-    /// The outcome ([`result`]); in rate mode with [`MapResult::rate`], the first solution
+    /// The outcome (`result`); in rate mode with [`MapResult::rate`], the first solution
     /// found as [`MapResult::solution`] and as the best board.
     pub(crate) fn finish<E>(
         self,
@@ -680,6 +688,7 @@ pub struct SolutionSink(Arc<Mutex<SinkFn>>);
 type SinkFn = dyn FnMut(&Found) -> Result<(), String> + Send;
 
 impl SolutionSink {
+    /// A sink that calls `f` with each solution; an error `f` returns is kept, and the run goes on.
     pub fn new(f: impl FnMut(&Found) -> Result<(), String> + Send + 'static) -> Self {
         SolutionSink(Arc::new(Mutex::new(f)))
     }
@@ -708,26 +717,32 @@ impl std::fmt::Debug for SolutionSink {
 pub struct Found {
     /// Its place in the order found (0, 1, ...): by round, then by trial.
     pub index: usize,
+    /// The trial that found it.
     pub trial: usize,
     /// The iterations of its segment: from the trial's start, or from where it resumed after
     /// its previous solution, to this one (the trial's run length to this solution).
     pub segment_iterations: u64,
     /// The trial's own iteration count at the solution.
     pub trial_iteration: u64,
+    /// What found it: the map alone, or the completion of a near-solution.
     pub mechanism: Mechanism,
     /// Seconds since the batch started, and the batch's trial-iterations, at the end of the
     /// round that found it.
     pub wall_s: f64,
+    /// The batch's trial-iterations at the end of that round.
     pub batch_trial_iterations: u64,
     /// Its class up to turning the board (0, 1, ... in the order the classes were first
     /// found): the whole board turned by quarter turns on a square board, by a half turn on
     /// another; `new_class` when it is the first of its class.
     pub class: usize,
+    /// Whether it is the first solution of its class.
     pub new_class: bool,
     /// The board in Brendan Owen's solution format, and as a viewer link (when the puzzle's
     /// colours fit the viewer).
     pub board_text: String,
+    /// The board as a viewer link, when the puzzle's colours fit the viewer.
     pub viewer_link: Option<String>,
+    /// The board itself.
     #[serde(skip)]
     pub board: Board,
 }
@@ -745,7 +760,7 @@ pub struct RateRun {
     pub sink_error: Option<String>,
 }
 
-/// The bookkeeping of rate mode inside [`Rounds`].
+/// The bookkeeping of rate mode inside `Rounds`.
 #[derive(Default)]
 struct KeepGoing {
     found: Vec<Found>,
@@ -817,10 +832,15 @@ pub fn turn_class_key(board: &Board) -> Vec<u16> {
 /// A snapshot for progress displays.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
+    /// The most iterations any trial has run.
     pub iterations: u64,
+    /// Iterations summed over the trials.
     pub trial_iterations: u64,
+    /// The best score any trial has reached.
     pub best_score: usize,
+    /// Trials that have solved.
     pub solved_trials: usize,
+    /// Seconds since the batch started.
     pub elapsed_s: f64,
     /// Rate mode: verified solutions recorded so far.
     pub solutions: usize,
@@ -833,11 +853,15 @@ pub struct MapResult {
     pub solution: Option<(usize, u64, Board)>,
     /// Best board over all trials and its score.
     pub best: Board,
+    /// Matched interior joins of `best`.
     pub best_score: usize,
+    /// The puzzle's interior joins, the score of a solution.
     pub max_score: usize,
     /// Iterations run, summed over trials.
     pub trial_iterations: u64,
+    /// Seconds the batch took, wall clock.
     pub wall_s: f64,
+    /// Each trial's counters, in trial order.
     pub trials: Vec<TrialSummary>,
     /// A batch split over several devices (`--adapter all`): each one's share and rate, in
     /// trial order; empty for a batch on one device or the CPU.
@@ -851,11 +875,17 @@ pub struct MapResult {
 /// `first..first + trials`), their iterations and its wall time.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DeviceShare {
+    /// The device's adapter, as the backend names it.
     pub adapter: String,
+    /// The share's first trial in the batch.
     pub first: usize,
+    /// Trials of the share.
     pub trials: usize,
+    /// Iterations the share ran, summed over its trials.
     pub trial_iterations: u64,
+    /// Seconds the share took on its device.
     pub wall_s: f64,
+    /// The share's rate: `trial_iterations / wall_s`.
     pub trial_iters_per_s: f64,
 }
 
@@ -902,7 +932,9 @@ impl MapResult {
 /// What a run reports of each trial.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TrialSummary {
+    /// Iterations the trial ran.
     pub iterations: u64,
+    /// The best score the trial reached.
     pub best_score: usize,
     /// Iteration at which the trial solved (an exact fixed point).
     pub solved_at: Option<u64>,
@@ -912,6 +944,7 @@ pub struct TrialSummary {
     pub restarts: u64,
     /// Arc-consistent completion searches tried, and their nodes in all.
     pub completions: u64,
+    /// Nodes of those searches, in all.
     pub completion_nodes: u64,
     /// Restarts (or kicks) after `restart_stall` iterations without a new best.
     pub stall_restarts: u64,

@@ -58,7 +58,9 @@ impl PartialEq for Cancel {
 /// When a run ends: its deadline, if it has one, or its token, whichever comes first.
 #[derive(Clone, Debug, Default)]
 pub struct Deadline {
+    /// The instant the run must end by (None: no time limit).
     pub at: Option<std::time::Instant>,
+    /// The run's token.
     pub cancel: Cancel,
 }
 

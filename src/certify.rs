@@ -78,6 +78,7 @@ pub struct DcPart {
 /// The state of a divide-and-concur trial that a certificate records.
 #[derive(Clone, Copy, Debug)]
 pub struct DcState<'a> {
+    /// The trial's slot values.
     pub x: &'a [f32],
     /// Constraint weights (used with adaptive weights only).
     pub lambda: Option<&'a [f32]>,
@@ -85,39 +86,65 @@ pub struct DcState<'a> {
     pub pruned: &'a [u32],
 }
 
+/// A fixed-point certificate, as its JSON file holds it (the table above).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Certificate {
+    /// The format tag, [`FORMAT`].
     pub format: String,
+    /// Which formulation the iterate is of (absent in older files: F1).
     #[serde(default)]
     pub formulation: Formulation,
+    /// Divide and concur's part (its layout, weights and held variables); absent for F1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dc: Option<DcPart>,
+    /// The map: RRR or the difference map.
     pub method: MapKind,
+    /// The map's step.
     pub beta: f32,
+    /// F1's edge projection (P_E or P_E1).
     pub edge: EdgeProjection,
-    /// The weighted metric P_P worked in ([`MapConfig::join_weights`]); absent: uniform.
+    /// The weighted metric P_P worked in ([`crate::f1::map::MapConfig::join_weights`]); absent:
+    /// uniform.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_weights: Option<[f32; 3]>,
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// Colours K, grey included.
     pub colors: usize,
+    /// The trial of the batch the iterate is from.
     pub trial: usize,
+    /// The trial's iteration at the iterate.
     pub iteration: u64,
+    /// What solved the trial (`map` or `map+ac`); null when it did not solve.
     pub mechanism: Option<Mechanism>,
+    /// `||pa_fb - pb_fa||` as the run computed it; [`check`] recomputes it.
     pub gap: f64,
+    /// Matched interior joins of `board`.
     pub score: usize,
+    /// The puzzle's interior joins, the score of a solution.
     pub max_score: usize,
+    /// `[piece, rotation]` per cell, row-major from the top-left.
     pub board: Vec<[u32; 2]>,
+    /// The iterate: F1's `x[(c * 4 + s) * K + k]`, or divide and concur's slot values.
     pub x: Vec<f32>,
+    /// `P_a(f_b(x))`.
     pub pa_fb: Vec<f32>,
+    /// `P_b(f_a(x))`.
     pub pb_fa: Vec<f32>,
 }
 
 /// The two projections at `x`, their gap and the board `P_P` chose.
 pub struct Evaluation {
+    /// `P_a(f_b(x))`.
     pub pa_fb: Vec<f32>,
+    /// `P_b(f_a(x))`.
     pub pb_fa: Vec<f32>,
+    /// `||pa_fb - pb_fa||`, Euclidean.
     pub gap: f64,
+    /// The board decoded from `x` (F1: the one `P_P` chose; divide and concur: the concur point's
+    /// readout).
     pub board: Board,
 }
 
@@ -329,6 +356,7 @@ fn record(
 pub struct Report {
     /// The gap recomputed from `x` alone.
     pub gap: f64,
+    /// The gap below which `x` counts as a fixed point ([`TOLERANCE`]).
     pub tolerance: f64,
     /// `gap <= tolerance`.
     pub fixed_point: bool,
@@ -352,7 +380,7 @@ impl Report {
 
 /// Re-checks a certificate against its puzzle, from `x` alone.
 pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
-    let bad = |m: String| crate::Error::Invalid(m);
+    let bad = |m: String| crate::Error::certificate(m);
     if cert.format != FORMAT {
         return Err(bad(format!("unknown certificate format {:?}, expected {FORMAT:?}", cert.format)));
     }

@@ -32,7 +32,9 @@ fn code(pl: Placement) -> u16 {
 /// The distance of two boards (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Distance {
+    /// Cells whose placement (piece or rotation) differs.
     pub cells: usize,
+    /// The fewest exchanges and turns that make one board the other.
     pub moves: usize,
 }
 
@@ -97,10 +99,13 @@ pub fn distance(a: &Board, b: &Board) -> Distance {
 /// (the nearest solution by `moves` need not be the nearest by `cells`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Nearest {
+    /// The least `cells` distance to any solution of the set.
     pub cells: usize,
     /// Index of a solution at the least `cells`.
     pub by_cells: usize,
+    /// The least `moves` distance to any solution of the set.
     pub moves: usize,
+    /// Index of a solution at the least `moves`.
     pub by_moves: usize,
 }
 
@@ -144,10 +149,12 @@ impl SolutionSet {
         Ok(SolutionSet { n, codes: all.concat(), where_ })
     }
 
+    /// Solutions in the set, turned copies included.
     pub fn len(&self) -> usize {
         self.codes.len() / self.n.max(1)
     }
 
+    /// Whether the set holds no solution.
     pub fn is_empty(&self) -> bool {
         self.codes.is_empty()
     }
@@ -186,6 +193,21 @@ impl SolutionSet {
         }
         Some(Nearest { cells: least, by_cells, moves: best.0, by_moves: best.1 })
     }
+}
+
+/// A trial the [`Tracer`] cannot follow.
+#[derive(Debug, thiserror::Error)]
+pub enum TracerError {
+    /// The configuration is of the difference map; the tracer steps RRR.
+    #[error("the tracer steps RRR, not the difference map")]
+    NotRrr,
+    /// The configuration restarts stalled trials; the tracer follows the default trial loop,
+    /// which has no stall restarts.
+    #[error("the tracer follows the default trial loop: no stall restarts")]
+    StallRestarts,
+    /// The puzzle's assignments cannot be set up ([`F1::new`]).
+    #[error(transparent)]
+    Assign(#[from] AssignError),
 }
 
 /// What one step of a traced trial produced.
@@ -227,10 +249,15 @@ pub fn board_hash(board: &[u32]) -> u64 {
 }
 
 impl Tracer {
-    /// Trial `t` of a batch run with `cfg` (RRR only).
-    pub fn new(puzzle: &Puzzle, cfg: &MapConfig, t: usize) -> Result<Self, AssignError> {
-        assert_eq!(cfg.kind, MapKind::Rrr, "the tracer steps RRR");
-        assert!(cfg.restart_stall.is_none(), "the tracer follows the default trial loop (no stall restarts)");
+    /// Trial `t` of a batch run with `cfg`: RRR without stall restarts (anything else is a
+    /// [`TracerError`]).
+    pub fn new(puzzle: &Puzzle, cfg: &MapConfig, t: usize) -> Result<Self, TracerError> {
+        if cfg.kind != MapKind::Rrr {
+            return Err(TracerError::NotRrr);
+        }
+        if cfg.restart_stall.is_some() {
+            return Err(TracerError::StallRestarts);
+        }
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
         let mut tr = Trial::new(cfg.seed, t, ());
@@ -254,6 +281,7 @@ impl Tracer {
         })
     }
 
+    /// The projections the trial runs.
     pub fn f1(&self) -> &F1 {
         &self.f1
     }
@@ -269,9 +297,11 @@ impl Tracer {
     pub fn board(&self) -> &[u32] {
         &self.board
     }
+    /// Iterations stepped so far.
     pub fn iterations(&self) -> u64 {
         self.tr.iterations
     }
+    /// Restarts after exact limit cycles so far.
     pub fn restarts(&self) -> u64 {
         self.tr.restarts
     }

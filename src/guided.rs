@@ -26,13 +26,21 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// join) or `map-guided` (the search found it).
 #[derive(Clone, Debug)]
 pub struct GuidedConfig {
+    /// The RRR trial's step.
     pub beta: f32,
+    /// Seed of the trial's start and of the control's random value order.
     pub seed: u64,
+    /// Iterations between two searches.
     pub every: u64,
+    /// Node limit of each search.
     pub nodes: u64,
+    /// Order each search's values by the map's weights (false: at random, the control).
     pub use_map: bool,
+    /// The searches' propagation after each placement.
     pub consistency: crate::verify::Consistency,
+    /// Wall-clock limit of the run.
     pub time_limit: Option<std::time::Duration>,
+    /// Iterations the trial may run.
     pub max_iters: u64,
     /// Ends the run at its next iteration when tripped, as at the time limit.
     pub cancel: crate::cancel::Cancel,
@@ -57,15 +65,21 @@ impl Default for GuidedConfig {
 /// What a [`guided`] run did.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct GuidedResult {
+    /// Whether a verified solution was found.
     pub solved: bool,
     /// `map` or `map-guided`; none when the control's random-order search found it.
     pub mechanism: Option<Mechanism>,
     /// Whether a search (guided or not) found the solution.
     pub by_search: bool,
+    /// Map iterations run.
     pub iterations: u64,
+    /// Searches run.
     pub searches: u64,
+    /// Nodes of those searches, in all.
     pub nodes: u64,
+    /// Seconds the run took, wall clock.
     pub wall_s: f64,
+    /// The solution, when solved.
     #[serde(skip)]
     pub solution: Option<Board>,
 }

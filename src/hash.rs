@@ -3,8 +3,9 @@
 //! Not cryptographic; stable across platforms and versions (journals on disk depend on it).
 //! Below every other module.
 
-/// FNV-1a's 64-bit offset basis and prime.
+/// FNV-1a's 64-bit offset basis: the hash of no bytes.
 pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a's 64-bit prime, the multiplier of every step.
 pub const PRIME: u64 = 0x100_0000_01b3;
 
 /// A running FNV-1a hash.
@@ -18,6 +19,7 @@ impl Default for Fnv1a {
 }
 
 impl Fnv1a {
+    /// A hash of no bytes yet ([`OFFSET`]).
     pub fn new() -> Self {
         Self::default()
     }
@@ -47,6 +49,7 @@ impl Fnv1a {
         x.iter().fold(self, |h, &v| h.word(u64::from(v)))
     }
 
+    /// The hash of everything fed in.
     pub fn finish(self) -> u64 {
         self.0
     }

@@ -3,7 +3,7 @@
 //!
 //! See `ARCHITECTURE.md` at the repository root for the maths and conventions; module
 //! layout follows its §1. The library has no command-line dependency: the `application`
-//! feature (on by default) adds the `concur` binary and its flag definitions ([`cli`]); a
+//! feature (on by default) adds the `concur` binary and its flag definitions (`cli`); a
 //! crate that embeds the library depends on it with `default-features = false` (and
 //! `features = ["gpu"]` for the GPU backend).
 //!
@@ -83,6 +83,8 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![warn(missing_docs)]
+
 pub mod assign;
 pub mod backend;
 pub mod batch;

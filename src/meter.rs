@@ -37,7 +37,9 @@ impl Meter {
 /// takes no configuration of its own (the counts, the tree estimate, `generate --unique`).
 #[derive(Clone, Debug, Default)]
 pub struct Watch {
+    /// The run's token.
     pub cancel: Cancel,
+    /// Where the run shows its progress, if anywhere.
     pub meter: Option<Meter>,
 }
 

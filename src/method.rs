@@ -121,12 +121,19 @@ impl std::str::FromStr for MethodName {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "lowercase")]
 pub enum Method {
+    /// RRR in edge-colour space (F1).
     Rrr(F1Options),
+    /// The difference map in edge-colour space (F1).
     Dm(F1Options),
+    /// Divide and concur (F2).
     Dc(DcOptions),
+    /// The arc-consistent backtracker.
     Backtrack(BacktrackOptions),
+    /// The row-scan search.
     Scan(ScanSolveOptions),
+    /// The hill-climber.
     Hill(HillOptions),
+    /// Adaptive large-neighbourhood search.
     Alns(AlnsOptions),
 }
 

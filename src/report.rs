@@ -23,10 +23,16 @@ pub struct SolveReport {
     /// The method and what it did (`method` and the method's own fields).
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// Whether the run ends with a solution that passed the exact board check.
     pub solved: bool,
+    /// Matched interior joins of the best board the run reached (of `board`; 0 without one).
     pub best_score: usize,
+    /// The puzzle's interior joins, `2WH - W - H`: the score of a solution.
     pub max_score: usize,
+    /// Seconds the run took, wall clock.
     pub wall_s: f64,
+    /// The seed the run was given; the same seed, options and puzzle give the same run (one
+    /// thread).
     pub seed: u64,
     /// The verified solution, or the best full board when not solved (if the method has one).
     #[serde(skip)]
@@ -61,12 +67,19 @@ pub struct Printed {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "method", rename_all = "lowercase")]
 pub enum Outcome {
+    /// RRR (F1, `--method rrr`).
     Rrr(MapOutcome),
+    /// The difference map (F1, `--method dm`).
     Dm(MapOutcome),
+    /// Divide and concur (F2, `--method dc`).
     Dc(MapOutcome),
+    /// The arc-consistent backtracker.
     Backtrack(BacktrackOutcome),
+    /// The row-scan search.
     Scan(ScanOutcome),
+    /// The hill-climber.
     Hill(LocalOutcome),
+    /// Adaptive large-neighbourhood search.
     Alns(AlnsOutcome),
 }
 
@@ -100,6 +113,8 @@ pub struct MapOutcome {
     pub mechanism: Option<Mechanism>,
     /// Solved trials by mechanism.
     pub solved_by_map: usize,
+    /// Solved trials whose solution the arc-consistent completion of a near-solution found
+    /// (`map+ac`).
     pub solved_by_map_ac: usize,
     /// Completion searches run.
     pub completions: u64,
@@ -109,10 +124,16 @@ pub struct MapOutcome {
     pub trial: Option<usize>,
     /// The solving trial's iterations, else the most any trial ran.
     pub iterations: u64,
+    /// Trial-iterations per second of the batch: `trial_iterations / wall_s`.
     pub iters_per_s: f64,
+    /// Iterations run, summed over the trials.
     pub trial_iterations: u64,
+    /// Restarts after exact limit cycles, summed over the trials.
     pub restarts: u64,
+    /// Restarts (or kicks) after `restart_stall` iterations without a new best, summed over the
+    /// trials.
     pub stall_restarts: u64,
+    /// Trials that reached a verified solution (with `all_trials` or rate mode, possibly several).
     pub solved_trials: usize,
     /// The formulation's parameters as the batch ran them.
     #[serde(flatten)]
@@ -128,21 +149,30 @@ pub struct MapOutcome {
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
 pub enum MapParams {
+    /// RRR and the difference map in edge-colour space.
     F1(F1Params),
+    /// Divide and concur.
     Dc(DcParams),
 }
 
 /// F1's parameters (rrr, dm).
 #[derive(Clone, Debug, Serialize)]
 pub struct F1Params {
+    /// The step size, rounded to the digits of its `f32`.
     pub beta: f64,
+    /// Trials of the batch.
     pub trials: usize,
+    /// The edge projection P_E (or its one-colour relaxation P_E1).
     pub edge: EdgeProjection,
     /// Where the assignments ran (`auto` resolved).
     pub assign: AssignOn,
+    /// Weights of the frame-frame, frame-inner and inner-inner joins in P_P's metric
+    /// (`[1, 1, 1]`: the uniform metric).
     pub join_weights: [f64; 3],
+    /// The precision of the host assignment's reduced costs, when not the `f64` reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reduced_costs: Option<crate::assign::Precision>,
+    /// The adaptive join weights, when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adapt: Option<AdaptParams>,
     /// A batch split over several devices: each one's share and rate.
@@ -153,32 +183,49 @@ pub struct F1Params {
 /// The adaptive metric as run.
 #[derive(Clone, Debug, Serialize)]
 pub struct AdaptParams {
+    /// What an unmatched join's weight gains per iteration, as a fraction of its class weight.
     pub rate: f64,
+    /// The fraction of its excess over the class weight that a join's weight loses per
+    /// iteration.
     pub decay: f64,
+    /// The cap on a join's weight, as a multiple of its class weight.
     pub max: f64,
 }
 
 /// Divide and concur's parameters.
 #[derive(Clone, Debug, Serialize)]
 pub struct DcParams {
+    /// The step size, rounded to the digits of its `f32`.
     pub beta: f64,
+    /// Trials of the batch.
     pub trials: usize,
+    /// The map between concur and divide: RRR or the difference map.
     pub map: crate::batch::MapKind,
+    /// The constraint weights in the concur mean: uniform or adaptive.
     pub weights: Weights,
+    /// The hybrid layout (one global assignment constraint and the joins), else the plain one.
     pub hybrid: bool,
+    /// How the board is read out of the concur values.
     pub readout: Readout,
+    /// Bytes of slot values per trial ([`crate::dc::replica_bytes`]).
     pub replica_bytes: usize,
+    /// The arc-consistency threshold TAU of the folded-in propagation, when on.
     pub propagate: Option<f64>,
 }
 
 /// What a rate-mode batch found.
 #[derive(Clone, Debug, Serialize)]
 pub struct RateOutcome {
+    /// Always true: the batch ran in rate mode.
     pub keep_going: bool,
+    /// Verified solutions found, repeats included.
     pub solutions: usize,
+    /// Of them, the distinct ones up to turning the board.
     pub distinct_solutions: usize,
+    /// Claims the exact verifier rejected (none are expected; omitted when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub rejected_claims: u64,
+    /// The first error of the solution sink (the run went on), when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solutions_error: Option<String>,
 }
@@ -190,31 +237,53 @@ fn is_zero(n: &u64) -> bool {
 /// What the arc-consistent backtracker did.
 #[derive(Clone, Debug, Serialize)]
 pub struct BacktrackOutcome {
+    /// The propagation after each placement.
     pub ac: Consistency,
+    /// Placements tried.
     pub nodes: u64,
+    /// Placements tried per second.
     pub nodes_per_s: f64,
+    /// Luby restarts after the first descent.
     pub restarts: u64,
+    /// Most cells placed at once.
     pub best_depth: usize,
+    /// Cells of the board (the depth of a solution).
     pub cells: usize,
+    /// How the search ended.
     pub ending: Ending,
 }
 
 /// What the row scan did.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScanOutcome {
+    /// Pieces placed, over every thread and restart.
     pub nodes: u64,
+    /// Pieces placed per second of search (setup not counted).
     pub nodes_per_s: f64,
+    /// Restarts begun after the first, over every thread.
     pub restarts: u64,
+    /// Nodes per Luby restart unit.
     pub restart_base: u64,
+    /// Most cells placed at once.
     pub best_depth: usize,
+    /// Cells of the board (the depth of a solution).
     pub cells: usize,
+    /// How the search ended.
     pub ending: Ending,
+    /// Independent searches run at once.
     pub threads: usize,
+    /// How each restart picked its tree.
     pub tree_choice: TreeChoice,
+    /// The candidate trees sized by Knuth's estimator.
     pub trees: usize,
+    /// The tree that found the solution, else the one every restart walked (null when drawn at
+    /// random).
     pub tree: Option<ScanTree>,
+    /// The thread (0-based) that found the solution.
     pub solved_thread: Option<usize>,
+    /// The restart (0-based) of that thread that found it.
     pub solved_restart: Option<u64>,
+    /// Seconds spent on the estimates and tables before the search began (part of `wall_s`).
     pub setup_s: f64,
     /// Unsolved: what the best board is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -226,19 +295,27 @@ pub struct ScanOutcome {
 pub struct LocalOutcome {
     /// Moves proposed (hill), or pieces placed by repairs (ALNS).
     pub moves: u64,
+    /// `moves` per second.
     pub moves_per_s: f64,
+    /// Fresh boards started after the first.
     pub restarts: u64,
 }
 
 /// What ALNS did.
 #[derive(Clone, Debug, Serialize)]
 pub struct AlnsOutcome {
+    /// The local search's counters (`moves` are pieces placed by repairs).
     #[serde(flatten)]
     pub local: LocalOutcome,
+    /// Destroy-and-repair iterations.
     pub iterations: u64,
+    /// Iterations per second.
     pub iterations_per_s: f64,
+    /// Times the temperature was raised back after a run without a new best.
     pub reheats: u64,
+    /// Iterations whose holes were refilled by the exact assignment.
     pub exact_repairs: u64,
+    /// Each destroy operator's final weight and counts.
     pub operators: Vec<OperatorStats>,
 }
 
@@ -263,7 +340,7 @@ impl SolveReport {
     }
 
     /// The report of an arc-consistent backtracker run.
-    pub fn from_backtrack(
+    pub(crate) fn from_backtrack(
         puzzle: &Puzzle,
         board: Option<Board>,
         ending: Ending,
@@ -286,7 +363,7 @@ impl SolveReport {
     }
 
     /// The report of a row-scan search ([`crate::search::scan::solve`]).
-    pub fn from_scan(puzzle: &Puzzle, r: &ScanSolve, cfg: &ScanSolveConfig) -> Self {
+    pub(crate) fn from_scan(puzzle: &Puzzle, r: &ScanSolve, cfg: &ScanSolveConfig) -> Self {
         let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
         // Unsolved: the deepest partial board, completed greedily, is the best board.
         let board = r.board.clone().or_else(|| r.best_board.clone());
@@ -318,7 +395,7 @@ impl SolveReport {
 
     /// The report of a batched map run of either formulation (`method` rrr, dm or dc), with
     /// the parameters it ran and where.
-    pub fn from_map(
+    pub(crate) fn from_map(
         puzzle: &Puzzle,
         method: MethodName,
         r: &MapResult,
@@ -372,7 +449,7 @@ impl SolveReport {
     }
 
     /// F1's parameters as its batch `cfg` ran (over `devices`, when split).
-    pub fn f1_params(cfg: &MapConfig, r: &MapResult) -> MapParams {
+    pub(crate) fn f1_params(cfg: &MapConfig, r: &MapResult) -> MapParams {
         MapParams::F1(F1Params {
             beta: short(cfg.beta),
             trials: cfg.trials,
@@ -390,7 +467,7 @@ impl SolveReport {
     }
 
     /// Divide and concur's parameters as its batch `cfg` ran.
-    pub fn dc_params(puzzle: &Puzzle, cfg: &DcConfig) -> MapParams {
+    pub(crate) fn dc_params(puzzle: &Puzzle, cfg: &DcConfig) -> MapParams {
         MapParams::Dc(DcParams {
             beta: short(cfg.beta),
             trials: cfg.trials,
@@ -404,7 +481,7 @@ impl SolveReport {
     }
 
     /// The report of the hill-climber.
-    pub fn from_hill(puzzle: &Puzzle, r: &LocalResult) -> Self {
+    pub(crate) fn from_hill(puzzle: &Puzzle, r: &LocalResult) -> Self {
         let solved = r.solved && verify::check(puzzle, &r.board).valid;
         let outcome = Outcome::Hill(LocalOutcome { moves: r.moves, moves_per_s: r.moves_per_s, restarts: r.restarts });
         SolveReport {
@@ -414,7 +491,7 @@ impl SolveReport {
     }
 
     /// The report of ALNS.
-    pub fn from_alns(puzzle: &Puzzle, r: &AlnsResult) -> Self {
+    pub(crate) fn from_alns(puzzle: &Puzzle, r: &AlnsResult) -> Self {
         let l = &r.local;
         let solved = l.solved && verify::check(puzzle, &l.board).valid;
         let outcome = Outcome::Alns(AlnsOutcome {

@@ -114,19 +114,30 @@ pub fn run_key_methods(key: &str) -> Option<Vec<MethodName>> {
 /// verifier rejects (an internal error).
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
+    /// An option out of range, unknown, without effect, or in conflict with another.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// A check before the run refused it: memory, threads or time limit.
     #[error(transparent)]
     Limit(#[from] LimitError),
+    /// The batch failed on its backend, or the backend does not run it.
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// The backend asked for could not be had.
     #[error(transparent)]
     Backend(#[from] backend::GpuError),
+    /// No board fits the puzzle's rim, so no map can start.
     #[error("the puzzle has no board that fits its rim: {0}")]
     NoBoard(crate::assign::AssignError),
     /// The thread pool of `threads` could not start.
     #[error("cannot start {threads} threads: {reason}")]
-    Threads { threads: usize, reason: String },
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// Why the pool could not start.
+        reason: String,
+    },
+    /// The named engine claimed a board the exact verifier rejects (a bug, never a result).
     #[error("internal error: the {0} claimed an invalid board")]
     InvalidClaim(&'static str),
 }
@@ -404,17 +415,21 @@ pub fn pick_backend(spec: &SolveSpec) -> Result<backend::Selected, SolveError> {
 
 /// What [`solve`] reports as it goes: a map's progress after each round, or a tree search's.
 pub enum Event<'a> {
+    /// A map's batch after a round.
     Map(&'a Progress),
+    /// The row scan's counters, about once a second.
     Scan(&'a ScanProgress),
 }
 
 /// A finished solve: its report, and the facts a ladder records.
 #[derive(Debug)]
 pub struct Solved {
+    /// What `solve --json` prints.
     pub report: SolveReport,
     /// Work spent: to the solution when solved, else the whole budget (a map's iterations
     /// over its trials, a search's nodes, a local search's moves or iterations).
     pub work: u64,
+    /// The unit of `work`: `iterations`, `nodes`, `moves`.
     pub work_unit: &'static str,
     /// Rate mode: the verified solutions of the run (None: a run that stops at its first).
     pub solutions: Option<u64>,

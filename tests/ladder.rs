@@ -79,6 +79,12 @@ fn a_tiny_ladder_writes_one_line_per_run() {
         )
         .is_err()
     );
+    // A shard built by hand outside 1 <= K <= N is refused before anything runs.
+    for shard in [Shard { k: 0, n: 0 }, Shard { k: 3, n: 2 }] {
+        let at = ladder::Where { shard: Some(shard), resume: true, part: &ladder::Part::default() };
+        let err = ladder::run(&cfg, Path::new("."), &dir, at, &Cancel::new(), |_, _| {}).unwrap_err();
+        assert!(matches!(err, concur::Error::Config { .. }), "{err}");
+    }
 }
 
 #[test]

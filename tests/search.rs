@@ -293,6 +293,10 @@ fn scan_counts_split_across_runs_and_resumed_from_journals_equal_one_whole_count
             // A plan of another puzzle is refused.
             let (other, _) = generated(5, 5, 99);
             assert!(count_journaled(&other, &base, Some((&plan, &all)), &Kept::default()).is_err(), "{tag}");
+            // So is a plan edited to scan the other way (without turn symmetry there is no
+            // mirrored puzzle to scan columns of).
+            let flipped = concur::search::scan::ScanPlan { column_scan: !plan.column_scan, ..plan.clone() };
+            assert!(count_journaled(&p, &base, Some((&flipped, &all)), &Kept::default()).is_err(), "{tag}");
         }
     }
     assert!(checked >= 4, "only {checked} puzzles had enough solutions");

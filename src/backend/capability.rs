@@ -143,8 +143,11 @@ impl Feature {
 /// feature of `with` and with none of `without`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Offer {
+    /// Whether the backend offers the feature at all.
     pub yes: bool,
+    /// Features the run must also have for it.
     pub with: &'static [Feature],
+    /// Features the run must not have with it.
     pub without: &'static [Feature],
 }
 
@@ -154,7 +157,9 @@ const NO: Offer = Offer { yes: false, with: &[], without: &[] };
 /// The backends, as the table's columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
+    /// The CPU backend.
     Cpu,
+    /// The GPU backend (wgpu).
     Gpu,
 }
 
@@ -172,8 +177,11 @@ impl Place {
 /// offers.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
+    /// The feature.
     pub feature: Feature,
+    /// What the CPU backend offers.
     pub cpu: Offer,
+    /// What the GPU backend offers.
     pub gpu: Offer,
 }
 

@@ -44,15 +44,24 @@ pub enum BackendChoice {
 /// Errors of the GPU backend.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum GpuError {
+    /// No adapter could be had; the text says why (wgpu's words).
     #[error("no GPU adapter found ({0})")]
     NoAdapter(String),
+    /// No adapter's name contains the text `--adapter` gave.
     #[error("no GPU adapter name contains {want:?}; adapters seen: {}", if seen.is_empty() { "none".to_string() } else { seen.join(", ") })]
-    NoMatchingAdapter { want: String, seen: Vec<String> },
+    NoMatchingAdapter {
+        /// The text asked for (`--adapter`).
+        want: String,
+        /// The adapters found, by name.
+        seen: Vec<String>,
+    },
+    /// The device failed: it could not be opened, lost, or a read-back failed (wgpu's words).
     #[error("GPU device error: {0}")]
     Device(String),
     /// A kernel or buffer asked for what its set-up does not hold (a caller's mistake).
     #[error("GPU backend misuse: {0}")]
     Misuse(String),
+    /// A GPU run asked of a build without the `gpu` feature.
     #[error("this build has no GPU backend (built without the `gpu` feature)")]
     NotBuilt,
 }
@@ -73,12 +82,16 @@ pub struct Unsupported {
 /// Errors of a batched run on any backend.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// No board fits the puzzle's rim, or an assignment failed.
     #[error(transparent)]
     Assign(#[from] AssignError),
+    /// The batch driver failed ([`crate::batch::BatchError`]).
     #[error(transparent)]
     Batch(#[from] crate::batch::BatchError),
+    /// The GPU backend failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// The backend does not run what the batch needs (the capability table's refusal).
     #[error(transparent)]
     Unsupported(#[from] Unsupported),
 }
@@ -86,6 +99,7 @@ pub enum EngineError {
 /// Which trials get a fixed-point certificate ([`crate::certify`]) after a batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Certify {
+    /// No certificates.
     #[default]
     None,
     /// The solving trial.
@@ -97,6 +111,7 @@ pub enum Certify {
 /// What a backend's batch gives back: the run, and the certificates asked for.
 #[derive(Debug)]
 pub struct Batch {
+    /// The run's outcome.
     pub result: MapResult,
     /// (trial, certificate), in trial order.
     pub certificates: Vec<(usize, Certificate)>,
@@ -175,7 +190,9 @@ pub type Listener<'a> = &'a mut dyn FnMut(&Progress);
 /// each with its configuration.
 #[derive(Clone, Copy, Debug)]
 pub enum MapJob<'a> {
+    /// F1: RRR or the difference map in edge-colour space.
     F1(&'a MapConfig),
+    /// Divide and concur.
     Dc(&'a DcConfig),
 }
 
@@ -260,7 +277,9 @@ impl Backend for CpuBackend {
 /// The outcome of [`select`]: the backend, and a line for the user when the choice was not
 /// literal (auto's pick, or why it fell back).
 pub struct Selected {
+    /// The backend to run on.
     pub backend: Box<dyn Backend>,
+    /// A line for the user when the choice was not the literal one asked for.
     pub note: Option<String>,
 }
 
@@ -270,7 +289,7 @@ pub struct Selected {
 /// adapters whose name contains it (ignoring case).
 ///
 /// `--adapter all` (with `gpu` or `auto`) opens every hardware adapter
-/// ([`gpu::GpuContext::open_all`]) and splits F1 batches over them.
+/// (`GpuContext::open_all`) and splits F1 batches over them.
 pub fn select(choice: BackendChoice, adapter: Option<&str>) -> Result<Selected, GpuError> {
     #[cfg(feature = "gpu")]
     if choice != BackendChoice::Cpu && adapter.is_some_and(|a| a.eq_ignore_ascii_case("all")) {

@@ -28,17 +28,24 @@ use std::time::{Duration, Instant};
 /// What to measure.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
+    /// Board sizes `(width, height)`, each a generated puzzle.
     pub sizes: Vec<(usize, usize)>,
+    /// Batch sizes in trials.
     pub batches: Vec<usize>,
     /// "f1", "dc" or both.
     pub formulations: Vec<String>,
+    /// Measure the CPU rows.
     pub cpu: bool,
+    /// Measure the GPU rows.
     pub gpu: bool,
     /// Time budget of one measurement.
     pub budget: Duration,
     /// Skip a (size, batch) whose batch state would exceed this many bytes.
     pub max_bytes: u64,
+    /// Seed of the generated puzzles and the starting points.
     pub seed: u64,
+    /// The GPU adapter: the first whose name contains this text, ignoring case (None:
+    /// wgpu's high-performance choice).
     pub adapter: Option<String>,
     /// At most this many trials per device chunk in the F2 GPU rows (None: as many as the
     /// binding limits allow). Smaller chunks keep each chunk's trial-minor arrays small.
@@ -50,15 +57,26 @@ pub struct BenchOptions {
 /// One measured line.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct BenchRow {
+    /// `f1`, `dc` or `scan`.
     pub formulation: &'static str,
+    /// The board, `WxH`.
     pub size: String,
+    /// Trials of the batch.
     pub batch: usize,
+    /// What was measured: a kernel, a whole `iteration`, an `assign` class, `nodes`, ...
     pub kernel: &'static str,
+    /// `cpu` or `gpu`.
     pub backend: &'static str,
+    /// Repetitions timed (after one warm-up).
     pub reps: usize,
+    /// Seconds per repetition.
     pub seconds: f64,
+    /// Trial-iterations per second (the scan row: nodes per second).
     pub trial_iters_per_s: f64,
+    /// State traffic in GB (1e9 bytes) per second: `bytes_per_trial` over each trial's time.
     pub gb_per_s: f64,
+    /// Bytes of state one repetition reads and writes per trial (tables, which stay in cache, not
+    /// counted).
     pub bytes_per_trial: u64,
     /// The F2 GPU rows' trials per device chunk, when capped (`--dc-chunk-trials`).
     #[serde(skip_serializing_if = "Option::is_none")]

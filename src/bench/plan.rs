@@ -14,9 +14,13 @@ use crate::puzzle::generate::{GenerateOptions, generate};
 /// [`Plan::full`] (`--full`), and explicit lists override either.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
+    /// Board sizes `(width, height)`.
     pub sizes: Vec<(usize, usize)>,
+    /// Batch sizes in trials.
     pub batches: Vec<usize>,
+    /// Measure the CPU rows.
     pub cpu: bool,
+    /// Measure the GPU rows.
     pub gpu: bool,
     /// Why these, for the user.
     pub why: String,
@@ -101,18 +105,30 @@ pub struct BenchRequest {
 /// A bench request that cannot run; each names its flag.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
+    /// A size that is not of the form `WxH`.
     #[error("--sizes: size {0:?} is not WxH")]
     NotWxH(String),
+    /// A size whose width or height is not a whole number.
     #[error("--sizes: {0}")]
     SizeNumber(std::num::ParseIntError),
+    /// A size whose side is outside `2..=MAX_SIDE`.
     #[error("--sizes: {w}x{h} is out of range: each side must be 2..={}", crate::puzzle::MAX_SIDE)]
-    SizeRange { w: usize, h: usize },
+    SizeRange {
+        /// The width given.
+        w: usize,
+        /// The height given.
+        h: usize,
+    },
+    /// A batch of 0 trials.
     #[error("--batches: a batch must be at least 1 trial")]
     EmptyBatch,
+    /// A formulation other than `f1`, `dc` or `scan`.
     #[error("--formulations: unknown formulation {0:?} (f1, dc, scan)")]
     Formulation(String),
+    /// A budget of zero seconds.
     #[error("--budget must be a positive number of seconds")]
     ZeroBudget,
+    /// A memory cap that is not a positive number of GiB.
     #[error("--max-gib must be a positive number, got {0}")]
     MaxGib(f64),
     /// The GPU asked for cannot be used.

@@ -25,13 +25,16 @@ use std::path::PathBuf;
 
 pub use solve::SolveArgs;
 
+/// The command line: one subcommand.
 #[derive(Parser)]
 #[command(name = "concur", version, about = "Iterated maps (RRR, divide and concur) for edge-matching puzzles")]
 pub struct Cli {
+    /// The subcommand and its flags.
     #[command(subcommand)]
     pub cmd: Cmd,
 }
 
+/// The subcommands, each with its flags.
 #[derive(Subcommand)]
 #[allow(clippy::large_enum_variant, reason = "parsed once per process")]
 pub enum Cmd {
@@ -60,6 +63,7 @@ pub enum Cmd {
     Demo(DemoArgs),
 }
 
+/// `concur verify`'s flags.
 #[derive(Args)]
 pub struct VerifyArgs {
     /// The puzzle.
@@ -76,6 +80,7 @@ pub struct VerifyArgs {
     pub json: bool,
 }
 
+/// `concur report`'s flags.
 #[derive(Args)]
 pub struct ReportArgs {
     /// Result folders (or JSONL files) of ladders, merged.
@@ -89,6 +94,7 @@ pub struct ReportArgs {
     pub json: bool,
 }
 
+/// `concur render`'s flags.
 #[derive(Args)]
 pub struct RenderArgs {
     /// The puzzle.
@@ -100,6 +106,7 @@ pub struct RenderArgs {
     pub output: PathBuf,
 }
 
+/// `concur demo`'s flags.
 #[derive(Args)]
 pub struct DemoArgs {
     /// The board's side.
@@ -110,6 +117,7 @@ pub struct DemoArgs {
     pub seed: u64,
 }
 
+/// `concur bench`'s flags.
 #[derive(Args)]
 pub struct BenchArgs {
     /// The plan's lists and limits, checked by
@@ -121,6 +129,7 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
+/// `concur generate`'s flags.
 #[derive(Args)]
 pub struct GenerateArgs {
     /// The board's width in cells.
@@ -156,6 +165,7 @@ pub struct GenerateArgs {
     pub unique_nodes: u64,
 }
 
+/// `concur count`'s flags.
 #[derive(Args)]
 pub struct CountArgs {
     /// The puzzle.

@@ -382,12 +382,15 @@ impl Layout {
     pub fn layout(&self) -> DcLayout {
         self.layout
     }
+    /// Cells of the board.
     pub fn cells(&self) -> usize {
         self.cell_off.len() - 1
     }
+    /// Board width.
     pub fn width(&self) -> usize {
         self.width
     }
+    /// Board height.
     pub fn height(&self) -> usize {
         self.height
     }

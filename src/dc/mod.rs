@@ -107,12 +107,17 @@ pub enum Readout {
 pub struct DcConfig {
     /// RRR or the general-beta difference map (`a` = concur, `b` = divide).
     pub kind: MapKind,
+    /// The map's step.
     pub beta: f32,
+    /// Independent trials, run as one batch.
     pub trials: usize,
     /// Iterations per trial.
     pub max_iters: u64,
+    /// Wall-clock limit of the batch.
     pub time_limit: Option<Duration>,
+    /// The run's seed; trial `t` draws from its own stream ([`crate::rng::trial_seed`]).
     pub seed: u64,
+    /// The constraint weights in the concur mean: uniform, or Elser's adaptive weights.
     pub weights: Weights,
     /// Step of the adaptive weight update (ignored with uniform weights).
     pub gamma: f32,
@@ -120,6 +125,7 @@ pub struct DcConfig {
     /// default here and the GPU's), or one global assignment constraint and the joins
     /// ([`DcLayout::Hybrid`], the command line's default).
     pub layout: DcLayout,
+    /// How the board is read out of the concur values.
     pub readout: Readout,
     /// Stop the whole batch at the first verified solution (else run every trial out).
     pub stop_at_first: bool,
@@ -333,6 +339,7 @@ impl<'a> DcMap<'a> {
         Ok(self)
     }
 
+    /// The replica layout the batch runs.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -521,6 +528,7 @@ impl<'a> DcMap<'a> {
         }
     }
 
+    /// The batch's configuration.
     pub fn config(&self) -> &DcConfig {
         &self.cfg
     }

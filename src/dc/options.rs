@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DcOptions {
+    /// The options every map has, under the same keys.
     #[serde(flatten)]
     pub map: MapOptions,
     /// The map between concur and divide.

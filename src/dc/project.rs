@@ -215,6 +215,7 @@ pub struct DivideScratch {
 }
 
 impl DivideScratch {
+    /// Scratch sized for `layout`.
     pub fn new(layout: &Layout) -> Self {
         DivideScratch { assign: layout.assign_scratch(), board: vec![0; layout.cells()] }
     }

@@ -35,6 +35,7 @@ pub struct Pruner {
 }
 
 impl Pruner {
+    /// A pruner over `net`, with the arc-consistent domains of the empty board computed once.
     pub fn new(net: Arc<Network>) -> Self {
         let mut prop = Propagator::new(&net);
         let mut base = net.full_domains();

@@ -40,13 +40,19 @@ use std::time::Duration;
 /// Parameters of a batched run.
 #[derive(Clone, Debug)]
 pub struct MapConfig {
+    /// RRR or the general-beta difference map.
     pub kind: MapKind,
+    /// The step size.
     pub beta: f32,
+    /// Independent trials, run as one batch.
     pub trials: usize,
     /// Iterations per trial.
     pub max_iters: u64,
+    /// Wall-clock limit of the batch.
     pub time_limit: Option<Duration>,
+    /// The run's seed; trial `t` draws from its own stream ([`crate::rng::trial_seed`]).
     pub seed: u64,
+    /// The edge projection: P_E, or its one-colour relaxation P_E1.
     pub edge: EdgeProjection,
     /// Restart trials caught in an exact limit cycle.
     pub cycle_restart: bool,
@@ -88,7 +94,7 @@ pub struct MapConfig {
     pub adapt: Option<AdaptiveWeights>,
     /// Rate mode: a solution does not stop the batch; it is verified and recorded, and its
     /// trial goes on from a fresh point of its own seeded stream, until the time limit or
-    /// every trial's `max_iters` ([`crate::batch::Rounds::keep_going`]). The outcome's
+    /// every trial's `max_iters` (`batch::Rounds::keep_going`). The outcome's
     /// [`MapResult::rate`] lists every solution. `stop_at_first` is then ignored.
     pub keep_going: bool,
     /// Rate mode: where each solution goes as it is found (an appended JSON line).
@@ -110,8 +116,11 @@ pub struct MapConfig {
 /// the trial's current metric, as with the class weights.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AdaptiveWeights {
+    /// What an unmatched join's weight gains per iteration, as a fraction of its class weight.
     pub rate: f32,
+    /// The fraction of its excess over the class weight that a join's weight loses per iteration.
     pub decay: f32,
+    /// The cap on a join's weight, as a multiple of its class weight.
     pub max: f32,
 }
 
@@ -257,6 +266,8 @@ pub struct F1Map<'a> {
 type F1Trial = Trial<Option<Vec<f32>>>;
 
 impl<'a> F1Map<'a> {
+    /// The batch of `cfg.trials` trials (at least one), each at a random start from its own stream;
+    /// an error when no board fits the puzzle's rim.
     pub fn new(puzzle: &'a Puzzle, cfg: MapConfig) -> Result<Self, AssignError> {
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
@@ -289,6 +300,7 @@ impl<'a> F1Map<'a> {
         Ok(map)
     }
 
+    /// The projections the batch runs.
     pub fn f1(&self) -> &F1 {
         &self.f1
     }
@@ -299,6 +311,7 @@ impl<'a> F1Map<'a> {
         self.status[t].extra.as_deref().unwrap_or_else(|| self.state(t))
     }
 
+    /// The batch's configuration.
     pub fn config(&self) -> &MapConfig {
         &self.cfg
     }

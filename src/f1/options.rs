@@ -62,6 +62,7 @@ impl std::str::FromStr for JoinWeights {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct F1Options {
+    /// The options every map has, under the same keys.
     #[serde(flatten)]
     pub map: MapOptions,
     /// The edge projection of the map: the average per join (P_E), or one colour per join

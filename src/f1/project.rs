@@ -119,6 +119,7 @@ pub struct F1Tables {
     pub partner: Vec<u32>,
     /// Per flat weight entry: its candidates are `pc_cand[pc_off[e]..pc_off[e + 1]]`.
     pub pc_off: Vec<u32>,
+    /// The candidates of every flat weight entry, back to back (see `pc_off`).
     pub pc_cand: Vec<u32>,
     /// Per candidate, the four offsets into x of the colours it shows.
     pub cand_idx: Vec<u32>,
@@ -219,13 +220,16 @@ impl F1 {
     pub fn dim(&self) -> usize {
         self.cells * 4 * self.colors
     }
+    /// Colours K, grey included.
     pub fn colors(&self) -> usize {
         self.colors
     }
+    /// Cells of the board.
     pub fn cells(&self) -> usize {
         self.cells
     }
 
+    /// Scratch for [`F1::project_pieces`], sized for this puzzle.
     pub fn piece_scratch(&self) -> PieceScratch {
         PieceScratch {
             weights: vec![0.0; self.weight_len()],

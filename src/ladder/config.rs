@@ -26,7 +26,9 @@ pub struct Config {
     /// Folder that relative instance paths and globs start from (default: the puzzle folder).
     #[serde(default)]
     pub root: Option<PathBuf>,
+    /// The instances every method runs on, in order (each glob's files sorted).
     pub instances: Vec<InstanceSpec>,
+    /// The methods, each with a distinct label.
     pub methods: Vec<MethodSpec>,
     /// Time limits that grow with the board: an instance of C cells runs under the first
     /// entry (in order) with `max_cells >= C`, which replaces every method's own
@@ -69,8 +71,10 @@ pub struct Stop {
     /// Count each instance apart instead of every instance of a size together.
     #[serde(default)]
     pub per_instance: bool,
+    /// Stop once the group has this many verified solutions.
     #[serde(default)]
     pub target_solutions: Option<u64>,
+    /// Stop once the group's one-core runs have taken this many hours.
     #[serde(default)]
     pub cap_core_hours: Option<f64>,
     /// A cap on the work spent, in the method's work unit (a budget that does not depend on
@@ -102,7 +106,9 @@ impl Stop {
 /// What a stopping rule counts over: every instance of a size, or one instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Scope {
+    /// Every instance of this many cells.
     Cells(usize),
+    /// The instance of this name.
     Instance(String),
 }
 
@@ -128,7 +134,9 @@ pub type Tally = std::collections::HashMap<Group, Spent>;
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Budget {
+    /// The largest board, in cells, the step applies to.
     pub max_cells: usize,
+    /// Each run's time limit there, in seconds (in (0, 1e9]).
     pub time_limit: f64,
     /// Runs per instance and method at these sizes (default: [`Config::runs`]), for sizes
     /// where every run may take its whole budget.
@@ -161,20 +169,33 @@ fn one() -> u64 {
 #[serde(untagged, deny_unknown_fields)]
 pub enum InstanceSpec {
     /// A file or a glob pattern.
-    Path { path: String },
+    Path {
+        /// The file or pattern, relative to [`Config::root`] unless absolute.
+        path: String,
+    },
     /// A generated puzzle.
-    Generate { generate: GenSpec },
+    Generate {
+        /// What to generate.
+        generate: GenSpec,
+    },
 }
 
+/// A generated instance: a puzzle of Brendan Owen's kind with a planted solution
+/// ([`crate::puzzle::generate::generate`]).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenSpec {
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// The generator's seed (default 0).
     #[serde(default)]
     pub seed: u64,
+    /// Colours of the rim joins (default: Brendan Owen's count for the size).
     #[serde(default)]
     pub frame_colors: Option<usize>,
+    /// Colours of the inner joins (default: Brendan Owen's count for the size).
     #[serde(default)]
     pub inner_colors: Option<usize>,
 }
@@ -260,6 +281,7 @@ impl From<MethodSpec> for serde_json::Map<String, serde_json::Value> {
 }
 
 impl MethodSpec {
+    /// The label in records, tables and plots: the one given, else the method's name.
     pub fn label(&self) -> String {
         self.label.clone().unwrap_or_else(|| self.spec.name().name().to_string())
     }
@@ -286,25 +308,25 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if let Some(methods) = raw.as_ref().and_then(|v| v.get("methods")).and_then(|m| m.as_array()) {
         for entry in methods {
             if let Some(o) = entry.as_object() {
-                MethodSpec::try_from(o.clone()).map_err(Error::invalid)?;
+                MethodSpec::try_from(o.clone()).map_err(Error::config)?;
             }
         }
     }
     let cfg: Config = if text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Error::invalid(format!("bad ladder JSON: {e}")))?
+        serde_json::from_str(text).map_err(|e| Error::config(format!("bad ladder JSON: {e}")))?
     } else {
         toml::from_str(text)
-            .map_err(|e| Error::invalid(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
+            .map_err(|e| Error::config(format!("bad ladder TOML: {}", e.to_string().replace('\n', " "))))?
     };
     if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
-        return Err(Error::invalid("a ladder needs at least one instance, one method and one run"));
+        return Err(Error::config("a ladder needs at least one instance, one method and one run"));
     }
     let seconds = |t: f64| t > 0.0 && t <= crate::limits::MAX_SECONDS;
     if cfg.budgets.iter().any(|b| !seconds(b.time_limit)) {
-        return Err(Error::invalid("every budget needs a positive time_limit of at most 1e9 seconds"));
+        return Err(Error::config("every budget needs a positive time_limit of at most 1e9 seconds"));
     }
     if let Some(m) = cfg.methods.iter().find(|m| m.spec.time_limit.is_some_and(|t| !seconds(t))) {
-        return Err(Error::invalid(format!(
+        return Err(Error::config(format!(
             "method {:?}: time_limit must be a positive number of seconds, at most 1e9",
             m.label()
         )));
@@ -313,25 +335,25 @@ pub fn parse_config(text: &str) -> Result<Config> {
         let bad_cap = |c: Option<f64>| c.is_some_and(|c| !(c.is_finite() && c > 0.0));
         s.target_solutions == Some(0) || bad_cap(s.cap_core_hours) || bad_cap(s.cap_work)
     }) {
-        return Err(Error::invalid(
+        return Err(Error::config(
             "a stop needs target_solutions >= 1 and a positive, finite cap_core_hours and cap_work",
         ));
     }
     if cfg.budgets.iter().any(|b| b.runs == Some(0)) {
-        return Err(Error::invalid("a budget's runs must be at least 1"));
+        return Err(Error::config("a budget's runs must be at least 1"));
     }
     // Every run is planned before the first starts: bound them, and their numbers.
     let most = cfg.budgets.iter().filter_map(|b| b.runs).chain([cfg.runs]).max().unwrap_or(cfg.runs);
     if most > MAX_RUNS {
-        return Err(Error::invalid(format!("{most} runs per instance and method; at most {MAX_RUNS}")));
+        return Err(Error::config(format!("{most} runs per instance and method; at most {MAX_RUNS}")));
     }
     if cfg.first_run.checked_add(most).is_none() {
-        return Err(Error::invalid(format!("first_run {} leaves no room for {most} runs", cfg.first_run)));
+        return Err(Error::config(format!("first_run {} leaves no room for {most} runs", cfg.first_run)));
     }
     let mut labels = HashSet::new();
     for m in &cfg.methods {
         if !labels.insert(m.label()) {
-            return Err(Error::invalid(format!(
+            return Err(Error::config(format!(
                 "two methods share the label {:?}; give them distinct labels",
                 m.label()
             )));
@@ -339,7 +361,7 @@ pub fn parse_config(text: &str) -> Result<Config> {
     }
     for s in &cfg.stops {
         if let Some(bad) = s.methods.iter().find(|m| !labels.contains(*m)) {
-            return Err(Error::invalid(format!("a stop names {bad:?}, which no method is labelled")));
+            return Err(Error::config(format!("a stop names {bad:?}, which no method is labelled")));
         }
     }
     Ok(cfg)

@@ -30,6 +30,7 @@ pub struct Machine {
     pub name: String,
     /// `device` (a GPU run uses the whole device) or `core` (a CPU ladder run, one core).
     pub per: String,
+    /// Its runs.
     pub runs: usize,
     /// Its own pooled work per solution.
     pub work: Pooled,
@@ -49,11 +50,17 @@ pub struct Machine {
 /// One (method, size) over every machine that ran it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Pooling {
+    /// The method's label.
     pub label: String,
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// Cells, `width * height`.
     pub area: usize,
+    /// The unit of the work.
     pub work_unit: String,
+    /// What each machine's runs say.
     pub machines: Vec<Machine>,
     /// Pairs of machines whose 95% intervals of work per solution do not overlap.
     pub disagree: Vec<[String; 2]>,

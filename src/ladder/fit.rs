@@ -42,12 +42,26 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Why a fit gave no line.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum FitError {
+    /// Too few points seen exactly (not censored), or all at one `x`.
     #[error("{seen} points seen exactly ({needed} needed, at two or more distinct x)")]
-    TooFewPoints { seen: usize, needed: usize },
+    TooFewPoints {
+        /// Points seen exactly.
+        seen: usize,
+        /// The fewest the fit takes ([`MIN_SEEN`]).
+        needed: usize,
+    },
+    /// A point with a coordinate that is NaN or infinite.
     #[error("a value is not finite (x = {x}, y = {y})")]
-    NotFinite { x: f64, y: f64 },
+    NotFinite {
+        /// Its `x`.
+        x: f64,
+        /// Its `y`.
+        y: f64,
+    },
+    /// The points seen exactly lie on one line, so the likelihood has no maximum.
     #[error("the points seen exactly lie on one line: the residual spread is zero")]
     NoSpread,
+    /// Newton's method did not converge in the given number of steps.
     #[error("the likelihood did not converge in {0} Newton steps")]
     NoConvergence(usize),
 }
@@ -56,26 +70,35 @@ pub enum FitError {
 /// above `y`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Point {
+    /// The point's `x`.
     pub x: f64,
+    /// Its `y`, or with `censored` the value the true `y` is known to exceed.
     pub y: f64,
+    /// Whether `y` is only a lower bound (the method found no solution).
     pub censored: bool,
 }
 
 /// A censored normal regression line ([`tobit`]).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Line {
+    /// `a` of `y = a + b x`.
     pub intercept: f64,
+    /// `b` of `y = a + b x`.
     pub slope: f64,
     /// The residual spread `s` (maximum likelihood).
     pub sigma: f64,
+    /// The log-likelihood at the maximum.
     pub log_likelihood: f64,
+    /// Points fitted, censored ones included.
     pub points: usize,
+    /// Of them, the censored ones.
     pub censored: usize,
     /// Newton steps taken.
     pub iterations: usize,
 }
 
 impl Line {
+    /// The line's `y` at `x`.
     pub fn at(&self, x: f64) -> f64 {
         self.intercept + self.slope * x
     }
@@ -252,7 +275,9 @@ pub fn censor_point(total: f64, factor: f64) -> f64 {
 /// A pooled count: `solutions` found in `total` work (`stats::pooled_counts`).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Measured {
+    /// The work pooled over the runs (trial-iterations or nodes).
     pub total: f64,
+    /// The solutions found in it.
     pub solutions: u64,
 }
 
@@ -266,21 +291,27 @@ impl Measured {
 /// An `x` value: a pooled count, or known exactly (a count of solutions).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Axis {
+    /// A pooled count, its `x` the `log10` of work per solution (with the noise of its count).
     Measured(Measured),
+    /// A value known exactly, in the units of the fit's `x` (the `log10` of a solution count).
     Exact(f64),
 }
 
 /// One unit of a regression (an instance): `x`, and `y` as a pooled count.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unit {
+    /// The unit's `x`.
     pub x: Axis,
+    /// The unit's `y` count; censored in the fit without a solution.
     pub y: Measured,
 }
 
 /// How [`regress_counts`] runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BootOptions {
+    /// Bootstrap resamples (0: the line alone, no intervals).
     pub resamples: usize,
+    /// The seed of the resampling; the same seed gives the same intervals.
     pub seed: u64,
     /// [`CENSOR_FACTOR`] unless a comparison asks for another.
     pub censor_factor: f64,
@@ -295,6 +326,7 @@ impl Default for BootOptions {
 /// A fitted line of pooled counts with its bootstrap.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CountRegression {
+    /// The line fitted to every unit.
     pub line: Line,
     /// Units that could be placed (an `x` count above 0).
     pub units: usize,
@@ -302,7 +334,9 @@ pub struct CountRegression {
     pub left_out: usize,
     /// 95% percentile-bootstrap intervals.
     pub slope_ci: [f64; 2],
+    /// The 95% interval of the intercept.
     pub intercept_ci: [f64; 2],
+    /// Resamples drawn.
     pub resamples: usize,
     /// Resamples whose fit failed (left out of the intervals).
     pub failed: usize,

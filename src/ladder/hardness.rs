@@ -64,28 +64,70 @@ pub const MIN_COMMON: usize = 3;
 /// at the 95% bound `T / ln 20` instead: 0.654, 0.542 and 0.498, covering in 74%, 31% and 27%).
 pub const HEAVY_CENSORING: f64 = 0.3;
 
-/// Bad optional inputs.
+/// A bad optional input of the section (`hardness-inputs/`); each names its file.
 #[derive(Debug, thiserror::Error)]
 pub enum HardnessError {
+    /// The file exists but cannot be read.
     #[error("cannot read {path}")]
     Read {
+        /// The file.
         path: String,
+        /// The operating system's reason.
         #[source]
         source: std::io::Error,
     },
+    /// One line of a JSON-lines input that cannot be used.
     #[error("{path}, line {line}: {msg}")]
-    Line { path: String, line: usize, msg: String },
+    Line {
+        /// The file.
+        path: String,
+        /// The line, 1-based.
+        line: usize,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// A whole-file input (JSON) that cannot be used.
     #[error("{path}: {msg}")]
-    File { path: String, msg: String },
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// The same instance counted twice with different totals.
     #[error("{path}: instance {instance:?} is counted twice with different totals ({a} and {b})")]
-    CountClash { path: String, instance: String, a: u64, b: u64 },
+    CountClash {
+        /// The file of the second count.
+        path: String,
+        /// The instance's name.
+        instance: String,
+        /// The total seen first.
+        a: u64,
+        /// The total seen second.
+        b: u64,
+    },
+}
+
+impl HardnessError {
+    /// The input file the error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            HardnessError::Read { path, .. }
+            | HardnessError::Line { path, .. }
+            | HardnessError::File { path, .. }
+            | HardnessError::CountClash { path, .. } => path,
+        }
+    }
 }
 
 /// The method labels the section compares.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Labels {
+    /// The map's label (`rrr`, or the first RRR or difference-map label).
     pub map: String,
+    /// The row scan's label, whose nodes per solution are the hardness.
     pub scan: String,
+    /// The AC-4 backtracker's label, when the records have one.
     pub ac4: Option<String>,
 }
 
@@ -114,9 +156,13 @@ pub fn labels(records: &[Record]) -> Option<Labels> {
 /// One instance's pooled rates.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Instance {
+    /// The instance's name, as its records give it.
     pub instance: String,
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// `width * height`.
     pub cells: usize,
     /// Colours, grey excluded (as in the records).
     pub colors: usize,
@@ -173,8 +219,11 @@ pub fn instances(records: &[Record], labels: &Labels, counts: &BTreeMap<String, 
 /// Core-seconds per unit of work of each method on one board size (`None` where unmeasured).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SizeCosts {
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// `width * height`.
     pub cells: usize,
     /// Per map trial-iteration.
     pub map: Option<f64>,
@@ -285,6 +334,7 @@ pub fn parse_counts(text: &str, path: &str, into: &mut BTreeMap<String, u64>) ->
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NamedPoint {
+    /// The board's name in the report.
     pub name: String,
     /// Its estimated scan nodes per solution (its hardness).
     pub scan_nodes_per_solution: f64,
@@ -309,11 +359,13 @@ pub fn parse_points(text: &str, path: &str) -> Result<Vec<NamedPoint>, HardnessE
 /// The optional inputs ([`read_inputs`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inputs {
+    /// Exact solution counts by instance name, from `counts.jsonl`.
     pub counts: BTreeMap<String, u64>,
     /// From `core-rates.jsonl`; empty when none was given.
     pub core_rates: Vec<SizeCosts>,
     /// The file(s) they came from, for the report.
     pub core_rates_from: Vec<String>,
+    /// Boards beyond the campaign to place on the line, from `points.json`.
     pub points: Vec<NamedPoint>,
 }
 
@@ -361,8 +413,9 @@ pub struct CostsUsed {
     pub map: f64,
     /// Core-seconds per scan node.
     pub scan: f64,
-    /// The board size they were measured on.
+    /// The width of the board size they were measured on.
     pub width: usize,
+    /// Its height.
     pub height: usize,
     /// `core-rates file` or `records`.
     pub source: String,
@@ -432,33 +485,47 @@ pub struct Crossing {
 pub struct DensityFit {
     /// `y = a + b log10(number of solutions)`: `b`.
     pub slope: f64,
+    /// Its 95% bootstrap interval.
     pub slope_ci: [f64; 2],
+    /// The intercept `a`.
     pub intercept: f64,
+    /// Its 95% bootstrap interval.
     pub intercept_ci: [f64; 2],
+    /// The residual spread `s`, in decades.
     pub residual_spread: f64,
+    /// Counted instances fitted.
     pub n: usize,
+    /// Of them, censored (the map found no solution).
     pub n_censored: usize,
     /// Whether -1 (work per solution inversely proportional to the solutions) lies in the
     /// slope's interval.
     pub inverse_in_ci: bool,
+    /// Bootstrap resamples drawn.
     pub resamples: usize,
+    /// Resamples whose fit failed (left out of the intervals).
     pub failed_resamples: usize,
 }
 
 /// A board placed on the fitted line.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Placed {
+    /// The board's name ([`NamedPoint::name`]).
     pub name: String,
+    /// Its hardness: estimated scan nodes per solution.
     pub scan_nodes_per_solution: f64,
     /// The line's map trial-iterations per solution at that hardness, with the 95% interval
     /// of the line (bootstrap) and of one instance (the line's bootstrap plus the residual
     /// spread).
     pub map_work: f64,
+    /// The 95% interval of the line there.
     pub map_work_ci: [f64; 2],
+    /// The 95% interval of one instance of that hardness.
     pub map_work_instance_ci: [f64; 2],
     /// In core-seconds per solution (with [`CostsUsed`]); null without costs.
     pub map_core_seconds: Option<f64>,
+    /// Its 95% interval (of the line).
     pub map_core_seconds_ci: Option<[f64; 2]>,
+    /// The scan's core-seconds per solution at that hardness (hardness times its cost per node).
     pub scan_core_seconds: Option<f64>,
     /// Whether the hardness lies outside the campaign's (an extrapolation of the line).
     pub extrapolated: bool,
@@ -503,11 +570,16 @@ pub fn place(
 /// The section's numbers, as `summary.json`'s `hardness_fit` (all in log10 units).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Summary {
+    /// The map's label ([`Labels::map`]).
     pub map_label: String,
+    /// The scan's label ([`Labels::scan`]).
     pub scan_label: String,
+    /// The AC-4 backtracker's label, when there is one.
     pub ac4_label: Option<String>,
-    /// `x` and `y` of the fit.
+    /// The fit's `x`: the scan's nodes per solution, as `log10(LABEL nodes per solution)`.
     pub x: String,
+    /// The fit's `y`: the map's trial-iterations per solution, as `log10(LABEL trial-iterations per
+    /// solution)`.
     pub y: String,
     /// Instances run by both the map and the scan.
     pub instances: usize,
@@ -519,18 +591,25 @@ pub struct Summary {
     pub n_left_out: usize,
     /// The slope `b` and its 95% bootstrap interval; null where the fit failed (`error`).
     pub exponent: Option<f64>,
+    /// Its 95% bootstrap interval.
     pub exponent_ci: Option<[f64; 2]>,
+    /// The intercept `a`.
     pub intercept: Option<f64>,
+    /// Its 95% bootstrap interval.
     pub intercept_ci: Option<[f64; 2]>,
     /// The residual spread `s`, in decades.
     pub residual_spread: Option<f64>,
     /// [`CountRegression::reliability`].
     pub reliability: Option<f64>,
+    /// Bootstrap resamples drawn.
     pub resamples: usize,
+    /// Resamples whose fit failed (left out of the intervals).
     pub failed_resamples: usize,
     /// The censoring point of a map with no solution, as a multiple of its work.
     pub censor_factor: f64,
+    /// Why there is no fit ([`FitError`]), when there is none.
     pub error: Option<String>,
+    /// The per-unit costs the crossing and the placed boards use; null without them.
     pub costs: Option<CostsUsed>,
     /// Null when there is no fit, no costs, or `b`'s interval reaches 1.
     pub crossing: Option<Crossing>,
@@ -538,27 +617,39 @@ pub struct Summary {
     pub cheaper: Option<String>,
     /// Null without three counted instances.
     pub density: Option<DensityFit>,
+    /// The boards of `points.json` placed on the line (none without a fit).
     pub points: Vec<Placed>,
 }
 
 /// Everything the section shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hardness {
+    /// The methods compared.
     pub labels: Labels,
     /// Every instance run by the map or the scan.
     pub instances: Vec<Instance>,
+    /// The fit of the map's work per solution against the scan's (None where it failed:
+    /// [`Summary::error`]).
     pub regression: Option<CountRegression>,
+    /// The fit against the exact solution counts (three or more counted instances).
     pub density: Option<CountRegression>,
+    /// The per-unit costs the records themselves give, per board size.
     pub costs_from_records: Vec<SizeCosts>,
+    /// The optional inputs read.
     pub inputs: Inputs,
+    /// The numbers, as `summary.json` holds them.
     pub summary: Summary,
 }
 
 /// How [`analyse`] runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
+    /// Bootstrap resamples (the report's default: its `RESAMPLES`).
     pub resamples: usize,
+    /// The seed of the bootstrap and of the placed boards' draws.
     pub seed: u64,
+    /// The censoring point of a map without a solution, as a multiple of its work
+    /// ([`fit::CENSOR_FACTOR`]).
     pub censor_factor: f64,
 }
 

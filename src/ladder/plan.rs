@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 /// A shard `K/N` (1-based K).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard's number, 1-based.
     pub k: u64,
+    /// Shards in all.
     pub n: u64,
 }
 
@@ -29,7 +31,9 @@ impl std::str::FromStr for Shard {
 
 /// An instance ready to run.
 pub struct Instance {
+    /// Its name in records (a file's path relative to the root, or a generated name).
     pub name: String,
+    /// The puzzle.
     pub puzzle: Puzzle,
 }
 
@@ -43,18 +47,17 @@ pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> 
                 let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { root.join(path) };
                 let pattern = full.to_string_lossy().to_string();
                 let mut paths: Vec<PathBuf> = glob::glob(&pattern)
-                    .map_err(|e| Error::invalid(format!("bad glob {pattern:?}: {e}")))?
+                    .map_err(|e| Error::config(format!("bad glob {pattern:?}: {e}")))?
                     .filter_map(|p| p.ok())
                     .collect();
                 paths.sort();
                 if paths.is_empty() {
-                    return Err(Error::invalid(format!("no instance matches {pattern:?}")));
+                    return Err(Error::config(format!("no instance matches {pattern:?}")));
                 }
                 for p in paths {
-                    let bytes =
-                        std::fs::read(&p).map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?;
-                    let puzzle =
-                        format::read_puzzle(&bytes).map_err(|e| Error::invalid(format!("{}: {e}", p.display())))?;
+                    let bytes = std::fs::read(&p).map_err(|e| Error::io("read", &p, e))?;
+                    let puzzle = format::read_puzzle(&bytes)
+                        .map_err(|e| Error::Instance { path: p.clone(), error: Box::new(e) })?;
                     let name = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().to_string();
                     out.push(Instance { name, puzzle });
                 }
@@ -78,8 +81,11 @@ pub fn load_instances(cfg: &Config, puzzle_dir: &Path) -> Result<Vec<Instance>> 
 /// One planned run.
 #[derive(Clone, Debug)]
 pub struct Job {
+    /// Index into the loaded instances.
     pub instance: usize,
+    /// Index into [`Config::methods`].
     pub method: usize,
+    /// The run's number ([`Config::first_run`] and up).
     pub run: u64,
 }
 
@@ -100,7 +106,11 @@ pub fn plan(cfg: &Config, cells: &[usize], shard: Option<Shard>) -> Vec<Job> {
     }
     match shard {
         None => jobs,
-        Some(s) => jobs.into_iter().enumerate().filter(|(i, _)| *i as u64 % s.n == s.k - 1).map(|(_, j)| j).collect(),
+        Some(s) => {
+            // A shard outside 1 <= K <= N (only one built by hand can be) holds no runs.
+            let k = s.k.checked_sub(1).filter(|&k| k < s.n);
+            jobs.into_iter().enumerate().filter(|(i, _)| k == Some(*i as u64 % s.n.max(1))).map(|(_, j)| j).collect()
+        }
     }
 }
 

@@ -10,26 +10,42 @@ use std::path::{Path, PathBuf};
 /// One finished run: one JSON line.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct Record {
+    /// The instance's name: its file relative to the instance root, or a generated one's
+    /// `generated:WxH:seedS`.
     pub instance: String,
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
     /// Colours, grey excluded.
     pub colors: usize,
+    /// The method's name (`rrr`, `scan`, ...).
     pub method: String,
+    /// The method entry's label ([`MethodSpec::label`](super::MethodSpec::label)).
     pub label: String,
+    /// The entry's parameters as the config gave them, with the time limit the run ran under.
     pub params: serde_json::Value,
+    /// The run's number among the runs of its instance and method.
     pub run: u64,
+    /// The run's seed, derived from the config's seed and `run`.
     pub seed: u64,
+    /// Where it ran: `cpu`, or `gpu: ` and the adapter.
     pub backend: String,
+    /// Whether the run found a verified solution.
     pub solved: bool,
     /// `map`, `map+ac`, or the method name for the controls; null when unsolved.
     pub mechanism: Option<String>,
     /// Iterations (maps), nodes (backtrack), moves or iterations (local search).
     pub work: u64,
+    /// The unit of `work`: `iterations`, `nodes`, `moves`.
     pub work_unit: String,
+    /// Seconds the run took, wall clock.
     pub wall_s: f64,
+    /// Matched interior joins of the run's best board, recomputed by the exact verifier.
     pub best_score: usize,
+    /// The puzzle's interior joins, the score of a solution.
     pub max_score: usize,
+    /// The version of `concur` that ran it.
     pub version: String,
     /// `(seconds, best score)` at the start and at each new best score (the maps and the
     /// local searches; empty for the tree searches): the score reached against time.
@@ -40,6 +56,7 @@ pub struct Record {
     /// `solved` counts 0 or 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solutions: Option<u64>,
+    /// Rate mode: of them, the distinct ones up to turning the board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distinct_solutions: Option<u64>,
     /// The map's trials in the batch, when more than one.
@@ -136,7 +153,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::invalid(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => return Err(Error::io("read", path, e)),
     };
     let mut out = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
@@ -147,7 +164,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>> {
         match serde_json::from_str::<Record>(line) {
             Ok(r) => out.push(r),
             Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
-            Err(e) => return Err(Error::parse(i + 1, format!("{}: bad result line: {e}", path.display()))),
+            Err(e) => return Err(Error::Record { path: path.to_path_buf(), line: i + 1, reason: e.to_string() }),
         }
     }
     Ok(out)

@@ -36,6 +36,7 @@ impl Censored {
         }
     }
 
+    /// The Kaplan-Meier median (None: beyond the budget).
     pub fn median(&self) -> Option<f64> {
         self.quartiles[1]
     }
@@ -44,11 +45,17 @@ impl Censored {
 /// One (method, size) cell of the table.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Row {
+    /// The method's label.
     pub label: String,
+    /// Board width.
     pub width: usize,
+    /// Board height.
     pub height: usize,
+    /// Cells, `width * height`.
     pub area: usize,
+    /// Runs on file.
     pub runs: usize,
+    /// Of them, the solved ones.
     pub solved: usize,
     /// Of the solved runs by the map alone / with completion (maps only).
     pub solved_by_map_ac: usize,
@@ -58,6 +65,7 @@ pub struct Row {
     pub solved_ci: [f64; 2],
     /// The largest time limit of the runs (their `time_limit` parameter), if they had one.
     pub time_limit_s: Option<f64>,
+    /// The unit of `work`.
     pub work_unit: String,
     /// Seconds to solution (wall clock, the currency common to all methods).
     pub seconds: Censored,
@@ -81,8 +89,11 @@ pub struct Row {
 /// Best scores over the runs of one (method, size).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Scores {
+    /// The score of a solution.
     pub max_score: usize,
+    /// Mean best score over the runs.
     pub mean: f64,
+    /// The highest best score of any run.
     pub best: usize,
     /// `[q1, median, q3]`, linearly interpolated.
     pub quartiles: [f64; 3],
@@ -144,7 +155,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
     for p in inputs {
         if p.is_dir() {
             let mut fs: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Error::invalid(format!("cannot read {}: {e}", p.display())))?
+                .map_err(|e| Error::io("read", p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
                 .collect();
@@ -153,7 +164,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
         } else if p.exists() {
             files.push(p.clone());
         } else {
-            return Err(Error::invalid(format!("{} does not exist", p.display())));
+            return Err(Error::Missing { path: p.clone() });
         }
     }
     let mut by_key: BTreeMap<(String, String, u64), Record> = BTreeMap::new();
@@ -161,7 +172,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
         for r in read_records(&f)? {
             match by_key.get(&r.key()) {
                 Some(old) if *old != r && (old.solved, old.work) != (r.solved, r.work) => {
-                    return Err(Error::invalid(format!("run {:?} appears twice with different results", r.key())));
+                    return Err(Error::results(format!("run {:?} appears twice with different results", r.key())));
                 }
                 Some(_) => {}
                 None => {
@@ -227,6 +238,7 @@ pub fn summarize(records: &[Record]) -> Vec<Row> {
 /// over the sizes where its Kaplan-Meier median lies within the budget.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Fit {
+    /// The method's label.
     pub label: String,
     /// `seconds` or `work`.
     pub quantity: String,
@@ -234,13 +246,17 @@ pub struct Fit {
     pub unit: String,
     /// Natural-log units per extra cell.
     pub slope: f64,
+    /// The natural log of the median at zero cells (an extrapolation: read with `slope`).
     pub intercept: f64,
     /// 95% t interval of the slope (at least three sizes).
     pub slope_ci: Option<[f64; 2]>,
     /// `exp(slope)`: the factor per extra cell, and its interval.
     pub growth_per_cell: f64,
+    /// The interval of `growth_per_cell` (from the slope's).
     pub growth_ci: Option<[f64; 2]>,
+    /// The smallest size fitted, in cells.
     pub area_min: usize,
+    /// The largest size fitted, in cells.
     pub area_max: usize,
     /// Sizes fitted.
     pub points: usize,
@@ -640,12 +656,16 @@ fn pooled_figure_link(s: &mut String, rows: &[Row]) {
 /// What `concur report` wrote.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Written {
+    /// Records merged.
     pub records: usize,
     /// The Markdown report (also in `report.md`).
     #[serde(skip)]
     pub markdown: String,
+    /// The table: one row per (method, size).
     pub rows: Vec<Row>,
+    /// The growth fits, per method and quantity.
     pub fits: Vec<Fit>,
+    /// Every file written, `summary.json` last.
     pub files: Vec<PathBuf>,
     /// Work per solution by machine ([`super::devices`]).
     pub devices: Vec<super::devices::Pooling>,
@@ -775,11 +795,11 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let records = merge(inputs)?;
     if records.is_empty() {
-        return Err(Error::invalid("no result lines found"));
+        return Err(Error::results("no result lines found"));
     }
     let rows = summarize(&records);
     let fits = fit(&rows);
-    std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let series = |secs: bool| -> Vec<Series> {
         let mut by: BTreeMap<&str, Vec<(f64, f64, f64, f64)>> = BTreeMap::new();
         let mut units: BTreeMap<&str, &str> = BTreeMap::new();
@@ -798,14 +818,13 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             .collect()
     };
     let pools = super::devices::pool(&records);
-    let inputs = super::hardness::read_inputs(inputs).map_err(|e| Error::invalid(e.to_string()))?;
+    let inputs = super::hardness::read_inputs(inputs)
+        .map_err(|e| Error::Hardness { path: e.path().to_string(), reason: e.to_string() })?;
     let hard = super::hardness::analyse(&records, inputs, &super::hardness::Options::default());
     let md = markdown(&records, &rows, &fits)
         + &super::devices::markdown(&pools)
         + &hard.as_ref().map_or_else(String::new, super::hardness::markdown);
-    let w = |p: &Path, s: &str| {
-        std::fs::write(p, s).map_err(|e| Error::invalid(format!("cannot write {}: {e}", p.display())))
-    };
+    let w = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| Error::io("write", p, e));
     let mut files = Vec::new();
     let mut put = |name: &str, s: &str| -> Result<()> {
         let p = out.join(name);

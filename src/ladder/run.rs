@@ -44,7 +44,7 @@ pub fn run_job_on(
     if one.is_map() && !spec.given.contains_key("trials") {
         one.trials = 1;
     }
-    let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", inst.name));
+    let fail = |e: &dyn std::fmt::Display| Error::Run { instance: inst.name.clone(), reason: e.to_string() };
     let selected = crate::solve::pick_backend(&one).map_err(|e| fail(&e))?;
     let backend = selected.backend;
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
@@ -121,36 +121,52 @@ pub struct Request {
 /// A ladder request that cannot run.
 #[derive(Debug, thiserror::Error)]
 pub enum RequestError {
+    /// A deadline that is not a positive number of seconds (below 1e9).
     #[error("--deadline {0}: need a positive number of seconds")]
     Deadline(f64),
+    /// The config file cannot be read.
     #[error("cannot read {path}")]
     Read {
+        /// The config file.
         path: String,
+        /// The operating system's reason.
         #[source]
         source: std::io::Error,
     },
+    /// The config file is not UTF-8 text.
     #[error("{path}: not text")]
     NotText {
+        /// The config file.
         path: String,
+        /// Where the text breaks.
         #[source]
         source: std::str::Utf8Error,
     },
     /// A config that does not parse or check ([`parse_config`]).
     #[error("{path}")]
     Config {
+        /// The config file.
         path: String,
+        /// What [`parse_config`] refused ([`Error::Config`]).
         #[source]
         source: Error,
     },
+    /// `--threads 0`.
     #[error("--threads must be at least 1")]
     NoThreads,
     /// Every run is timed on one core: more workers than cores would slow them all and skew
     /// the results, so a ladder refuses them rather than capping.
     #[error("--threads {threads} is more than the {cores} cores here; a ladder times each run on a core of its own")]
-    Threads { threads: usize, cores: usize },
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// The cores here.
+        cores: usize,
+    },
     /// The results folder takes no files.
     #[error(transparent)]
     Output(#[from] crate::limits::LimitError),
+    /// The worker pool could not be built.
     #[error(transparent)]
     Pool(#[from] rayon::ThreadPoolBuildError),
     /// What [`run`] refused or could not write.
@@ -169,12 +185,19 @@ pub fn puzzle_folder(given: Option<PathBuf>) -> PathBuf {
 /// A ladder call checked and ready: what [`run`] needs, and its threads.
 #[derive(Debug, Clone)]
 pub struct Ladder {
+    /// The config, parsed and checked.
     pub config: Config,
+    /// The folder relative instance paths start from ([`puzzle_folder`]).
     pub puzzle_dir: PathBuf,
+    /// The results folder, checked to take files.
     pub out: PathBuf,
+    /// This call's shard of the runs, if any.
     pub shard: Option<Shard>,
+    /// Go on from the runs on file instead of refusing a results file that holds some.
     pub resume: bool,
+    /// The part of the runs this call does.
     pub part: Part,
+    /// Worker threads, within the cores (None: rayon's pool).
     pub threads: Option<usize>,
 }
 
@@ -246,8 +269,11 @@ pub const MIN_DEADLINE_RUN_S: f64 = 60.0;
 /// Which runs of a ladder a call does: its shard, whether it resumes, and its part.
 #[derive(Clone, Copy, Debug)]
 pub struct Where<'a> {
+    /// The shard of the runs, if any.
     pub shard: Option<Shard>,
+    /// Go on from the runs on file (else a results file that holds runs is an error).
     pub resume: bool,
+    /// The part of the shard's runs to do.
     pub part: &'a Part,
 }
 
@@ -255,8 +281,11 @@ pub struct Where<'a> {
 /// planned total, and its seconds so far.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Done {
+    /// Jobs done: run, or skipped by a stopping rule.
     pub done: usize,
+    /// Jobs planned for this call.
     pub total: usize,
+    /// Seconds since the call started.
     pub elapsed_s: f64,
 }
 
@@ -288,15 +317,20 @@ pub fn run(
     progress: impl Fn(&Record, Done) + Sync,
 ) -> Result<Vec<Record>> {
     let Where { shard, resume, part } = at;
+    if let Some(s) = shard
+        && !(1..=s.n).contains(&s.k)
+    {
+        return Err(Error::config(format!("shard {}/{}: need 1 <= K <= N", s.k, s.n)));
+    }
     let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
     if let Some(bad) = part.methods.iter().find(|m| !labels.contains(m)) {
-        return Err(Error::invalid(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));
+        return Err(Error::config(format!("no method is labelled {bad:?}; the labels are {}", labels.join(", "))));
     }
     let instances = load_instances(cfg, puzzle_dir)?;
-    std::fs::create_dir_all(out).map_err(|e| Error::invalid(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let path = results_path(out, shard);
     if !resume && !read_records(&path)?.is_empty() {
-        return Err(Error::invalid(format!("{} already holds results; use --resume to continue it", path.display())));
+        return Err(Error::results(format!("{} already holds results; use --resume to continue it", path.display())));
     }
     let done = if resume { runs_on_file(out)? } else { HashSet::new() };
     // Drop a torn last line before appending.
@@ -305,14 +339,10 @@ pub fn run(
         && !text.ends_with('\n')
     {
         let keep = text.rfind('\n').map_or(0, |i| i + 1);
-        std::fs::write(&path, &text[..keep])
-            .map_err(|e| Error::invalid(format!("cannot repair {}: {e}", path.display())))?;
+        std::fs::write(&path, &text[..keep]).map_err(|e| Error::io("repair", &path, e))?;
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| Error::invalid(format!("cannot open {}: {e}", path.display())))?;
+    let file =
+        std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io("open", &path, e))?;
     let file = Mutex::new(file);
     // Set when a line could not be written: no run starts after it, and nothing more is
     // written, so the file keeps only whole lines and `--resume` goes on from it.
@@ -390,10 +420,11 @@ pub fn run(
                     let _ = f.set_len(len);
                 }
                 write_failed.store(true, std::sync::atomic::Ordering::Relaxed);
-                return Err(Error::invalid(format!(
-                    "cannot append to {}: {e}; every run on file is whole: --resume goes on from it",
-                    path.display()
-                )));
+                return Err(Error::io(
+                    "append to",
+                    &path,
+                    format!("{e}; every run on file is whole: --resume goes on from it"),
+                ));
             }
         }
         progress(&rec, finished());

@@ -111,10 +111,12 @@ impl KaplanMeier {
         &self.censored
     }
 
+    /// Observations, censored ones included.
     pub fn len(&self) -> usize {
         self.n
     }
 
+    /// Whether there is no observation.
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
@@ -180,10 +182,13 @@ pub fn wilson_interval(k: usize, n: usize) -> [f64; 2] {
 /// An ordinary least-squares line `y = intercept + slope * x`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct LineFit {
+    /// The slope.
     pub slope: f64,
+    /// `y` at `x = 0`.
     pub intercept: f64,
     /// 95% t interval of the slope (needs at least three points at two or more distinct x).
     pub slope_ci: Option<[f64; 2]>,
+    /// Points fitted.
     pub points: usize,
 }
 
@@ -395,7 +400,8 @@ pub const MIN_SOLUTIONS_FOR_FIT: usize = 10;
 /// data, so the KS distance's usual tables do not apply (H. W. Lilliefors, J. Amer. Statist.
 /// Assoc. 64:387 (1969)), and censoring changes them again: the p-value comes from a
 /// parametric bootstrap that repeats both, seeded by `seed`. `None` with fewer than
-/// [`MIN_SOLUTIONS_FOR_FIT`] solutions.
+/// [`MIN_SOLUTIONS_FOR_FIT`] solutions. Panics when `obs` and `censor_at` differ in length
+/// (the report builds both from the same runs).
 pub fn exp_fit(obs: &[(f64, bool)], censor_at: &[f64], resamples: usize, seed: u64) -> Option<ExpFit> {
     assert_eq!(obs.len(), censor_at.len());
     let p = pooled(obs);

@@ -5,12 +5,12 @@ use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use std::fmt::Write;
 
 /// An SVG document under construction.
-pub struct Svg {
+pub(crate) struct Svg {
     buf: String,
 }
 
 impl Svg {
-    pub fn new(width: f64, height: f64) -> Self {
+    pub(crate) fn new(width: f64, height: f64) -> Self {
         let mut buf = String::new();
         let _ = writeln!(
             buf,
@@ -19,19 +19,19 @@ impl Svg {
         let _ = writeln!(buf, r#"<rect width="100%" height="100%" fill="white"/>"#);
         Svg { buf }
     }
-    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
+    pub(crate) fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
         let _ = writeln!(
             self.buf,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#
         );
     }
-    pub fn dashed_line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
+    pub(crate) fn dashed_line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
         let _ = writeln!(
             self.buf,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}" stroke-dasharray="6 4"/>"#
         );
     }
-    pub fn polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
+    pub(crate) fn polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         let _ = writeln!(
             self.buf,
@@ -39,7 +39,7 @@ impl Svg {
             p.join(" ")
         );
     }
-    pub fn dotted_polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
+    pub(crate) fn dotted_polyline(&mut self, pts: &[(f64, f64)], stroke: &str, width: f64) {
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         let _ = writeln!(
             self.buf,
@@ -48,13 +48,13 @@ impl Svg {
         );
     }
     /// A circle drawn as a ring (an open marker).
-    pub fn ring(&mut self, x: f64, y: f64, r: f64, stroke: &str) {
+    pub(crate) fn ring(&mut self, x: f64, y: f64, r: f64, stroke: &str) {
         let _ = writeln!(
             self.buf,
             r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="white" stroke="{stroke}" stroke-width="1.8"/>"#
         );
     }
-    pub fn polygon(&mut self, pts: &[(f64, f64)], fill: &str, opacity: f64) {
+    pub(crate) fn polygon(&mut self, pts: &[(f64, f64)], fill: &str, opacity: f64) {
         let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         let _ = writeln!(
             self.buf,
@@ -62,29 +62,29 @@ impl Svg {
             p.join(" ")
         );
     }
-    pub fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str) {
+    pub(crate) fn circle(&mut self, x: f64, y: f64, r: f64, fill: &str) {
         let _ = writeln!(self.buf, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"/>"#);
     }
-    pub fn text(&mut self, x: f64, y: f64, anchor: &str, s: &str) {
+    pub(crate) fn text(&mut self, x: f64, y: f64, anchor: &str, s: &str) {
         let s = s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
         let _ = writeln!(self.buf, r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}">{s}</text>"#);
     }
     /// Text turned a quarter anticlockwise (for a y-axis label).
-    pub fn vtext(&mut self, x: f64, y: f64, s: &str) {
+    pub(crate) fn vtext(&mut self, x: f64, y: f64, s: &str) {
         let s = s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
         let _ = writeln!(
             self.buf,
             r#"<text x="{x:.1}" y="{y:.1}" text-anchor="middle" transform="rotate(-90 {x:.1} {y:.1})">{s}</text>"#
         );
     }
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.buf.push_str("</svg>\n");
         self.buf
     }
 }
 
 /// Distinct colours for plot series and puzzle colours.
-pub const PALETTE: [&str; 24] = [
+pub(crate) const PALETTE: [&str; 24] = [
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
     "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
     "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
@@ -92,14 +92,14 @@ pub const PALETTE: [&str; 24] = [
 
 /// One series of a plot: points (x, median, q1, q3); a q3 of `+inf` leaves the band open
 /// to the top of the plot (the quartile lies beyond the budget).
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
 /// A conservative estimate of the width in pixels of `s` at the 12 px sans-serif of these
 /// plots (wider than DejaVu Sans and Helvetica/Arial), so that legends stay inside the canvas.
-pub fn text_width(s: &str) -> f64 {
+pub(crate) fn text_width(s: &str) -> f64 {
     s.chars()
         .map(|c| match c {
             'i' | 'j' | 'l' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | ' ' | '(' | ')' | '[' | ']' => 4.5,
@@ -143,7 +143,7 @@ fn canvas(title: &str, legend_w: f64) -> (Svg, f64, f64) {
 
 /// A plot with a linear x axis and a log10 y axis; quartile bands shaded. Values at or below
 /// zero are drawn at the lowest decade.
-pub fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> String {
+pub(crate) fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> String {
     let lw = legend_width(series.iter().map(|s| s.name.as_str()));
     let (mut svg, w, h) = canvas(title, lw);
     let all: Vec<&(f64, f64, f64, f64)> = series.iter().flat_map(|s| s.points.iter()).collect();
@@ -200,7 +200,7 @@ pub fn log_plot(title: &str, xlabel: &str, ylabel: &str, series: &[Series]) -> S
 }
 
 /// One curve of a run-time distribution plot.
-pub struct Curve {
+pub(crate) struct Curve {
     pub name: String,
     /// Index into [`PALETTE`], so that a method keeps its colour across plots.
     pub color: usize,
@@ -217,11 +217,11 @@ pub struct Curve {
 
 /// The fewest runs at risk for which a run-time distribution is drawn solid: past that a
 /// last solve after every other run was censored would draw a step to 1.0 on one run.
-pub const MIN_AT_RISK: usize = 3;
+pub(crate) const MIN_AT_RISK: usize = 3;
 
 /// The time past which fewer than [`MIN_AT_RISK`] of these observation times remain at risk
 /// (at risk at `t`: observed at or after `t`): the third largest time, or 0 with fewer runs.
-pub fn sparse_from(times: &[f64]) -> f64 {
+pub(crate) fn sparse_from(times: &[f64]) -> f64 {
     let mut v: Vec<f64> = times.to_vec();
     v.sort_by(|a, b| b.total_cmp(a));
     v.get(MIN_AT_RISK - 1).copied().unwrap_or(0.0)
@@ -242,12 +242,12 @@ fn seconds_label(k: i64, e: i32) -> String {
 /// seconds, log x axis, one step curve per method, ticks where unsolved runs stopped, the
 /// budget as a dashed line, and each curve dotted where fewer than [`MIN_AT_RISK`] runs remain
 /// at risk.
-pub fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
+pub(crate) fn rtd_plot(title: &str, curves: &[Curve], budget: Option<f64>) -> String {
     step_plot(title, curves, budget, &YAxis { lo: 0.0, hi: 1.0, label: "fraction of runs solved", decimals: 2 })
 }
 
 /// The y axis of a [`step_plot`].
-pub struct YAxis<'a> {
+pub(crate) struct YAxis<'a> {
     pub lo: f64,
     pub hi: f64,
     pub label: &'a str,
@@ -256,7 +256,7 @@ pub struct YAxis<'a> {
 }
 
 /// Step curves against seconds on a log x axis (run-time distributions, scores reached).
-pub fn step_plot(title: &str, curves: &[Curve], budget: Option<f64>, y: &YAxis) -> String {
+pub(crate) fn step_plot(title: &str, curves: &[Curve], budget: Option<f64>, y: &YAxis) -> String {
     let lw = legend_width(curves.iter().map(|c| c.name.as_str()));
     let (mut svg, w, h) = canvas(title, lw);
     let times: Vec<f64> = curves
@@ -361,12 +361,12 @@ pub fn step_plot(title: &str, curves: &[Curve], budget: Option<f64>, y: &YAxis) 
 }
 
 /// The legend's note on a dotted tail.
-pub const SPARSE_NOTE: &str = "fewer than 3 at risk";
+pub(crate) const SPARSE_NOTE: &str = "fewer than 3 at risk";
 
 /// One point of a [`pooled_plot`]: at `x` (cells), the pooled mean per solution with its 95%
 /// interval, or, where nothing solved (`mean` `None`), the one-sided 95% lower bound `lo`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PooledPoint {
+pub(crate) struct PooledPoint {
     pub x: f64,
     pub mean: Option<f64>,
     pub lo: Option<f64>,
@@ -374,7 +374,7 @@ pub struct PooledPoint {
 }
 
 /// One method's points in a [`pooled_plot`] panel.
-pub struct PooledSeries {
+pub(crate) struct PooledSeries {
     pub name: String,
     /// Index into [`PALETTE`], so that a method keeps its colour across plots.
     pub color: usize,
@@ -382,7 +382,7 @@ pub struct PooledSeries {
 }
 
 /// One panel of a [`pooled_plot`]: a quantity per solution against cells.
-pub struct Panel<'a> {
+pub(crate) struct Panel<'a> {
     pub title: &'a str,
     pub ylabel: &'a str,
     /// Label the y decades in seconds (µs, ms, s) rather than as powers of ten.
@@ -402,7 +402,7 @@ const ARROW: f64 = 20.0;
 
 /// Tick labels at `xs` (pixel positions, increasing): the row (0 or 1) of each label, so that
 /// a label that would touch its left neighbour on the first row drops to the second.
-pub fn tick_rows(xs: &[f64], labels: &[String]) -> Vec<usize> {
+pub(crate) fn tick_rows(xs: &[f64], labels: &[String]) -> Vec<usize> {
     let mut rows = Vec::with_capacity(xs.len());
     let mut right_edge = [f64::NEG_INFINITY; 2];
     for (x, l) in xs.iter().zip(labels) {
@@ -419,7 +419,7 @@ pub fn tick_rows(xs: &[f64], labels: &[String]) -> Vec<usize> {
 /// mean with its 95% interval as a bar; where nothing solved, an open marker at the one-sided
 /// 95% lower bound with an arrow up (the cost lies above). Solid lines join a method's means;
 /// a bound is not joined. The legend, to the right of the first panel, explains the marks.
-pub fn pooled_plot(title: &str, panels: &[Panel]) -> String {
+pub(crate) fn pooled_plot(title: &str, panels: &[Panel]) -> String {
     let names: Vec<(usize, &str)> = {
         let mut v: Vec<(usize, &str)> = Vec::new();
         for p in panels {
@@ -597,7 +597,7 @@ pub fn board(puzzle: &Puzzle, board: &Board) -> String {
 /// One point of a [`scatter_plot`], in log10 units: `x` with its interval `x_ci`, `y` with
 /// its interval, or (`y_ci` `None`) a lower bound on `y`, drawn open with an arrow up.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ErrorPoint {
+pub(crate) struct ErrorPoint {
     pub x: f64,
     pub x_ci: [f64; 2],
     pub y: f64,
@@ -608,7 +608,7 @@ pub struct ErrorPoint {
 
 /// A fitted line with its band in a [`scatter_plot`], in log10 units at the `xs`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ScatterBand {
+pub(crate) struct ScatterBand {
     pub name: String,
     pub xs: Vec<f64>,
     pub mid: Vec<f64>,
@@ -617,7 +617,7 @@ pub struct ScatterBand {
 }
 
 /// A log-log scatter with error bars on both axes.
-pub struct ScatterPlot<'a> {
+pub(crate) struct ScatterPlot<'a> {
     pub title: &'a str,
     pub xlabel: &'a str,
     pub ylabel: &'a str,
@@ -649,7 +649,7 @@ fn clip_line(c: f64, m: f64, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2]) -> Option<[
 /// A log-log scatter (both axes in decades): per point a filled marker with its intervals as
 /// bars in x and y, or an open marker with an arrow up at a lower bound on y (with its x bar);
 /// a fitted line with its band; a dashed reference line; the legend to the right.
-pub fn scatter_plot(p: &ScatterPlot) -> String {
+pub(crate) fn scatter_plot(p: &ScatterPlot) -> String {
     let line_name = p.band.as_ref().map(|b| b.name.as_str());
     let ref_name = p.reference.as_ref().map(|r| r.2.as_str());
     let names: Vec<&str> =

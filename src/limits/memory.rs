@@ -47,7 +47,9 @@ pub fn human(bytes: u64) -> String {
 /// Bytes a run takes: a fixed part plus a part per trial.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Estimate {
+    /// Bytes whatever the trials (tables, solvers).
     pub fixed: u64,
+    /// Bytes each trial adds.
     pub per_trial: u64,
 }
 
@@ -72,8 +74,11 @@ impl Estimate {
 /// memory).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct GpuEstimate {
+    /// Host memory: per-trial bookkeeping, solvers and mirrors.
     pub host: Estimate,
+    /// Device buffers.
     pub device: Estimate,
+    /// Host-visible staging buffers the host reads through.
     pub staging: Estimate,
 }
 
@@ -220,6 +225,7 @@ fn cgroup_room() -> Option<u64> {
 /// that is set. `None` when nothing is known (then only impossible sizes are refused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryBudget {
+    /// Bytes available (None: unknown).
     pub bytes: Option<u64>,
     /// Whether `CONCUR_MAX_MEMORY` set the budget.
     pub capped: bool,

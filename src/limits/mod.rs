@@ -26,13 +26,40 @@ pub enum LimitError {
         if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() },
         if *fit == 0 { "not even one trial fits".to_string() } else { format!("at most {fit} trials fit") }
     )]
-    Memory { what: String, trials: u64, need: u64, have: u64, fit: u64, capped: bool },
+    Memory {
+        /// What would run (a method and its backend, in words).
+        what: String,
+        /// Trials asked for.
+        trials: u64,
+        /// Bytes they need, estimated.
+        need: u64,
+        /// Bytes available ([`MemoryBudget`]).
+        have: u64,
+        /// Trials that would fit.
+        fit: u64,
+        /// Whether `have` is the `CONCUR_MAX_MEMORY` cap rather than the machine's memory.
+        capped: bool,
+    },
     /// The tables of a run do not fit, whatever the trials.
     #[error("{what} needs about {} of memory for its tables, more than the {} available{}", human(*need), human(*have), if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() })]
-    Tables { what: String, need: u64, have: u64, capped: bool },
+    Tables {
+        /// What would run, in words.
+        what: String,
+        /// Bytes the tables need, estimated.
+        need: u64,
+        /// Bytes available ([`MemoryBudget`]).
+        have: u64,
+        /// Whether `have` is the `CONCUR_MAX_MEMORY` cap rather than the machine's memory.
+        capped: bool,
+    },
     /// An output that cannot be written.
     #[error("cannot write {path}: {reason}")]
-    Unwritable { path: String, reason: String },
+    Unwritable {
+        /// The output file or folder.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
     /// A setting that cannot be read.
     #[error("{0}")]
     Setting(String),

@@ -52,6 +52,7 @@ impl OutputFile {
         Ok(OutputFile { path: path.to_path_buf(), created: meta.is_none(), written: false, in_place })
     }
 
+    /// The output's path.
     pub fn path(&self) -> &Path {
         &self.path
     }

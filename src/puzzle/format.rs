@@ -19,23 +19,28 @@ use crate::error::{Error, Result};
 /// What a file holds, judged from its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// Brendan Owen's puzzle text: a `W H` line, then four colours a line.
     PuzzleText,
+    /// An eternity2.dev JSON puzzle.
     PuzzleJson,
+    /// Four colours a line without a header: a square board's pieces.
     PieceList,
+    /// Brendan Owen's solution text: a `W H` line, then `x y r` a line.
     Solution,
+    /// A link to a board in the community's viewer.
     ViewerLink,
 }
 
 /// Decodes bytes as UTF-8 text, rejecting binary data with a clear message.
 pub fn text_of(bytes: &[u8]) -> Result<&str> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(Error::invalid("the file is empty"));
+        return Err(Error::format("the file is empty"));
     }
     if bytes.contains(&0) {
-        return Err(Error::invalid("the file holds binary data, not a puzzle or solution"));
+        return Err(Error::format("the file holds binary data, not a puzzle or solution"));
     }
     std::str::from_utf8(bytes).map_err(|e| {
-        Error::invalid(format!(
+        Error::format(format!(
             "the file is not text (invalid UTF-8 at byte {}): not a puzzle or solution",
             e.valid_up_to()
         ))
@@ -79,7 +84,7 @@ pub fn detect(text: &str) -> Result<Kind> {
     }
     let mut it = lines(text);
     let Some((l1, head)) = it.next() else {
-        return Err(Error::invalid("the file is empty"));
+        return Err(Error::format("the file is empty"));
     };
     match head.len() {
         2 => match it.next() {
@@ -102,8 +107,8 @@ pub fn parse_puzzle(text: &str) -> Result<Puzzle> {
         Kind::PuzzleJson => parse_json(text),
         Kind::PuzzleText => parse_text(text, true),
         Kind::PieceList => parse_text(text, false),
-        Kind::Solution => Err(Error::invalid("this is a solution file (`x y r` lines), expected a puzzle")),
-        Kind::ViewerLink => Err(Error::invalid("this is a link to a board, expected a puzzle")),
+        Kind::Solution => Err(Error::format("this is a solution file (`x y r` lines), expected a puzzle")),
+        Kind::ViewerLink => Err(Error::format("this is a link to a board, expected a puzzle")),
     }
 }
 
@@ -144,7 +149,7 @@ fn parse_text(text: &str, header: bool) -> Result<Puzzle> {
         let n = pieces.len();
         let side = (n as f64).sqrt().round() as usize;
         if side * side != n {
-            return Err(Error::invalid(format!(
+            return Err(Error::puzzle(format!(
                 "a list of {n} pieces without a `W H` header: only square boards can be inferred"
             )));
         }
@@ -187,12 +192,12 @@ fn parse_json(text: &str) -> Result<Puzzle> {
     let mut pieces = Vec::with_capacity(j.pieces.len().min(super::MAX_CELLS));
     for (i, p) in j.pieces.iter().enumerate() {
         if p.len() != 4 {
-            return Err(Error::invalid(format!("piece {i} has {} colours, expected 4", p.len())));
+            return Err(Error::puzzle(format!("piece {i} has {} colours, expected 4", p.len())));
         }
         let mut q = [0u8; 4];
         for s in 0..4 {
             if p[s] < 0 || p[s] as u64 > max_color {
-                return Err(Error::invalid(format!("piece {i} has colour {} out of range 0..={max_color}", p[s])));
+                return Err(Error::puzzle(format!("piece {i} has colour {} out of range 0..={max_color}", p[s])));
             }
             q[s] = p[s] as u8;
         }
@@ -202,7 +207,7 @@ fn parse_json(text: &str) -> Result<Puzzle> {
     let mut hints = Vec::with_capacity(j.hints.len());
     for hnt in &j.hints {
         if !(0..n).contains(&hnt.pos) || !(0..n).contains(&hnt.piece) || !(0..4).contains(&hnt.rot) {
-            return Err(Error::invalid(format!(
+            return Err(Error::puzzle(format!(
                 "hint {{pos: {}, piece: {}, rot: {}}} is out of range (pos and piece 0..{n}, rot 0..4)",
                 hnt.pos, hnt.piece, hnt.rot
             )));
@@ -247,7 +252,7 @@ pub fn parse_solution(text: &str, puzzle: &Puzzle) -> Result<Board> {
         Kind::Solution => {}
         Kind::ViewerLink => return parse_viewer_link(text.trim(), puzzle),
         Kind::PuzzleJson | Kind::PuzzleText | Kind::PieceList => {
-            return Err(Error::invalid("this is a puzzle file, expected a solution (`x y r` lines)"));
+            return Err(Error::format("this is a puzzle file, expected a solution (`x y r` lines)"));
         }
     }
     let (w, h) = (puzzle.width(), puzzle.height());
@@ -279,7 +284,7 @@ pub fn parse_solution(text: &str, puzzle: &Puzzle) -> Result<Board> {
         count += 1;
     }
     if count != n {
-        return Err(Error::invalid(format!("solution places {count} pieces, the board has {n}")));
+        return Err(Error::solution(format!("solution places {count} pieces, the board has {n}")));
     }
     Ok(Board { width: w, height: h, cells: cells.into_iter().map(|c| c.expect("all placed")).collect() })
 }
@@ -313,21 +318,21 @@ pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
     let param =
         |key: &str| frag.split('&').find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.trim()));
     let dim = |key: &str| -> Result<usize> {
-        let v = param(key).ok_or_else(|| Error::invalid(format!("the link has no {key}")))?;
-        v.parse().map_err(|_| Error::invalid(format!("the link's {key} is not a number: `{}`", clip(v))))
+        let v = param(key).ok_or_else(|| Error::solution(format!("the link has no {key}")))?;
+        v.parse().map_err(|_| Error::solution(format!("the link's {key} is not a number: `{}`", clip(v))))
     };
     let (w, h) = (dim("board_w")?, dim("board_h")?);
     if (w, h) != (puzzle.width(), puzzle.height()) {
-        return Err(Error::invalid(format!(
+        return Err(Error::solution(format!(
             "the link shows a {w}x{h} board, the puzzle is {}x{}",
             puzzle.width(),
             puzzle.height()
         )));
     }
-    let edges = param("board_edges").ok_or_else(|| Error::invalid("the link has no board_edges"))?;
+    let edges = param("board_edges").ok_or_else(|| Error::solution("the link has no board_edges"))?;
     let n = w * h;
     if edges.len() != 4 * n || !edges.bytes().all(|b| b.is_ascii_lowercase()) {
-        return Err(Error::invalid(format!(
+        return Err(Error::solution(format!(
             "board_edges must be {} letters a-z (four a cell), found {} characters",
             4 * n,
             edges.chars().count()
@@ -343,7 +348,7 @@ pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
     for c in 0..n {
         let q: Piece = [e[4 * c] - b'a', e[4 * c + 1] - b'a', e[4 * c + 2] - b'a', e[4 * c + 3] - b'a'];
         let piece = unused.get_mut(&super::canonical(q)).and_then(|v| v.pop()).ok_or_else(|| {
-            Error::invalid(format!(
+            Error::solution(format!(
                 "cell {c} (row {}, column {}) shows edges {q:?}, which no unused piece has",
                 c / w + 1,
                 c % w + 1
@@ -365,17 +370,21 @@ pub fn read_solution(bytes: &[u8], puzzle: &Puzzle) -> Result<Board> {
 /// exactly once cannot be expressed in it and is an error.
 pub fn write_solution(board: &Board) -> Result<String> {
     let (w, h) = (board.width, board.height);
-    let n = w * h;
+    let n = w.saturating_mul(h);
+    if board.cells.len() != n {
+        return Err(Error::solution(format!("a {w}x{h} board has {n} cells, this one holds {}", board.cells.len())));
+    }
     let mut at: Vec<Option<(usize, usize, u8)>> = vec![None; n];
     for (c, pl) in board.cells.iter().enumerate() {
         let p = pl.piece as usize;
         if p >= n || at[p].is_some() {
-            return Err(Error::invalid(format!("board uses piece {p} twice or out of range")));
+            return Err(Error::solution(format!("board uses piece {p} twice or out of range")));
         }
         at[p] = Some((c % w, h - 1 - c / w, pl.rot));
     }
     let mut s = format!("{w} {h}\n");
-    for (x, y, r) in at.into_iter().map(|a| a.expect("permutation")) {
+    // n cells, each a distinct piece below n: every piece is placed once.
+    for (x, y, r) in at.into_iter().map(|a| a.expect("n distinct pieces of n fill every slot")) {
         s.push_str(&format!("{x} {y} {r}\n"));
     }
     Ok(s)
@@ -462,6 +471,15 @@ mod tests {
         assert_eq!(b.cells[2], Placement { piece: 2, rot: 0 });
         assert_eq!(write_solution(&b).unwrap(), sol);
         assert_eq!(pz.score(&b), 4);
+        // A board that is not a permutation of its pieces, or holds the wrong number of
+        // cells, is a typed error, not a panic.
+        let mut short = b.clone();
+        short.cells.pop();
+        assert!(matches!(write_solution(&short), Err(Error::Solution { .. })));
+        let mut twice = b.clone();
+        twice.cells[1] = twice.cells[0];
+        assert!(matches!(write_solution(&twice), Err(Error::Solution { .. })));
+        assert!(matches!(parse_puzzle(sol), Err(Error::Format { .. })));
     }
 
     #[test]

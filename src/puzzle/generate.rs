@@ -233,15 +233,19 @@ fn is_frame_join(width: usize, height: usize, c: usize, s: usize) -> bool {
 /// Generates a puzzle with a planted solution. The same options give the same puzzle.
 pub fn generate(opts: &GenerateOptions) -> Result<(Puzzle, Board)> {
     let (w, h) = (opts.width, opts.height);
-    check_size(w, h)?;
+    check_size(w, h).map_err(|e| Error::Generate { width: w, height: h, reason: e.to_string() })?;
     let (df, di) = default_colors(w, h);
     let f = opts.frame_colors.unwrap_or(df);
     let i = opts.inner_colors.unwrap_or(di);
     if f == 0 || i == 0 || 1 + f + i > super::MAX_COLORS {
-        return Err(Error::invalid(format!(
-            "colour counts frame={f} inner={i}: each must be at least 1 and together at most {}",
-            super::MAX_COLORS - 1
-        )));
+        return Err(Error::Generate {
+            width: w,
+            height: h,
+            reason: format!(
+                "colour counts frame={f} inner={i}: each must be at least 1 and together at most {}",
+                super::MAX_COLORS - 1
+            ),
+        });
     }
     let n = w * h;
     // Every join, named by its upper/left cell and side, in a fixed order.
@@ -286,9 +290,7 @@ pub fn generate(opts: &GenerateOptions) -> Result<(Puzzle, Board)> {
             return Ok((puzzle, Board { width: w, height: h, cells }));
         }
     }
-    Err(Error::Unsatisfiable(format!(
-        "no {w}x{h} board with {f} frame and {i} inner colours free of duplicate and symmetric pieces after {MAX_ATTEMPTS} draws; use more colours"
-    )))
+    Err(Error::Unsatisfiable { width: w, height: h, frame_colors: f, inner_colors: i, attempts: MAX_ATTEMPTS })
 }
 
 #[cfg(test)]

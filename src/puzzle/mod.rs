@@ -13,16 +13,23 @@ use crate::error::{Error, Result};
 /// Edge colours of one piece in URDL order.
 pub type Piece = [u8; 4];
 
+/// The top side of a cell or piece.
 pub const UP: usize = 0;
+/// The right side.
 pub const RIGHT: usize = 1;
+/// The bottom side.
 pub const DOWN: usize = 2;
+/// The left side.
 pub const LEFT: usize = 3;
 
-/// Largest supported board side, and the largest number of colours (grey included).
+/// Largest supported board side.
 pub const MAX_SIDE: usize = 256;
+/// Largest supported number of cells (a 256x256 board).
 pub const MAX_CELLS: usize = 1 << 16;
+/// Largest number of colours, grey included: a colour is 0..=63.
 pub const MAX_COLORS: usize = 64;
 
+/// The side facing `side` across a join: `(side + 2) % 4`.
 #[inline]
 pub const fn opposite(side: usize) -> usize {
     (side + 2) % 4
@@ -48,31 +55,42 @@ pub fn is_symmetric(p: Piece) -> bool {
 /// A piece fixed at a cell with a rotation, given in the puzzle (eternity2 "hints").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hint {
+    /// The cell, row-major from the top-left.
     pub cell: usize,
+    /// The piece, 0-based in the puzzle's order.
     pub piece: usize,
+    /// Clockwise quarter turns, 0..=3.
     pub rot: u8,
 }
 
 /// One placed piece: which piece and how many clockwise quarter turns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Placement {
+    /// The piece, 0-based in the puzzle's order.
     pub piece: u16,
+    /// Clockwise quarter turns, 0..=3.
     pub rot: u8,
 }
 
 /// A full board: `cells[c]` is the placement at cell `c` (row-major from the top-left).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
+    /// Columns.
     pub width: usize,
+    /// Rows.
     pub height: usize,
+    /// `width * height` placements, row-major from the top-left.
     pub cells: Vec<Placement>,
 }
 
 /// The class of a piece or a cell, by its number of rim sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
+    /// Two adjacent grey sides (a piece), or two rim sides (a cell).
     Corner,
+    /// One grey side, or one rim side.
     Edge,
+    /// No grey side, or no rim side.
     Inner,
 }
 
@@ -94,13 +112,13 @@ impl Puzzle {
         check_size(width, height)?;
         let n = width * height;
         if pieces.len() != n {
-            return Err(Error::invalid(format!("a {width}x{height} board needs {n} pieces, found {}", pieces.len())));
+            return Err(Error::puzzle(format!("a {width}x{height} board needs {n} pieces, found {}", pieces.len())));
         }
         let mut num_colors = 1;
         for (i, p) in pieces.iter().enumerate() {
             for &col in p {
                 if col as usize >= MAX_COLORS {
-                    return Err(Error::invalid(format!(
+                    return Err(Error::puzzle(format!(
                         "piece {i} has colour {col}; at most {} colours are supported",
                         MAX_COLORS - 1
                     )));
@@ -108,7 +126,7 @@ impl Puzzle {
                 num_colors = num_colors.max(col as usize + 1);
             }
             if piece_class(*p).is_none() {
-                return Err(Error::invalid(format!(
+                return Err(Error::puzzle(format!(
                     "piece {i} {:?} has grey (0) on sides that no cell of a {width}x{height} board has on its rim",
                     p
                 )));
@@ -123,7 +141,7 @@ impl Puzzle {
             have[class_index(piece_class(*p).expect("checked"))] += 1;
         }
         if want != have {
-            return Err(Error::invalid(format!(
+            return Err(Error::puzzle(format!(
                 "pieces do not fit a {width}x{height} border: need {} corner, {} edge and {} inner pieces, found {}, {} and {}",
                 want[0], want[1], want[2], have[0], have[1], have[2]
             )));
@@ -132,19 +150,19 @@ impl Puzzle {
         let mut used_piece = vec![false; n];
         for h in &hints {
             if h.cell >= n || h.piece >= n || h.rot > 3 {
-                return Err(Error::invalid(format!(
+                return Err(Error::puzzle(format!(
                     "hint {h:?} is out of range for {n} cells and pieces, rotations 0..3"
                 )));
             }
             if std::mem::replace(&mut used_cell[h.cell], true) {
-                return Err(Error::invalid(format!("two hints for cell {}", h.cell)));
+                return Err(Error::puzzle(format!("two hints for cell {}", h.cell)));
             }
             if std::mem::replace(&mut used_piece[h.piece], true) {
-                return Err(Error::invalid(format!("two hints for piece {}", h.piece)));
+                return Err(Error::puzzle(format!("two hints for piece {}", h.piece)));
             }
             let q = rotated(pieces[h.piece], h.rot);
             if !fits_rim(width, height, h.cell, q) {
-                return Err(Error::invalid(format!(
+                return Err(Error::puzzle(format!(
                     "hint {h:?} puts piece {} rotated to {q:?} where its grey sides do not match the rim",
                     h.piece
                 )));
@@ -153,18 +171,23 @@ impl Puzzle {
         Ok(Puzzle { width, height, pieces, hints, num_colors })
     }
 
+    /// Columns of the board.
     pub fn width(&self) -> usize {
         self.width
     }
+    /// Rows of the board.
     pub fn height(&self) -> usize {
         self.height
     }
+    /// Cells of the board, `width * height` (and pieces of the puzzle).
     pub fn cells(&self) -> usize {
         self.width * self.height
     }
+    /// The pieces, in the file's order (a piece's number is its index).
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces
     }
+    /// The pieces fixed in place by the puzzle (eternity2.dev hints), in the file's order.
     pub fn hints(&self) -> &[Hint] {
         &self.hints
     }
@@ -242,12 +265,12 @@ impl Puzzle {
 
 pub(crate) fn check_size(width: usize, height: usize) -> Result<()> {
     if !(2..=MAX_SIDE).contains(&width) || !(2..=MAX_SIDE).contains(&height) {
-        return Err(Error::invalid(format!(
+        return Err(Error::puzzle(format!(
             "board size {width}x{height} is out of range: each side must be 2..={MAX_SIDE}"
         )));
     }
     if width * height > MAX_CELLS {
-        return Err(Error::invalid(format!("board {width}x{height} has more than {MAX_CELLS} cells")));
+        return Err(Error::puzzle(format!("board {width}x{height} has more than {MAX_CELLS} cells")));
     }
     Ok(())
 }
@@ -271,6 +294,7 @@ pub fn piece_class(p: Piece) -> Option<Class> {
     }
 }
 
+/// The neighbour of cell `c` across side `s` on a `width` x `height` board, or `None` on the rim.
 #[inline]
 pub fn neighbour(width: usize, height: usize, c: usize, s: usize) -> Option<usize> {
     let (row, col) = (c / width, c % width);
@@ -357,16 +381,20 @@ impl Candidates {
     pub fn colors_of(&self, c: usize) -> &[Piece] {
         &self.colors[self.offsets[c] as usize..self.offsets[c + 1] as usize]
     }
+    /// Number of candidates of cell `c`.
     #[inline]
     pub fn len(&self, c: usize) -> usize {
         (self.offsets[c + 1] - self.offsets[c]) as usize
     }
+    /// Whether cell `c` has no candidate (no piece fits it).
     pub fn is_empty(&self, c: usize) -> bool {
         self.len(c) == 0
     }
+    /// Candidates over every cell: the length of the flat list.
     pub fn total(&self) -> usize {
         self.list.len()
     }
+    /// Cells of the board.
     pub fn cells(&self) -> usize {
         self.offsets.len() - 1
     }

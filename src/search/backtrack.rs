@@ -20,9 +20,13 @@ use std::time::{Duration, Instant};
 /// Search parameters.
 #[derive(Clone, Debug)]
 pub struct BacktrackConfig {
+    /// The propagation after each placement.
     pub consistency: Consistency,
+    /// Seed of the random value order (with `randomize`) and of the tree estimate's probes.
     pub seed: u64,
+    /// Wall-clock limit of the search.
     pub time_limit: Option<Duration>,
+    /// Placements the search may try.
     pub max_nodes: Option<u64>,
     /// Restart on a Luby schedule (incomplete, but robust to heavy tails).
     pub restarts: bool,
@@ -30,6 +34,7 @@ pub struct BacktrackConfig {
     pub restart_base: u64,
     /// Try candidates in random order (else in candidate-list order).
     pub randomize: bool,
+    /// Which open cell to branch on.
     pub order: CellOrder,
     /// Ends the search at its next check when tripped, as at the time limit.
     pub cancel: Cancel,
@@ -136,15 +141,21 @@ pub enum Ending {
 pub struct BacktrackStats {
     /// Placements tried.
     pub nodes: u64,
+    /// Luby restarts after the first descent.
     pub restarts: u64,
     /// Largest number of cells placed at once.
     pub best_depth: usize,
+    /// Solutions found (each verified exactly).
     pub solutions: u64,
+    /// Propagation work: arc revisions (forward checking, AC-3, AC-2001) or support-count removals
+    /// (AC-4); a counter for comparing the engines.
     pub revisions: u64,
+    /// Seconds the search took, wall clock.
     pub wall_s: f64,
 }
 
 impl BacktrackStats {
+    /// Placements tried per second (0 before any time has passed).
     pub fn nodes_per_s(&self) -> f64 {
         if self.wall_s > 0.0 { self.nodes as f64 / self.wall_s } else { 0.0 }
     }
@@ -153,6 +164,7 @@ impl BacktrackStats {
 /// A random-probe estimate of the size of a complete search tree ([`Backtracker::estimate`]).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TreeEstimate {
+    /// Random probes made.
     pub probes: u64,
     /// Estimated placements tried by the complete search.
     pub nodes: f64,
@@ -160,6 +172,7 @@ pub struct TreeEstimate {
     pub nodes_stderr: f64,
     /// Estimated solutions.
     pub solutions: f64,
+    /// Seconds the estimate took, wall clock.
     pub wall_s: f64,
 }
 
@@ -176,7 +189,9 @@ impl TreeEstimate {
 /// What the visitor tells the search after a solution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
+    /// Go on searching for more solutions.
     Continue,
+    /// End the search (its ending is [`Ending::Stopped`]).
     Stop,
 }
 
@@ -321,6 +336,7 @@ pub fn luby(mut i: u64) -> u64 {
 }
 
 impl<'a> Backtracker<'a> {
+    /// A search of `puzzle` with its own constraint network.
     pub fn new(puzzle: &'a Puzzle, cfg: BacktrackConfig) -> Self {
         Self::with_network(puzzle, Arc::new(Network::new(puzzle)), cfg)
     }
@@ -360,6 +376,9 @@ impl<'a> Backtracker<'a> {
     /// order the configuration asks for), or by the configuration alone with `None`. `scores`
     /// is flat over the cells, one per candidate of `puzzle.candidates().of(c)` in that order
     /// (the candidate ids of F1's projections, `f1::project::F1`). This is how a map guides the search.
+    ///
+    /// Panics when `scores` does not hold one score per candidate: a caller's bug, not input
+    /// (the guided search passes the candidate sums of the same puzzle).
     pub fn set_value_scores(&mut self, scores: Option<&[f32]>) {
         match scores {
             None => self.use_scores = false,
@@ -384,6 +403,7 @@ impl<'a> Backtracker<'a> {
         }
     }
 
+    /// The constraint network the search propagates over.
     pub fn network(&self) -> &Network {
         &self.net
     }
@@ -760,6 +780,7 @@ pub struct Count {
     pub up_to_rotation: Option<u64>,
     /// True when the search finished (the count is exact), false when a limit stopped it.
     pub complete: bool,
+    /// The search's work counters.
     #[serde(flatten)]
     pub stats: BacktrackStats,
 }
@@ -866,7 +887,9 @@ pub fn estimate(
 /// Outcome of [`generate_unique`].
 #[derive(Clone, Debug)]
 pub struct Unique {
+    /// The puzzle drawn, with exactly one solution up to turning the board.
     pub puzzle: Puzzle,
+    /// Its planted solution.
     pub solution: Board,
     /// Draws made (1 = the first was unique).
     pub attempts: u64,

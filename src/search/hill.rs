@@ -213,14 +213,17 @@ pub struct LocalResult {
     pub solved: bool,
     /// Moves proposed (hill-climber), or pieces placed by repairs (ALNS).
     pub moves: u64,
+    /// `moves` per second.
     pub moves_per_s: f64,
     /// Fresh random boards started after the first.
     pub restarts: u64,
+    /// Seconds the search took, wall clock.
     pub wall_s: f64,
     /// `(seconds, score)` at the start and at each new best score: the score reached against
     /// time.
     #[serde(skip)]
     pub trace: Vec<(f64, usize)>,
+    /// The seed it ran with.
     pub seed: u64,
 }
 
@@ -258,9 +261,11 @@ impl LocalResult {
 /// Hill-climber parameters.
 #[derive(Clone, Debug)]
 pub struct HillConfig {
+    /// The climb's seed.
     pub seed: u64,
     /// Stop after this many proposed moves.
     pub max_moves: Option<u64>,
+    /// Wall-clock limit of the climb.
     pub time_limit: Option<Duration>,
     /// Restart from a fresh random board after this many consecutive moves without a strict
     /// improvement (0: never restart).

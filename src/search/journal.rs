@@ -32,7 +32,9 @@ struct PlanLine {
 /// What a journal file held: its plan and its finished subtrees.
 #[derive(Clone, Debug, Default)]
 pub struct Recorded {
+    /// The count's plan (None for an empty journal).
     pub plan: Option<ScanPlan>,
+    /// Its finished subtrees, in the file's order (one recorded twice appears twice).
     pub done: Vec<TaskDone>,
 }
 
@@ -50,7 +52,12 @@ pub struct JsonlJournal {
 }
 
 fn err(path: &Path, reason: impl ToString) -> ScanError {
-    ScanError::Journal { path: path.display().to_string(), reason: reason.to_string() }
+    ScanError::Journal { path: path.display().to_string(), line: None, reason: reason.to_string() }
+}
+
+/// [`err`] about line `line` (1-based) of the journal.
+fn err_at(path: &Path, line: usize, reason: impl ToString) -> ScanError {
+    ScanError::Journal { path: path.display().to_string(), line: Some(line), reason: reason.to_string() }
 }
 
 /// Reads a journal (a missing or empty file is an empty journal). A last line cut short by
@@ -76,7 +83,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
         let parsed = if line.contains("\"plan\"") {
             serde_json::from_str::<PlanLine>(line).map(|p| {
                 if rec.plan.as_ref().is_some_and(|q| *q != p.plan) {
-                    Err(err(path, format!("line {}: a second, different plan", i + 1)))
+                    Err(err_at(path, i + 1, "a second, different plan"))
                 } else {
                     rec.plan = Some(p.plan);
                     Ok(())
@@ -91,7 +98,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Recorded, ScanError> {
         match parsed {
             Ok(r) => r?,
             Err(_) if i == last => break,
-            Err(e) => return Err(err(path, format!("line {}: {e}", i + 1))),
+            Err(e) => return Err(err_at(path, i + 1, e)),
         }
     }
     if rec.plan.is_none() && !rec.done.is_empty() {
@@ -195,13 +202,17 @@ impl Journal for JsonlJournal {
 pub struct CountRequest {
     /// Seconds.
     pub time_limit: Option<f64>,
+    /// Stop after at least this many solutions ([`ScanOptions::limit`]).
     pub limit: Option<u64>,
     /// Worker threads (0: every core); more than the cores are capped, with a note.
     pub threads: usize,
+    /// Break the turn symmetry ([`ScanOptions::symmetry`]).
     pub symmetry: bool,
+    /// Random probes per candidate tree ([`ScanOptions::probes`]).
     pub probes: u64,
     /// [`ScanOptions::min_tasks`].
     pub tasks: usize,
+    /// Walk the subtrees from the last ([`ScanOptions::reverse`]).
     pub reverse: bool,
     /// The journal to append to and resume from.
     pub journal: Option<PathBuf>,
@@ -225,7 +236,12 @@ pub enum CountError {
         "{error}; {}, and every line the journal holds is whole: run again to go on",
         if *complete { "the count is complete" } else { "the count stopped" }
     )]
-    JournalLost { error: ScanError, complete: bool },
+    JournalLost {
+        /// Why the line could not be written.
+        error: ScanError,
+        /// Whether the count itself had finished.
+        complete: bool,
+    },
 }
 
 /// A scan count checked before any counting ([`ScanCountRun::new`]), ready to run.
@@ -240,6 +256,7 @@ pub struct ScanCountRun<'p> {
 
 /// What a scan count found; a journal that failed is reported after the count is shown.
 pub struct JournaledCount {
+    /// The count: exact when complete, else a lower bound.
     pub count: ScanCount,
     /// Why the journal lost lines ([`CountError::JournalLost`]), if it did.
     pub journal_failed: Option<CountError>,

@@ -14,6 +14,7 @@ pub struct Verdict {
     pub valid: bool,
     /// Matched interior joins.
     pub score: usize,
+    /// The puzzle's interior joins, the score of a solution.
     pub max_score: usize,
     /// Human-readable reasons, at most a handful.
     pub problems: Vec<String>,

@@ -57,6 +57,7 @@ pub struct Network {
 }
 
 impl Network {
+    /// The tables of `puzzle`.
     pub fn new(puzzle: &Puzzle) -> Self {
         let cands = puzzle.candidates();
         let (n, k) = (puzzle.cells(), puzzle.num_colors());
@@ -119,15 +120,20 @@ impl Network {
         }
     }
 
+    /// Cells of the board.
     pub fn cells(&self) -> usize {
         self.cells
     }
+    /// Board width.
     pub fn width(&self) -> usize {
         self.width
     }
+    /// Colours K, grey included.
     pub fn colors(&self) -> usize {
         self.colors
     }
+    /// The puzzle's candidates per cell; a domain's bit `j` of cell `c` is candidate `j` of
+    /// `candidates().of(c)`.
     pub fn candidates(&self) -> &Candidates {
         &self.cands
     }
@@ -135,10 +141,12 @@ impl Network {
     pub fn total_words(&self) -> usize {
         *self.word_off.last().expect("n+1 offsets") as usize
     }
+    /// The words of cell `c`'s domain in the flat domain slice.
     #[inline]
     pub fn words(&self, c: usize) -> std::ops::Range<usize> {
         self.word_off[c] as usize..self.word_off[c + 1] as usize
     }
+    /// The neighbour of cell `c` across side `s`, or `None` on the rim.
     #[inline]
     pub fn neighbour(&self, c: usize, s: usize) -> Option<usize> {
         let m = self.nbr[c][s];
@@ -265,6 +273,7 @@ pub struct Propagator {
 }
 
 impl Propagator {
+    /// A propagator sized for `net`, its queue empty.
     pub fn new(net: &Network) -> Self {
         let max_words = (0..net.cells).map(|c| net.words(c).len()).max().unwrap_or(1);
         Propagator {
@@ -619,9 +628,11 @@ impl SupportCounts {
         }
     }
 
+    /// The current domains, flat ([`Network::words`] per cell).
     pub fn domains(&self) -> &[u64] {
         &self.dom
     }
+    /// Candidates left in cell `c`'s domain.
     #[inline]
     pub fn size(&self, c: usize) -> u32 {
         self.size[c]

@@ -12,7 +12,7 @@
 //! Prices stay per problem between calls, shifted so the smallest is 0, for the warm start.
 //! A problem the kernel cannot finish (status [`Status`] other than `Solved`) is for the host.
 //!
-//! In the F1 device loop ([`AssignBatch::encode_bounded`]) a solve is a fixed number of
+//! In the F1 device loop (`AssignBatch::encode_bounded`) a solve is a fixed number of
 //! dispatches followed by `settle`, which marks the trials with a problem left unsolved; the
 //! loop restarts those trials alone, with no host solve.
 //!
@@ -28,7 +28,7 @@ use crate::backend::GpuError;
 use std::sync::Arc;
 
 /// The WGSL source.
-pub const ASSIGN_WGSL: &str = include_str!("../../../shaders/assign.wgsl");
+pub(crate) const ASSIGN_WGSL: &str = include_str!("../../../shaders/assign.wgsl");
 
 /// Largest problem the kernel takes (rows in workgroup memory).
 pub const MAX_N: usize = 512;
@@ -46,6 +46,8 @@ pub fn quantum(lo: f32, hi: f32, n: usize) -> f64 {
 /// The outcome of one problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// Solved: an assignment optimal for the quantised weights (within `n` quanta of the float
+    /// optimum).
     Solved,
     /// A row has no allowed entry.
     Infeasible,
@@ -148,7 +150,7 @@ const MAX_DISPATCHES: usize = 1 << 14;
 
 /// Bidding rounds per problem in one dispatch: about 2n + 16 loop steps a round, kept under
 /// 50,000 steps a dispatch (software drivers such as lavapipe cut loops off past 65,535).
-pub fn rounds_per_dispatch(n: usize) -> u32 {
+pub(crate) fn rounds_per_dispatch(n: usize) -> u32 {
     (50_000 / (2 * n as u32 + 16)).max(1)
 }
 
@@ -172,7 +174,7 @@ pub(crate) fn write_weights(
 const SIZES: [u32; 4] = [32, 64, 128, 256];
 
 /// The workgroup size of the auction for a class of `n` rows.
-pub fn workgroup_for(n: usize) -> u32 {
+pub(crate) fn workgroup_for(n: usize) -> u32 {
     SIZES.into_iter().find(|&w| w as usize >= n).unwrap_or(256)
 }
 
@@ -180,7 +182,7 @@ pub fn workgroup_for(n: usize) -> u32 {
 const PER: &str = "//PER";
 /// The insertion points the host fills in `shaders/assign.wgsl`.
 #[doc(hidden)]
-pub const POINTS: [&str; 1] = [PER];
+pub(crate) const POINTS: [&str; 1] = [PER];
 
 /// The auction's source for a workgroup of `wg` threads (the file's own is 256): its rows per
 /// thread, which size function-scope arrays, written in. The workgroup size itself is the
@@ -242,6 +244,7 @@ fn status_words(state: &[u8]) -> impl Iterator<Item = u32> + '_ {
 }
 
 impl AssignGpu {
+    /// The auction's pipelines on `ctx`, one per workgroup size.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let module = ctx.module("assign", ASSIGN_WGSL);
         let settle = ctx.pipeline(&module, "settle");
@@ -265,7 +268,7 @@ impl AssignGpu {
     /// [`AssignGpu::batch`] reading its weights from `weights` (a buffer the caller fills on
     /// the device, trials x the classes' blocks), for a caller with `cells` cells per trial
     /// that takes the answer through [`AssignBatch::select_into`].
-    pub fn batch_on(
+    pub(crate) fn batch_on(
         &self,
         sizes: &[usize],
         trials: usize,
@@ -379,17 +382,19 @@ impl AssignBatch {
         self.trials * self.sizes.len()
     }
 
+    /// Uploads the weights of every problem, trial-major, each class's `n x n` block in turn (a
+    /// misuse error for any other length).
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
         write_weights(&self.ctx, &self.weights, w, self.trials, self.wtot)
     }
 
     /// The weights buffer (trials x the classes' blocks), for a caller that fills it on the
     /// device.
-    pub fn weights_buffer(&self) -> &wgpu::Buffer {
+    pub(crate) fn weights_buffer(&self) -> &wgpu::Buffer {
         &self.weights
     }
 
-    pub fn write_prices(&self, p: &[i32]) -> Result<(), GpuError> {
+    pub(crate) fn write_prices(&self, p: &[i32]) -> Result<(), GpuError> {
         if p.len() != self.rtot * self.trials {
             return Err(GpuError::Misuse("assignment prices of another shape".into()));
         }
@@ -426,20 +431,20 @@ impl AssignBatch {
     /// The pass that writes the answer into `sel` (per cell of each trial, the index of its
     /// chosen entry in the trial's flat weights, `cells` a trial), given per row of a trial's
     /// classes its cell and the offset of its row in the flat weights (`shaders/pick.wgsl`).
-    pub fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer, cells: usize) -> Pick {
+    pub(crate) fn select_into(&self, row_cell: &wgpu::Buffer, sel: &wgpu::Buffer, cells: usize) -> Pick {
         Pick::new(&self.ctx, self.trials, self.rtot, cells, &self.rows, row_cell, sel)
     }
 
     /// A bind group for `settle` that marks in `fail` (one word per trial) the trials with a
     /// problem not solved.
-    pub fn settle_into(&self, fail: &wgpu::Buffer) -> wgpu::BindGroup {
+    pub(crate) fn settle_into(&self, fail: &wgpu::Buffer) -> wgpu::BindGroup {
         self.ctx.bind(&self.settle, &[(0, &self.more), (6, &self.state), (10, fail)])
     }
 
     /// Records one whole solve with no host look: `dispatches` auction dispatches (the
     /// first warm from the prices on the device when `warm`), then `settle` into the bind
     /// group from [`AssignBatch::settle_into`].
-    pub fn encode_bounded(&self, p: &mut Passes, warm: bool, dispatches: usize, settle: &wgpu::BindGroup) {
+    pub(crate) fn encode_bounded(&self, p: &mut Passes, warm: bool, dispatches: usize, settle: &wgpu::BindGroup) {
         for d in 0..dispatches.max(1) {
             self.encode_auction(p, d == 0, warm);
         }

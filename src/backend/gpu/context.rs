@@ -9,16 +9,20 @@ use super::GpuError;
 use std::sync::{Arc, OnceLock};
 
 /// Threads per workgroup of every element-wise kernel (the shaders say the same).
-pub const WORKGROUP: u32 = 256;
+pub(crate) const WORKGROUP: u32 = 256;
 /// At most this many workgroups per dispatch dimension (WebGPU's limit).
-pub const MAX_GROUPS: u32 = 65_535;
+pub(crate) const MAX_GROUPS: u32 = 65_535;
 
 /// One adapter as the user sees it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct AdapterSummary {
+    /// The adapter's name, as the driver reports it.
     pub name: String,
+    /// The graphics API wgpu runs it through (`vulkan`, `metal`, `dx12`, `gl`).
     pub backend: String,
+    /// `DiscreteGpu`, `IntegratedGpu`, `VirtualGpu`, `Cpu` (a software rasteriser) or `Other`.
     pub device_type: String,
+    /// The driver and its version, where it says (empty otherwise).
     pub driver: String,
 }
 
@@ -48,8 +52,11 @@ fn summary(info: &wgpu::AdapterInfo) -> AdapterSummary {
 
 /// A device and its queue, with the limits the backend sizes its batches by.
 pub struct GpuContext {
+    /// The wgpu device.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
+    /// The adapter it was opened on.
     pub adapter: AdapterSummary,
     /// Largest storage binding, in bytes.
     pub max_binding: u64,
@@ -62,11 +69,13 @@ pub struct GpuContext {
     /// between them); the subgroup-per-problem JV sizes its register arrays and its
     /// problems per workgroup by them.
     pub subgroup_min: u32,
+    /// The adapter's largest subgroup size (see `subgroup_min`).
     pub subgroup_max: u32,
     /// Whether the device was opened with wgpu's SUBGROUP_BARRIER (the staged subgroup JV).
     pub subgroup_barrier: bool,
     /// Whether the device was opened with timestamp queries (wgpu's TIMESTAMP_QUERY), so
-    /// that [`super::timing::Profile`] can time the passes of a real loop.
+    /// that the device loop's profile can time the passes of a real loop
+    /// ([`crate::backend::gpu::f1::F1Gpu::profile_device`]).
     pub timestamps: bool,
     /// Workgroup memory per workgroup the device was opened with, in bytes: the adapter's
     /// own figure (NVIDIA's Vulkan driver reports 48 KiB; wgpu's default is 16 KiB).
@@ -116,7 +125,7 @@ impl GpuContext {
     }
 
     /// Opens a device on `adapter`, with the limits and features the kernels use.
-    pub fn on_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
+    pub(crate) fn on_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let required = wgpu::Limits {
@@ -180,7 +189,7 @@ impl GpuContext {
     /// A device on every hardware adapter (`--adapter all`): every Vulkan adapter that is not
     /// a CPU (or every adapter of another API where Vulkan has none), so that one GPU seen
     /// through two APIs counts once; the software adapters only when there is no other.
-    pub fn open_all() -> Result<Vec<Arc<GpuContext>>, GpuError> {
+    pub(crate) fn open_all() -> Result<Vec<Arc<GpuContext>>, GpuError> {
         let all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
         let infos: Vec<wgpu::AdapterInfo> = all.iter().map(|a| a.get_info()).collect();
         let hardware = |i: &wgpu::AdapterInfo| i.device_type != wgpu::DeviceType::Cpu;
@@ -220,7 +229,7 @@ impl GpuContext {
 
     /// [`GpuContext::pipeline`] with values for the module's pipeline-overridable constants
     /// (`override NAME: u32 = default;` in the WGSL), by name.
-    pub fn pipeline_with(
+    pub(crate) fn pipeline_with(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,
@@ -236,6 +245,7 @@ impl GpuContext {
         })
     }
 
+    /// Compiles a WGSL source into a shader module named `label`.
     pub fn module(&self, label: &str, source: &str) -> wgpu::ShaderModule {
         self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -332,7 +342,7 @@ impl GpuContext {
     }
 
     /// Blocks until the submission `index` has completed.
-    pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), GpuError> {
+    pub(crate) fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map(|_| ())
@@ -340,7 +350,7 @@ impl GpuContext {
     }
 }
 
-/// Workgroup counts covering `threads` threads at [`WORKGROUP`] per group, folded into a
+/// Workgroup counts covering `threads` threads at `WORKGROUP` (256) per group, folded into a
 /// second dimension past the 65,535-groups limit. The shaders recover the linear index as
 /// `gid.x + gid.y * num_workgroups.x * WORKGROUP`.
 pub fn grid(threads: u64) -> (u32, u32) {
@@ -348,7 +358,7 @@ pub fn grid(threads: u64) -> (u32, u32) {
 }
 
 /// Like [`grid`] for a count of workgroups (one workgroup per item).
-pub fn groups_grid(groups: u64) -> (u32, u32) {
+pub(crate) fn groups_grid(groups: u64) -> (u32, u32) {
     let groups = groups.max(1);
     if groups <= MAX_GROUPS as u64 {
         (groups as u32, 1)

@@ -36,9 +36,9 @@ use crate::backend::GpuError;
 use std::sync::Arc;
 
 /// The WGSL source of the workgroup kernel (workgroup-memory reductions).
-pub const JV_WGSL: &str = include_str!("../../../shaders/jv.wgsl");
+pub(crate) const JV_WGSL: &str = include_str!("../../../shaders/jv.wgsl");
 /// The WGSL source of the subgroup kernel (its register slots set by [`sg_source`]).
-pub const JV_SG_WGSL: &str = include_str!("../../../shaders/jv_sg.wgsl");
+pub(crate) const JV_SG_WGSL: &str = include_str!("../../../shaders/jv_sg.wgsl");
 
 /// Largest problem the workgroup kernel takes (its rows and columns sit in workgroup memory).
 /// Every class of a 16x16 board (196 inner cells) fits.
@@ -103,10 +103,8 @@ const END_REDUCE_MIN: &str = "//END_REDUCE_MIN";
 const MAXC: &str = "//MAXC";
 const STAGE_COPY: &str = "//STAGE_COPY";
 /// The insertion points the host fills in `shaders/jv.wgsl` and `shaders/jv_sg.wgsl`.
-#[doc(hidden)]
-pub const JV_POINTS: [&str; 4] = [SUBGROUP_ARGS, SUBGROUP_INIT, REDUCE_MIN, END_REDUCE_MIN];
-#[doc(hidden)]
-pub const JV_SG_POINTS: [&str; 2] = [MAXC, STAGE_COPY];
+pub(crate) const JV_POINTS: [&str; 4] = [SUBGROUP_ARGS, SUBGROUP_INIT, REDUCE_MIN, END_REDUCE_MIN];
+pub(crate) const JV_SG_POINTS: [&str; 2] = [MAXC, STAGE_COPY];
 
 /// The workgroup kernel's source for a device with (`true`) or without subgroup operations.
 pub fn source(subgroups: bool) -> String {
@@ -214,7 +212,7 @@ pub struct JvGpu {
 /// `cold` and `fail` words, and where the answer goes: per row of a trial's classes its cell
 /// and the offset of its row in the flat weights, and the per-cell chosen entries `sel`
 /// (`cells` a trial).
-pub struct JvShared<'a> {
+pub(crate) struct JvShared<'a> {
     pub weights: &'a wgpu::Buffer,
     pub cold: &'a wgpu::Buffer,
     pub fail: &'a wgpu::Buffer,
@@ -299,7 +297,7 @@ impl JvGpu {
 
     /// [`JvGpu::batch`] reading its weights and per-trial `cold` words and writing its `fail`
     /// words and its answer in the caller's buffers (the F1 loop's).
-    pub fn batch_on(&self, sizes: &[usize], trials: usize, shared: Option<JvShared>) -> JvBatch {
+    pub(crate) fn batch_on(&self, sizes: &[usize], trials: usize, shared: Option<JvShared>) -> JvBatch {
         let wtot: usize = sizes.iter().map(|n| n * n).sum();
         let rtot: usize = sizes.iter().sum();
         let small = |n: usize| self.sg.is_some() && n <= SG_MAX_N;
@@ -425,12 +423,14 @@ impl JvBatch {
         self.trials * self.sizes.len()
     }
 
+    /// Uploads the weights of every problem, trial-major, each class's `n x n` block in turn (a
+    /// misuse error for any other length).
     pub fn write_weights(&self, w: &[f32]) -> Result<(), GpuError> {
         super::assign::write_weights(&self.ctx, &self.weights, w, self.trials, self.wtot)
     }
 
     /// Writes a warm start: the rows' columns and the column duals.
-    pub fn write_warm(&self, rows: &[u32], duals: &[f32]) -> Result<(), GpuError> {
+    pub(crate) fn write_warm(&self, rows: &[u32], duals: &[f32]) -> Result<(), GpuError> {
         if rows.len() != self.rtot * self.trials || duals.len() != rows.len() {
             return Err(GpuError::Misuse("assignment warm start of another shape".into()));
         }
@@ -450,7 +450,7 @@ impl JvBatch {
 
     /// Records one solve of every problem (warm where allowed and the trial's `cold` word
     /// is 0), the answer written into the caller's `sel` (see [`JvShared`]).
-    pub fn encode(&self, p: &mut Passes, warm: bool) {
+    pub(crate) fn encode(&self, p: &mut Passes, warm: bool) {
         if let Some(sg) = &self.sg {
             p.dispatch("jv-sg", &sg.pipe, if warm { &sg.bg_warm } else { &sg.bg_cold }, sg.groups);
         }
@@ -482,7 +482,7 @@ impl JvBatch {
     }
 
     /// The weights buffer (trials x the classes' blocks).
-    pub fn weights_buffer(&self) -> &wgpu::Buffer {
+    pub(crate) fn weights_buffer(&self) -> &wgpu::Buffer {
         &self.weights
     }
 

@@ -4,7 +4,7 @@
 //!   mismatch count run on the device; the three assignments run where [`crate::f1::AssignOn`]
 //!   says: on the host (`cpu`: rayon over trials between two dispatches, weights come up,
 //!   chosen entries go down) or on the device too ([`jv`], [`assign`]), blocks of K iterations in paced pieces
-//!   ([`pace`]).
+//!   (`pace`).
 //! - [`dc`]: concur, the fused update-and-divide of every constraint, the weight update
 //!   and the argmax readout with its exact violation count all run on the device; per
 //!   iteration only per-trial status (violations) is read back, and a board only when its
@@ -39,9 +39,9 @@ pub mod context;
 pub mod dc;
 pub mod f1;
 pub mod jv;
-pub mod multi;
-pub mod pace;
-pub mod pick;
+pub(crate) mod multi;
+pub(crate) mod pace;
+pub(crate) mod pick;
 pub mod timing;
 
 pub use context::{AdapterSummary, GpuContext, adapters};
@@ -54,11 +54,13 @@ use crate::puzzle::Puzzle;
 use std::sync::Arc;
 
 /// The WGSL sources, one file per kernel family.
-pub const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
+pub(crate) const F1_WGSL: &str = include_str!("../../../shaders/f1.wgsl");
 /// The fused pass of F1's device loop, appended to [`F1_WGSL`] when it runs.
-pub const F1_STEP_WGSL: &str = include_str!("../../../shaders/f1_step.wgsl");
-pub const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
-pub const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
+pub(crate) const F1_STEP_WGSL: &str = include_str!("../../../shaders/f1_step.wgsl");
+pub(crate) const DC_WGSL: &str = include_str!("../../../shaders/dc.wgsl");
+pub(crate) const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
+// A test hook: tests/gpu.rs runs the layout kernels alone.
+#[doc(hidden)]
 pub const LAYOUT_WGSL: &str = include_str!("../../../shaders/layout.wgsl");
 
 /// Fills an insertion point of a WGSL source: the line that holds `point` becomes `text`.
@@ -142,7 +144,7 @@ pub fn uniform_layouts() -> Vec<UniformLayout> {
 }
 
 /// The GPU backend on one device, or on several (`--adapter all`: F1 batches split over
-/// them, [`multi`]; divide and concur on the first).
+/// them, `multi`; divide and concur on the first).
 pub struct GpuBackend {
     ctx: Arc<GpuContext>,
     /// Every device of the backend, `ctx` first.
@@ -150,6 +152,7 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
+    /// The backend on one device.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         GpuBackend { all: vec![ctx.clone()], ctx }
     }
@@ -158,6 +161,7 @@ impl GpuBackend {
         let ctx = ctxs.first().cloned().ok_or_else(|| GpuError::NoAdapter("no device to run on".into()))?;
         Ok(GpuBackend { ctx, all: ctxs })
     }
+    /// The backend's first device (its only one unless it spans several).
     pub fn context(&self) -> &Arc<GpuContext> {
         &self.ctx
     }

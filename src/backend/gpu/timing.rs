@@ -1,5 +1,5 @@
 //! Device timestamps inside the real loop: every compute pass the F1 iteration records goes
-//! through a [`Passes`] recorder, which, when it carries a [`Profile`], brackets the pass with
+//! through a `Passes` recorder, which, when it carries a `Profile`, brackets the pass with
 //! two timestamp queries (wgpu's `ComputePassTimestampWrites`, which needs only the
 //! adapter's `TIMESTAMP_QUERY` feature, not timestamps inside passes). Since each dispatch is
 //! its own pass, the profile gives the device time of every kernel inside whole iterations,
@@ -7,13 +7,13 @@
 //! the passes and the span from the first pass's start to the last one's end.
 //!
 //! Without the feature ([`GpuContext::timestamps`] false) the recorder dispatches plainly
-//! and [`Profile::new`] says why it cannot measure.
+//! and `Profile::new` says why it cannot measure.
 
 use super::GpuContext;
 use crate::backend::GpuError;
 
 /// Records compute passes into an encoder, timing each one when profiling.
-pub struct Passes<'e> {
+pub(crate) struct Passes<'e> {
     pub enc: &'e mut wgpu::CommandEncoder,
     prof: Option<&'e mut Profile>,
 }
@@ -55,7 +55,7 @@ impl<'e> Passes<'e> {
 }
 
 /// A query set for the passes of one profiled submission, and the kernel name of each pass.
-pub struct Profile {
+pub(crate) struct Profile {
     set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     staging: wgpu::Buffer,
@@ -116,12 +116,6 @@ impl Profile {
             untimed: 0,
             period_ns: ctx.queue.get_timestamp_period(),
         })
-    }
-
-    /// Forgets the passes recorded so far (the query set is reused).
-    pub fn clear(&mut self) {
-        self.labels.clear();
-        self.untimed = 0;
     }
 
     fn claim(&mut self, label: &'static str) -> Option<(&wgpu::QuerySet, u32)> {

@@ -101,6 +101,7 @@ pub enum Destroy {
 }
 
 impl Destroy {
+    /// Every operator, the default portfolio.
     pub const ALL: [Destroy; 9] = [
         Destroy::Random,
         Destroy::Mismatch,
@@ -113,6 +114,7 @@ impl Destroy {
         Destroy::Scattered,
     ];
 
+    /// The operator's name, as `--operators` and the report spell it.
     pub fn name(self) -> &'static str {
         match self {
             Destroy::Random => "random",
@@ -142,8 +144,11 @@ pub enum Init {
 /// ALNS parameters.
 #[derive(Clone, Debug)]
 pub struct AlnsConfig {
+    /// The search's seed.
     pub seed: u64,
+    /// Stop after this many destroy-and-repair iterations.
     pub max_iterations: Option<u64>,
+    /// Wall-clock limit of the search.
     pub time_limit: Option<Duration>,
     /// Smallest number of cells destroyed per iteration.
     pub destroy_min: usize,
@@ -153,6 +158,7 @@ pub struct AlnsConfig {
     pub operators: Vec<Destroy>,
     /// Refill pairwise non-adjacent holes with the exact assignment (else always greedy).
     pub exact_repair: bool,
+    /// How the first board (and every restart) is built.
     pub init: Init,
     /// Initial (and reheat) temperature of the acceptance rule.
     pub temperature: f64,
@@ -270,8 +276,11 @@ impl Default for AlnsConfig {
 /// One destroy operator at the end of a run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct OperatorStats {
+    /// The operator's name ([`Destroy::name`]).
     pub name: &'static str,
+    /// Its adaptive weight at the end of the run (its chance of being picked is in proportion).
     pub weight: f64,
+    /// Iterations it was picked for.
     pub uses: u64,
     /// Iterations that raised the global best.
     pub new_best: u64,
@@ -285,13 +294,18 @@ pub struct OperatorStats {
 /// repairs) plus the iteration count, reheats and the operator portfolio.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct AlnsResult {
+    /// The local search's result (`moves` are pieces placed by repairs).
     #[serde(flatten)]
     pub local: LocalResult,
+    /// Destroy-and-repair iterations.
     pub iterations: u64,
+    /// Iterations per second.
     pub iterations_per_s: f64,
+    /// Times the temperature was raised back after a run without a new best.
     pub reheats: u64,
     /// Iterations whose holes were refilled by the exact assignment.
     pub exact_repairs: u64,
+    /// Each operator's final weight and counts, in the portfolio's order.
     pub operators: Vec<OperatorStats>,
 }
 

@@ -36,6 +36,7 @@ pub struct ScanCount {
     pub best_depth: usize,
     /// Independent subtrees the tree was cut into, and how many were finished.
     pub tasks: u64,
+    /// Of them, the finished ones (all of them when `complete`).
     pub tasks_done: u64,
     /// Of `tasks_done`, those taken from a journal rather than walked in this run (their
     /// nodes are in `nodes`, their time is not in `wall_s`).
@@ -53,7 +54,9 @@ pub struct ScanCount {
     /// Knuth's estimate of the nodes of the tree that was walked (when it was chosen among
     /// several by estimate).
     pub estimated_nodes: Option<f64>,
+    /// Worker threads.
     pub threads: usize,
+    /// Seconds this run took, wall clock (not the resumed subtrees' time).
     pub wall_s: f64,
 }
 
@@ -101,6 +104,7 @@ impl ScanCount {
 /// Settings of [`count`].
 #[derive(Clone, Debug)]
 pub struct ScanOptions {
+    /// Wall-clock limit of the count (a journal keeps every subtree finished by then).
     pub time_limit: Option<Duration>,
     /// Stop after at least this many solutions.
     pub limit: Option<u64>,
@@ -145,10 +149,15 @@ impl Default for ScanOptions {
 /// subtrees and can skip the finished ones.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScanPlan {
+    /// The corner piece fixed in the top-left cell (0-based), with turn symmetry.
     pub corner_piece: Option<u16>,
+    /// Whether the scan runs along columns (a row scan of the mirrored puzzle).
     pub column_scan: bool,
+    /// The fewest subtrees the cut was asked for ([`ScanOptions::min_tasks`], resolved).
     pub min_tasks: usize,
+    /// The depth of the cut, in cells: each subtree is a prefix of this many placements.
     pub split_depth: usize,
+    /// Subtrees of the cut.
     pub tasks: u64,
     /// FNV-1a of the puzzle (size, pieces, hints) and of every subtree's prefix.
     pub fingerprint: u64,
@@ -170,18 +179,26 @@ impl std::fmt::Display for ScanPlan {
 /// found, before turning; `[piece, rotation]` per cell, 0-based pieces).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TaskDone {
+    /// The subtree's index in the plan's cut.
     pub task: u64,
     /// Solutions counted (turned copies included, as in [`ScanCount::solutions`]).
     pub solutions: u64,
+    /// Pieces placed in walking it.
     pub nodes: u64,
+    /// Its solutions as found (not turned): `[piece, rotation]` per cell of the puzzle, row-major
+    /// from the top-left.
     pub boards: Vec<Vec<[u16; 2]>>,
 }
 
 /// Where a journaled count reports: the plan once, before the walk; every finished subtree
 /// (from the worker threads); and progress about once a second.
 pub trait Journal: Sync {
+    /// The count's plan, once, before the walk (when resuming, after it was checked against the
+    /// journal's).
     fn plan(&self, _plan: &ScanPlan) {}
+    /// A finished subtree, from the worker thread that walked it.
     fn task(&self, _done: &TaskDone) {}
+    /// Progress about once a second: subtrees finished of all, nodes and solutions so far.
     fn progress(&self, _tasks_done: u64, _tasks: u64, _nodes: u64, _solutions: u64) {}
     /// True once the journal can record nothing more (a write failed): the count stops as at
     /// its time limit, since what it walked next could not be kept.
@@ -194,15 +211,35 @@ pub trait Journal: Sync {
 pub struct NoJournal;
 impl Journal for NoJournal {}
 
-/// A count that cannot resume from the journal it was given.
+/// A count that cannot resume from the journal it was given, or whose journal cannot be
+/// read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
-    #[error("the journal is of another count: {0}")]
-    PlanMismatch(String),
-    #[error("the journal's record is wrong: {0}")]
-    BadRecord(String),
-    #[error("journal {path}: {reason}")]
-    Journal { path: String, reason: String },
+    /// The journal's plan is not the one this puzzle and these settings give.
+    #[error("the journal is of another count: {reason}")]
+    PlanMismatch {
+        /// How the plans differ.
+        reason: String,
+    },
+    /// A finished subtree on file whose record does not hold: its solutions and boards
+    /// disagree, or a board fails the exact check.
+    #[error("the journal's record is wrong: task {task} {reason}")]
+    BadRecord {
+        /// The subtree's number in the plan.
+        task: u64,
+        /// What is wrong with its record.
+        reason: String,
+    },
+    /// The journal file cannot be read, parsed or written.
+    #[error("journal {path}: {}{reason}", line.map_or(String::new(), |l| format!("line {l}: ")))]
+    Journal {
+        /// The journal file.
+        path: String,
+        /// The line at fault, 1-based, where it is one line.
+        line: Option<usize>,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 fn fnv(h: &mut u64, v: u64) {
@@ -300,9 +337,9 @@ pub fn count_journaled(
     if let Some((recorded, _)) = resume
         && *recorded != plan
     {
-        return Err(ScanError::PlanMismatch(format!(
-            "it records {recorded}; this puzzle and these settings give {plan}"
-        )));
+        return Err(ScanError::PlanMismatch {
+            reason: format!("it records {recorded}; this puzzle and these settings give {plan}"),
+        });
     }
     journal.plan(&plan);
     let square = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
@@ -335,13 +372,19 @@ fn recorded_tree(
     symmetric: Option<u16>,
     plan: &ScanPlan,
 ) -> Result<Tree, ScanError> {
+    // A column scan is a row scan of the mirror, which exists only with turn symmetry; a plan
+    // that names one without it is of another count (or was edited).
+    let Some(pz) = (if plan.column_scan { mirror_puzzle } else { Some(puzzle) }) else {
+        return Err(ScanError::PlanMismatch {
+            reason: "it scans columns, which only a count with turn symmetry does".into(),
+        });
+    };
     if plan.corner_piece.is_some() != symmetric.is_some()
-        || plan.corner_piece.is_some_and(|p| {
-            let pz = if plan.column_scan { mirror_puzzle.expect("with symmetry") } else { puzzle };
-            usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p)
-        })
+        || plan.corner_piece.is_some_and(|p| usize::from(p) >= pz.pieces().len() || !symmetry_piece_ok(pz, p))
     {
-        return Err(ScanError::PlanMismatch("its corner piece does not fit this puzzle and symmetry setting".into()));
+        return Err(ScanError::PlanMismatch {
+            reason: "its corner piece does not fit this puzzle and symmetry setting".into(),
+        });
     }
     Ok(Tree { first: plan.corner_piece, mirror: plan.column_scan, estimated_nodes: None })
 }
@@ -472,7 +515,9 @@ impl Counting<'_> {
         let tally = &self.tally;
         for d in prior {
             let Some(seen) = skip.get_mut(d.task as usize) else {
-                return Err(ScanError::PlanMismatch(format!("task {} is past the plan's {}", d.task, skip.len())));
+                return Err(ScanError::PlanMismatch {
+                    reason: format!("task {} is past the plan's {}", d.task, skip.len()),
+                });
             };
             if std::mem::replace(seen, true) {
                 continue;
@@ -495,12 +540,10 @@ impl Counting<'_> {
     fn check_record(&self, d: &TaskDone) -> Result<(), ScanError> {
         let per_board = if self.tree.first.is_some() { 4 } else { 1 };
         if d.solutions != per_board * d.boards.len() as u64 {
-            return Err(ScanError::BadRecord(format!(
-                "task {} records {} solutions and {} boards",
-                d.task,
-                d.solutions,
-                d.boards.len()
-            )));
+            return Err(ScanError::BadRecord {
+                task: d.task,
+                reason: format!("records {} solutions and {} boards", d.solutions, d.boards.len()),
+            });
         }
         let (width, height) = (self.puzzle.width(), self.puzzle.height());
         for b in &d.boards {
@@ -509,11 +552,10 @@ impl Counting<'_> {
             let board = Board { width, height, cells };
             let v = verify::check(self.puzzle, &board);
             if !v.valid {
-                return Err(ScanError::BadRecord(format!(
-                    "task {} records a board that is not a solution: {}",
-                    d.task,
-                    v.problems.join("; ")
-                )));
+                return Err(ScanError::BadRecord {
+                    task: d.task,
+                    reason: format!("records a board that is not a solution: {}", v.problems.join("; ")),
+                });
             }
             if self.tree.first.is_none() && self.square {
                 self.tally.add_canonical(board);

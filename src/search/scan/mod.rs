@@ -9,7 +9,7 @@
 //! consistency shrinks only about tenfold on Brendan Owen's set 1 while costing a hundred
 //! times more per node (BENCHMARKS.md).
 //!
-//! Two cheap, sound checks trim the tree: join budgets ([`tables::join_budgets`]: the pieces fix how
+//! Two cheap, sound checks trim the tree: join budgets (`tables::join_budgets`: the pieces fix how
 //! many joins of each kind and colour a solution has, and the walk never opens more), and a
 //! one-cell look-ahead (the cell under a placement must keep an unused piece that shows the
 //! right colour upwards).

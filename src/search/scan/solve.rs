@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 /// corresponding corner of the original board and runs along its rows or its columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Orientation {
+    /// Reflect the board in its main diagonal first (a column scan).
     pub mirror: bool,
+    /// Then turn it clockwise by this many quarter turns, 0..=3.
     pub turns: u8,
 }
 
@@ -117,7 +119,9 @@ pub enum ScanWalker {
 /// Settings of [`solve`].
 #[derive(Clone, Debug)]
 pub struct ScanSolveConfig {
+    /// The search's seed: thread `t` draws from its own stream of `(seed, t)`.
     pub seed: u64,
+    /// Wall-clock limit of the search, setup included.
     pub time_limit: Option<Duration>,
     /// Node limit of the whole search (split evenly across the threads).
     pub max_nodes: Option<u64>,
@@ -127,13 +131,15 @@ pub struct ScanSolveConfig {
     pub restarts: bool,
     /// Nodes per Luby unit.
     pub restart_base: u64,
+    /// How each restart picks its tree.
     pub choice: TreeChoice,
     /// Random probes of Knuth's estimator per candidate tree.
     pub probes: u64,
-    /// Cut placements whose row below cannot be chained ([`Walker::reach_mask`]). Off by
+    /// Cut placements whose row below cannot be chained (`Walker::reach_mask`). Off by
     /// default: it shrinks the tree by about a third on small boards but makes a node about
     /// 2.5 times dearer (BENCHMARKS.md).
     pub row_chain: bool,
+    /// Which walker walks the trees.
     pub walker: ScanWalker,
     /// Ends the search at its next check when tripped, as at the time limit.
     pub cancel: Cancel,
@@ -222,6 +228,7 @@ impl Default for ScanSolveConfig {
 /// no hints), the corner piece fixed in the top-left cell.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct ScanTree {
+    /// How the board lies over the scan.
     pub orientation: Orientation,
     /// 0-based.
     pub corner_piece: Option<u16>,
@@ -240,6 +247,7 @@ pub struct ScanSolve {
     /// ([`crate::search::alns::complete_greedily`]), so that a score can be read from it.
     #[serde(skip)]
     pub best_board: Option<Board>,
+    /// How the search ended.
     pub ending: Ending,
     /// Pieces placed, over every thread and restart.
     pub nodes: u64,
@@ -247,6 +255,7 @@ pub struct ScanSolve {
     pub restarts: u64,
     /// Most cells placed at once.
     pub best_depth: usize,
+    /// Independent searches run at once.
     pub threads: usize,
     /// The candidate trees and their estimates.
     pub trees: Vec<ScanTree>,
@@ -254,14 +263,18 @@ pub struct ScanSolve {
     pub chosen_tree: Option<usize>,
     /// Which tree, thread and restart (0-based) found the solution.
     pub solved_tree: Option<usize>,
+    /// The thread that found it.
     pub solved_thread: Option<usize>,
+    /// That thread's restart that found it.
     pub solved_restart: Option<u64>,
     /// Seconds spent on the estimates and tables before the search began (in `wall_s`).
     pub setup_s: f64,
+    /// Seconds the whole search took, wall clock, setup included.
     pub wall_s: f64,
 }
 
 impl ScanSolve {
+    /// Pieces placed per second of search (the setup's seconds not counted; 0 without any).
     pub fn nodes_per_s(&self) -> f64 {
         let s = self.wall_s - self.setup_s;
         if s > 0.0 { self.nodes as f64 / s } else { 0.0 }
@@ -271,9 +284,13 @@ impl ScanSolve {
 /// Live counters of a running [`solve`], for progress displays.
 #[derive(Debug, Default)]
 pub struct ScanProgress {
+    /// Pieces placed so far, over every thread.
     pub nodes: u64,
+    /// Restarts begun after the first, over every thread.
     pub restarts: u64,
+    /// Most cells placed at once so far.
     pub best_depth: usize,
+    /// Seconds since the search started.
     pub elapsed_s: f64,
 }
 

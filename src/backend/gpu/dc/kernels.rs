@@ -27,6 +27,8 @@ impl DcGpu<'_> {
     }
 
     /// Runs one kernel over the whole batch `reps` times and waits.
+    // A test and bench hook: kernels alone or whole iterations (tests/gpu.rs, benches/projections.rs, concur bench).
+    #[doc(hidden)]
     pub fn run_kernel(&self, k: Kernel, reps: usize) -> Result<(), GpuError> {
         if k == Kernel::Adapt && self.cfg.weights != Weights::Adaptive {
             return Err(GpuError::Misuse("the adapt kernel belongs to adaptive weights".into()));
@@ -42,6 +44,8 @@ impl DcGpu<'_> {
     }
 
     /// Runs `reps` whole iterations (concur, divide, adapt, readout) and waits.
+    // A test and bench hook: kernels alone or whole iterations (tests/gpu.rs, benches/projections.rs, concur bench).
+    #[doc(hidden)]
     pub fn run_iterations(&self, reps: usize) -> Result<(), GpuError> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for _ in 0..reps {
@@ -54,7 +58,7 @@ impl DcGpu<'_> {
     }
 
     /// Bytes of per-trial state one kernel moves (tables, shared by all trials, excluded).
-    pub fn kernel_bytes(&self, k: Kernel) -> u64 {
+    pub(crate) fn kernel_bytes(&self, k: Kernel) -> u64 {
         let l = &self.layout;
         let (s, v, c, nc, n) =
             (l.slots() as u64, l.vars() as u64, l.constraints() as u64, l.choices() as u64, l.cells() as u64);

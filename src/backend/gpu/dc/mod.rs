@@ -47,6 +47,8 @@ pub fn supports(cfg: &DcConfig) -> Result<(), Unsupported> {
 
 /// One kernel of the family, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// A test and bench hook: one kernel alone (tests/gpu.rs, benches/projections.rs, concur bench).
+#[doc(hidden)]
 pub enum Kernel {
     Concur,
     Divide,
@@ -55,6 +57,8 @@ pub enum Kernel {
 }
 
 /// Slot values, chosen slots and constraint weights of every trial, trial-major.
+// A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+#[doc(hidden)]
 pub type DcState = (Vec<f32>, Vec<u32>, Vec<f32>);
 
 /// The divide-and-concur batch on the device.
@@ -72,11 +76,15 @@ pub struct DcGpu<'a> {
 }
 
 impl<'a> DcGpu<'a> {
+    /// Builds tables, pipelines and the trial-minor state of the batch on `ctx` (plain layout); an
+    /// error for what the GPU does not run or a board past [`MAX_CELLS`].
     pub fn new(ctx: Arc<GpuContext>, puzzle: &'a Puzzle, cfg: DcConfig) -> Result<Self, EngineError> {
         Self::with_chunk_trials(ctx, puzzle, cfg, usize::MAX)
     }
 
     /// Like [`DcGpu::new`] with at most `chunk` trials per chunk.
+    // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
+    #[doc(hidden)]
     pub fn with_chunk_trials(
         ctx: Arc<GpuContext>,
         puzzle: &'a Puzzle,
@@ -109,6 +117,8 @@ impl<'a> DcGpu<'a> {
 
     /// Bytes of the buffers this batch holds on the device (tables, per-chunk state, staging
     /// and the upload scratch), to check [`estimate`] against.
+    // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
+    #[doc(hidden)]
     pub fn device_bytes(&self) -> u64 {
         let chunks = self.chunks.iter().flat_map(|c| {
             [
@@ -131,9 +141,13 @@ impl<'a> DcGpu<'a> {
         self._tables.iter().chain([&self.scratch]).chain(chunks).map(|b| b.size()).sum()
     }
 
+    /// The replica layout the batch runs (the plain one).
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    /// Trials per chunk (the batch split that keeps every binding under the device limit).
+    // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
+    #[doc(hidden)]
     pub fn chunk_sizes(&self) -> Vec<usize> {
         self.chunks.iter().map(|c| c.trials).collect()
     }

@@ -75,6 +75,8 @@ impl DcGpu<'_> {
     }
 
     /// Writes slot values, chosen slots and weights of trials `first..`.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn write_state(&self, first: usize, x: &[f32], chosen: &[u32], lambda: &[f32]) {
         let l = &self.layout;
         self.write_minor(first, x, l.slots(), |c| &c.s.x);
@@ -83,6 +85,8 @@ impl DcGpu<'_> {
     }
     /// Writes the concur point (for testing the divide kernel on its own); `ca` (`P_a(y)`) is
     /// kept by the difference map only.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn write_concur(&self, m: &[f32], ca: Option<&[f32]>) {
         let v = self.layout.vars();
         self.write_minor(0, m, v, |c| &c.s.m);
@@ -91,6 +95,8 @@ impl DcGpu<'_> {
         }
     }
     /// Writes the per-constraint errors (for testing the adapt kernel on its own).
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn write_errors(&self, err: &[f32]) {
         self.write_minor(0, err, self.layout.constraints(), |c| &c.s.err);
     }
@@ -99,6 +105,8 @@ impl DcGpu<'_> {
         chunks::write_per_trial(&self.ctx, &self.chunks, 0, live, 1, |c| &c.s.live);
     }
 
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_state(&self) -> Result<DcState, GpuError> {
         let l = &self.layout;
         Ok((
@@ -108,12 +116,16 @@ impl DcGpu<'_> {
         ))
     }
     /// The concur point `m` and (difference map) `P_a(y)`.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_concur(&self) -> Result<(Vec<f32>, Option<Vec<f32>>), GpuError> {
         let v = self.layout.vars();
         let ca = if self.cfg.kind == MapKind::Dm { Some(self.read_minor(v, |c| &c.s.ca)?) } else { None };
         Ok((self.read_minor(v, |c| &c.s.m)?, ca))
     }
     /// Per-constraint errors of the last divide (adaptive weights only).
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_errors(&self) -> Result<Vec<f32>, GpuError> {
         if self.cfg.weights != Weights::Adaptive {
             return Err(GpuError::Misuse("errors are kept with adaptive weights only".into()));
@@ -121,6 +133,8 @@ impl DcGpu<'_> {
         self.read_minor(self.layout.constraints(), |c| &c.s.err)
     }
     /// Readout boards and per-trial (mismatched joins, extra piece uses).
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_readout(&self) -> Result<(Vec<u32>, Vec<u32>), GpuError> {
         let (ctx, chunks) = (&self.ctx, &self.chunks);
         Ok((

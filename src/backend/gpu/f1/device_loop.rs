@@ -139,7 +139,7 @@ impl F1Gpu<'_> {
     /// (first solution, time limit) may have gone up to `2 k` iterations further.
     ///
     /// A block goes to the device in pieces sized from the measured time per iteration
-    /// ([`Pace`], at most `k`), so that the run ends close to its time limit and answers a
+    /// (`Pace`, at most `k`), so that the run ends close to its time limit and answers a
     /// cancellation promptly on a slow device too; the words are read per block, so a run
     /// that no clock stops gives the same result whatever the pieces.
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {

@@ -9,7 +9,7 @@
 //!    `2 pe - x`) for the next iteration.
 //! 3. Read back: the weights, the boards (one `u32` per cell) and the per-trial mismatch
 //!    counts. The CPU recounts every board's mismatches exactly and refuses to go on if the
-//!    device disagrees; a board that matches every join passes [`verify::check`] before the
+//!    device disagrees; a board that matches every join passes [`crate::verify::check`] before the
 //!    trial counts as solved.
 //!
 //! The difference map adds a second weight pass (of `x` itself, for `P_P(y)`) and the `mix`
@@ -45,13 +45,15 @@ pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
 }
 
 /// [`supports`] for a batch split over `adapters` devices.
-pub fn supports_on(cfg: &MapConfig, adapters: usize) -> Result<(), Unsupported> {
+pub(crate) fn supports_on(cfg: &MapConfig, adapters: usize) -> Result<(), Unsupported> {
     let needs = capability::needs(MapJob::F1(cfg), cfg.assign.resolve(true, cfg), adapters);
     capability::check(Place::Gpu, &needs)
 }
 
 /// One kernel of the family, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// A test and bench hook: one kernel alone (tests/gpu.rs, benches/projections.rs, concur bench).
+#[doc(hidden)]
 pub enum Kernel {
     /// `pe = P_E(x)` (or P_E1).
     Edges,
@@ -91,6 +93,8 @@ impl<'a> F1Gpu<'a> {
     }
 
     /// Like [`F1Gpu::new`] with at most `chunk` trials per chunk (tests of the split).
+    // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
+    #[doc(hidden)]
     pub fn with_chunk_trials(
         ctx: Arc<GpuContext>,
         puzzle: &'a Puzzle,
@@ -128,6 +132,8 @@ impl<'a> F1Gpu<'a> {
     /// Bytes of the buffers this batch holds on the device (tables, per-chunk state and
     /// staging; without the device auction's of `--assign gpu`), to check
     /// [`estimate`] against.
+    // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
+    #[doc(hidden)]
     pub fn device_bytes(&self) -> u64 {
         let t = &self._tables;
         let tables = [&t.partner, &t.pc_off, &t.pc_cand, &t.cand_idx, &t.joins, &t.slotw];
@@ -156,17 +162,18 @@ impl<'a> F1Gpu<'a> {
         tables.into_iter().chain(chunks).map(|b| b.size()).sum()
     }
 
+    /// The projections' tables the batch was built from.
     pub fn f1(&self) -> &F1 {
         &self.f1
     }
+    /// Trials of the batch.
     pub fn trials(&self) -> usize {
         self.trials
     }
-    /// Trials per chunk (the batch split that keeps every binding under the device limit).
     /// Shares a stop with the other shares of a batch split over several devices: a share
     /// whose trial solves a run that stops at the first solution raises it, and every share
     /// stops at its next round once it is raised.
-    pub fn share_stop(&mut self, stop: Arc<AtomicBool>) {
+    pub(crate) fn share_stop(&mut self, stop: Arc<AtomicBool>) {
         self.stop = Some(stop);
     }
 
@@ -184,29 +191,39 @@ impl<'a> F1Gpu<'a> {
     pub fn fused(&self) -> bool {
         self.pipes.step.is_some()
     }
+
+    /// Trials per chunk (the batch split that keeps every binding under the device limit).
+    // A test hook: tests/gpu.rs checks the chunk split and the memory estimate through it.
+    #[doc(hidden)]
     pub fn chunk_sizes(&self) -> Vec<usize> {
         self.chunks.iter().map(|c| c.trials).collect()
     }
 
     /// Writes the state of trials `first..first + x.len() / dim`.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn write_state(&self, first: usize, x: &[f32]) {
         self.write_per_trial(first, x, self.dim, |c| &c.s.x);
     }
 
     /// Writes per-cell chosen weight entries (`sel`, or `sel2` for the difference map's
     /// `P_P(y)`), trial-major.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn write_sel(&self, sel: &[u32], second: bool) {
         let n = self.puzzle.cells();
         self.write_per_trial(0, sel, n, |c| if second { &c.s.sel2 } else { &c.s.sel });
     }
 
     /// Writes boards (candidate per cell), trial-major, for [`Kernel::Score`].
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn write_boards(&self, boards: &[u32]) {
         self.write_per_trial(0, boards, self.puzzle.cells(), |c| &c.s.board);
     }
 
     /// Which trials the update kernel moves.
-    pub fn write_active(&self, active: &[u32]) {
+    pub(crate) fn write_active(&self, active: &[u32]) {
         self.write_per_trial(0, active, 1, |c| &c.s.active);
     }
 
@@ -236,32 +253,46 @@ impl<'a> F1Gpu<'a> {
     }
 
     /// The state of every trial, trial-major.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_state(&self) -> Result<Vec<f32>, GpuError> {
         self.read_per_trial(self.dim, |c| &c.s.x)
     }
     /// The edge projection buffer (`pe`).
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_edges(&self) -> Result<Vec<f32>, GpuError> {
         self.read_per_trial(self.dim, |c| &c.s.pe)
     }
     /// The difference map's `f_a(y)` buffer.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_mix(&self) -> Result<Vec<f32>, GpuError> {
         self.need_dm()?;
         self.read_per_trial(self.dim, |c| &c.s.tmp)
     }
     /// The flat weights and their argmax candidates.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_weights(&self) -> Result<(Vec<f32>, Vec<u32>), GpuError> {
         Ok((self.read_per_trial(self.wtot, |c| &c.s.w)?, self.read_per_trial(self.wtot, |c| &c.s.bestc)?))
     }
     /// The difference map's weights of `y` itself (for `P_P(y)`) and their argmax.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_weights_plain(&self) -> Result<(Vec<f32>, Vec<u32>), GpuError> {
         self.need_dm()?;
         Ok((self.read_per_trial(self.wtot, |c| &c.s.w2)?, self.read_per_trial(self.wtot, |c| &c.s.bestc2)?))
     }
     /// The boards (candidate per cell).
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_boards(&self) -> Result<Vec<u32>, GpuError> {
         self.read_per_trial(self.puzzle.cells(), |c| &c.s.board)
     }
     /// The per-trial mismatch counts.
+    // A test hook: tests/gpu.rs checks the kernels on the device against the CPU projections.
+    #[doc(hidden)]
     pub fn read_violations(&self) -> Result<Vec<u32>, GpuError> {
         self.read_per_trial(1, |c| &c.s.viol)
     }
@@ -287,6 +318,8 @@ impl<'a> F1Gpu<'a> {
     }
 
     /// Runs one kernel over the whole batch `reps` times and waits for it.
+    // A test and bench hook: one kernel alone (tests/gpu.rs, benches/projections.rs, concur bench).
+    #[doc(hidden)]
     pub fn run_kernel(&self, k: Kernel, reps: usize) -> Result<(), GpuError> {
         if k == Kernel::Mix {
             self.need_dm()?;
@@ -304,7 +337,7 @@ impl<'a> F1Gpu<'a> {
 
     /// Bytes of state one kernel reads and writes per trial (the traffic the throughput
     /// figures are measured in; tables, which stay in cache, are not counted).
-    pub fn kernel_bytes(&self, k: Kernel) -> u64 {
+    pub(crate) fn kernel_bytes(&self, k: Kernel) -> u64 {
         let (d, w, n) = (self.dim as u64, self.wtot as u64, self.puzzle.cells() as u64);
         match k {
             Kernel::Edges => 4 * (2 * d),
@@ -373,7 +406,7 @@ impl<'a> F1Gpu<'a> {
 
 /// Whether a batch of `cfg` on `ctx` would run the fused pass (`--fused-passes` where it
 /// fits), without building the batch.
-pub fn fuses(ctx: &GpuContext, puzzle: &Puzzle, cfg: &MapConfig) -> Result<bool, EngineError> {
+pub(crate) fn fuses(ctx: &GpuContext, puzzle: &Puzzle, cfg: &MapConfig) -> Result<bool, EngineError> {
     Ok(buffers::step_sizes(ctx, &F1::new(puzzle)?, cfg).is_some())
 }
 

@@ -5,14 +5,16 @@
 # Run it with nothing else on the machine. One JSON line per (puzzle, method) on stdout.
 #
 #   scripts/core-rates.sh [SECONDS] > rates.jsonl      (default 20 s per row)
-#   SIZES="05x05 06x06 07x07 08x07 10x10" scripts/core-rates.sh 10 > rates.jsonl   (other sizes of set 1)
+#   SIZES="05x05 06x06 07x07 08x07 10x10 e2" scripts/core-rates.sh 10 > rates.jsonl   (other sizes of set 1;
+#                                       e2: the official 16x16 with its hints, eternity2.dev's v00)
 #
 # Needs target/release/concur (cargo build --release) and the puzzle sets (CONCUR_PUZZLES or
 # ../shared/puzzles).
 set -euo pipefail
 T=${1:-20}
 BIN=${CONCUR:-target/release/concur}
-P=${CONCUR_PUZZLES:-../shared/puzzles}/brendan_owen/pieces_set_1
+ROOT=${CONCUR_PUZZLES:-../shared/puzzles}
+P=$ROOT/brendan_owen/pieces_set_1
 [ -x "$BIN" ] || { echo "missing $BIN: run cargo build --release" >&2; exit 2; }
 [ -d "$P" ] || { echo "missing puzzles at $P" >&2; exit 2; }
 host=$(hostname); cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load=$(cut -d' ' -f1 /proc/loadavg)
@@ -24,14 +26,16 @@ for size in ${SIZES:-07x07 08x07 08x08}; do
       ac4) args=(--method backtrack --ac ac4);;
     esac
     # Seed 11 keeps the first solutions out of the way (a solved run's rate covers less time).
-    out=$("$BIN" solve "$P/pieces_$size.txt" "${args[@]}" --threads 1 --backend cpu --seed 11 --time-limit "$T" --json 2>/dev/null || true)
-    python3 - "$size" "$m" "$host" "$cpu" "$load" "$out" <<'PY'
+    if [ "$size" = e2 ]; then file=$ROOT/eternity2_dev_cc0/e2-16x16-v00.json; name=e2-v00-16x16
+    else file=$P/pieces_$size.txt; name=set1-$size; fi
+    out=$("$BIN" solve "$file" "${args[@]}" --threads 1 --backend cpu --seed 11 --time-limit "$T" --json 2>/dev/null || true)
+    python3 - "$name" "$m" "$host" "$cpu" "$load" "$out" <<'PY'
 import json, sys
-size, m, host, cpu, load, out = sys.argv[1:]
+name, m, host, cpu, load, out = sys.argv[1:]
 r = json.loads(out)
 rate = r.get("iters_per_s") or r.get("nodes_per_s")
 unit = "iterations/s" if "iters_per_s" in r else "nodes/s"
-print(json.dumps({"puzzle": "set1-" + size, "method": m, "rate": rate, "unit": unit, "wall_s": r["wall_s"],
+print(json.dumps({"puzzle": name, "method": m, "rate": rate, "unit": unit, "wall_s": r["wall_s"],
                   "solved": r["solved"], "host": host, "cpu": cpu, "load_before": float(load)}))
 PY
   done

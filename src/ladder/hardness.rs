@@ -41,8 +41,9 @@
 //! - `core-rates.jsonl`: per-core rates, lines `{"puzzle": "set1-08x07", "method": "rrr" |
 //!   "scan" | "ac4", "rate": R, ...}` (units per second of one core; several lines of one
 //!   method and size are averaged).
-//! - `points.json`: `[{"name": ..., "scan_nodes_per_solution": H}, ...]`, instances beyond the
-//!   campaign (set 1's 8x8, 10x10, the 16x16) placed on the fitted line ([`place`]).
+//! - `points.json`: `[{"name": ..., "scan_nodes_per_solution": H, "size": "WxH"}, ...]`,
+//!   instances beyond the campaign (set 1's 8x8, 10x10, the 16x16) placed on the fitted line
+//!   ([`place`]); with a `size` the core-rates table has, in that size's core-seconds.
 
 use super::Record;
 use super::fit::{self, Axis, BootOptions, CountRegression, FitError, Measured, Unit};
@@ -338,9 +339,20 @@ pub struct NamedPoint {
     pub name: String,
     /// Its estimated scan nodes per solution (its hardness).
     pub scan_nodes_per_solution: f64,
+    /// Its board size, `WxH`: where the core-rates table has both methods at this size, its
+    /// core-seconds use that size's per-unit costs rather than the crossing's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
     /// Where the estimate comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// A point's `size`, `WxH` with both sides positive.
+fn point_size(z: &str) -> Option<(usize, usize)> {
+    let (w, h) = z.split_once('x')?;
+    let (w, h): (usize, usize) = (w.parse().ok()?, h.parse().ok()?);
+    (w > 0 && h > 0).then_some((w, h))
 }
 
 /// Parses `points.json` (a JSON array of [`NamedPoint`]).
@@ -351,6 +363,12 @@ pub fn parse_points(text: &str, path: &str) -> Result<Vec<NamedPoint>, HardnessE
         return Err(HardnessError::File {
             path: path.into(),
             msg: format!("{:?}: scan_nodes_per_solution must be a positive number", p.name),
+        });
+    }
+    if let Some(p) = v.iter().find(|p| p.size.as_deref().is_some_and(|z| point_size(z).is_none())) {
+        return Err(HardnessError::File {
+            path: path.into(),
+            msg: format!("{:?}: size {:?} is not WxH", p.name, p.size.as_deref().unwrap_or_default()),
         });
     }
     Ok(v)
@@ -527,17 +545,22 @@ pub struct Placed {
     pub map_core_seconds_ci: Option<[f64; 2]>,
     /// The scan's core-seconds per solution at that hardness (hardness times its cost per node).
     pub scan_core_seconds: Option<f64>,
+    /// Whose per-unit costs the core-seconds use: `WxH, core-rates file` where the table has
+    /// the board's own size, else the crossing's ([`CostsUsed`]); null without costs.
+    pub costs_at: Option<String>,
     /// Whether the hardness lies outside the campaign's (an extrapolation of the line).
     pub extrapolated: bool,
 }
 
 /// Places boards on the line of `reg` (all in log10 units): the line's value and intervals
 /// from the bootstrap's replicates (a replicate's instance interval adds a normal draw of its
-/// residual spread, seeded by `seed`), and core-seconds with `costs`. `range` is the campaign's
-/// hardness range, in log10.
+/// residual spread, seeded by `seed`), and core-seconds with the per-unit costs of the board's
+/// own size where `rates` (the core-rates table) has both methods there, else with `costs`.
+/// `range` is the campaign's hardness range, in log10.
 pub fn place(
     reg: &CountRegression,
     costs: Option<&CostsUsed>,
+    rates: &[SizeCosts],
     points: &[NamedPoint],
     range: [f64; 2],
     seed: u64,
@@ -552,15 +575,24 @@ pub fn place(
             let one: Vec<f64> = reg.replicates.iter().map(|r| r[0] + r[1] * x + r[2] * fit::normal(&mut rng)).collect();
             let ci = fit::percentile_interval(&line).unwrap_or([f64::NAN; 2]).map(|v| 10f64.powf(v));
             let map_work = 10f64.powf(reg.line.at(x));
+            let own = p.size.as_deref().and_then(point_size).and_then(|(w, h)| {
+                rates.iter().find(|c| (c.width, c.height) == (w, h)).and_then(|c| Some((c.map?, c.scan?, w, h)))
+            });
+            let (costs, costs_at) = match (own, costs) {
+                (Some((m, sc, w, h)), _) => (Some((m, sc)), Some(format!("{w}x{h}, core-rates file"))),
+                (None, Some(c)) => (Some((c.map, c.scan)), Some(format!("{}x{}, {}", c.width, c.height, c.source))),
+                (None, None) => (None, None),
+            };
             Placed {
                 name: p.name.clone(),
                 scan_nodes_per_solution: p.scan_nodes_per_solution,
                 map_work,
                 map_work_ci: ci,
                 map_work_instance_ci: fit::percentile_interval(&one).unwrap_or([f64::NAN; 2]).map(|v| 10f64.powf(v)),
-                map_core_seconds: costs.map(|c| c.map * map_work),
-                map_core_seconds_ci: costs.map(|c| ci.map(|v| v * c.map)),
-                scan_core_seconds: costs.map(|c| c.scan * p.scan_nodes_per_solution),
+                map_core_seconds: costs.map(|c| c.0 * map_work),
+                map_core_seconds_ci: costs.map(|c| ci.map(|v| v * c.0)),
+                scan_core_seconds: costs.map(|c| c.1 * p.scan_nodes_per_solution),
+                costs_at,
                 extrapolated: x < range[0] || x > range[1],
             }
         })
@@ -853,7 +885,9 @@ fn summarize(
             resamples: d.resamples,
             failed_resamples: d.failed,
         }),
-        points: reg.map_or_else(Vec::new, |r| place(r, costs.as_ref(), &inputs.points, xr, opt.seed ^ 0x9e37)),
+        points: reg.map_or_else(Vec::new, |r| {
+            place(r, costs.as_ref(), &inputs.core_rates, &inputs.points, xr, opt.seed ^ 0x9e37)
+        }),
         costs,
     }
 }
@@ -1050,13 +1084,14 @@ pub fn markdown(h: &Hardness) -> String {
         s.push_str(
             "\n**Boards beyond the campaign, placed on the line** (their scan nodes per solution as given; \
              the map's from the fitted line, with the 95% interval of the line and of one instance about \
-             it; an extrapolation where the hardness lies outside the campaign's):\n\n\
-             | board | scan nodes / solution | map trial-iterations / solution [line 95%] [instance 95%] | map core-seconds / solution [line 95%] | scan core-seconds / solution | extrapolated |\n\
-             |---|---|---|---|---|---|\n",
+             it; an extrapolation where the hardness lies outside the campaign's; core-seconds at the \
+             per-unit costs of the size named, the board's own where the core-rates table has it):\n\n\
+             | board | scan nodes / solution | map trial-iterations / solution [line 95%] [instance 95%] | map core-seconds / solution [line 95%] | scan core-seconds / solution | costs at | extrapolated |\n\
+             |---|---|---|---|---|---|---|\n",
         );
         for p in &s_.points {
             s.push_str(&format!(
-                "| {} | {} | {} [{}, {}] [{}, {}] | {} | {} | {} |\n",
+                "| {} | {} | {} [{}, {}] [{}, {}] | {} | {} | {} | {} |\n",
                 p.name,
                 sci(p.scan_nodes_per_solution),
                 sci(p.map_work),
@@ -1071,6 +1106,7 @@ pub fn markdown(h: &Hardness) -> String {
                     sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[1]))
                 )),
                 p.scan_core_seconds.map_or("-".into(), sci),
+                p.costs_at.as_deref().unwrap_or("-"),
                 if p.extrapolated { "yes" } else { "no" }
             ));
         }
@@ -1200,6 +1236,66 @@ mod tests {
         assert_eq!(p[0].name, "set 1 8x8");
         assert!(parse_points(r#"[{"name": "x", "scan_nodes_per_solution": 0}]"#, "p").is_err());
         assert!(parse_points(r#"{"name": "x"}"#, "p").is_err());
+        let p = parse_points(r#"[{"name": "b", "scan_nodes_per_solution": 1e17, "size": "10x10"}]"#, "p").unwrap();
+        assert_eq!(p[0].size.as_deref(), Some("10x10"));
+        for bad in ["10", "0x10", "axb", "10x"] {
+            let t = format!(r#"[{{"name": "b", "scan_nodes_per_solution": 1e17, "size": "{bad}"}}]"#);
+            assert!(parse_points(&t, "p").is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn placed_boards_use_their_own_size_costs_where_the_table_has_them() {
+        let line = fit::Line {
+            intercept: 1.0,
+            slope: 0.5,
+            sigma: 0.1,
+            log_likelihood: 0.0,
+            points: 10,
+            censored: 0,
+            iterations: 3,
+        };
+        let reg = CountRegression {
+            line,
+            units: 10,
+            left_out: 0,
+            slope_ci: [0.4, 0.6],
+            intercept_ci: [0.5, 1.5],
+            resamples: 3,
+            failed: 0,
+            reliability: 1.0,
+            replicates: vec![[1.0, 0.5, 0.1], [1.0, 0.4, 0.1], [1.0, 0.6, 0.1]],
+        };
+        let costs =
+            CostsUsed { map: 1e-4, scan: 1e-7, width: 8, height: 7, source: "records".into(), note: String::new() };
+        let rates = vec![SizeCosts { width: 10, height: 10, cells: 100, map: Some(1e-3), scan: Some(1e-6), ac4: None }];
+        let pt = |name: &str, size: Option<&str>| NamedPoint {
+            name: name.into(),
+            scan_nodes_per_solution: 1e8,
+            size: size.map(Into::into),
+            note: None,
+        };
+        let p = place(
+            &reg,
+            Some(&costs),
+            &rates,
+            &[pt("own", Some("10x10")), pt("other", Some("9x9")), pt("none", None)],
+            [2.0, 9.0],
+            1,
+        );
+        // The line at x = 8: 10^5 iterations per solution.
+        assert!((p[0].map_work.log10() - 5.0).abs() < 1e-9);
+        assert!(
+            (p[0].map_core_seconds.unwrap() - 1e2).abs() < 1e-6 && (p[0].scan_core_seconds.unwrap() - 1e2).abs() < 1e-6
+        );
+        assert_eq!(p[0].costs_at.as_deref(), Some("10x10, core-rates file"));
+        for q in &p[1..] {
+            assert!(
+                (q.map_core_seconds.unwrap() - 10.0).abs() < 1e-6 && (q.scan_core_seconds.unwrap() - 10.0).abs() < 1e-6
+            );
+            assert_eq!(q.costs_at.as_deref(), Some("8x7, records"));
+        }
+        assert_eq!(place(&reg, None, &rates, &[pt("none", None)], [2.0, 9.0], 1)[0].costs_at, None);
     }
 
     #[test]
@@ -1271,7 +1367,8 @@ mod tests {
         let p = place(
             &reg,
             Some(&costs),
-            &[NamedPoint { name: "b".into(), scan_nodes_per_solution: 1e8, note: None }],
+            &[],
+            &[NamedPoint { name: "b".into(), scan_nodes_per_solution: 1e8, size: None, note: None }],
             [3.0, 7.0],
             1,
         );

@@ -31,6 +31,9 @@ struct Truth {
     scan_target: u64,
     scan_cap: f64,
     scan_run_cap: f64,
+    /// A slope that changes at a hardness: `(x_k, b2)`, the line going on from `x_k` with
+    /// slope `b2`.
+    kink: Option<(f64, f64)>,
 }
 
 impl Default for Truth {
@@ -51,6 +54,7 @@ impl Default for Truth {
             scan_target: 10,
             scan_cap: 1e10,
             scan_run_cap: 1e9,
+            kink: None,
         }
     }
 }
@@ -103,7 +107,11 @@ fn campaign(t: &Truth, seed: u64) -> Vec<Record> {
     for i in 0..t.instances {
         let x = t.x0 + t.decades * (i as f64 + rng.random::<f64>()) / t.instances as f64;
         let hard = 10f64.powf(x);
-        let work = 10f64.powf(t.a + t.b * x + t.s * fit::normal(&mut rng));
+        let line = match t.kink {
+            Some((xk, b2)) if x > xk => t.a + t.b * xk + b2 * (x - xk),
+            _ => t.a + t.b * x,
+        };
+        let work = 10f64.powf(line + t.s * fit::normal(&mut rng));
         // Board sizes 35, 42, 49, 56 cells (only the costs and the figure's colours see them).
         let cells = 35 + 7 * (i % 4);
         let name = format!("i{i:03}");
@@ -157,6 +165,50 @@ fn a_known_exponent_is_recovered() {
     let expect = ((C_MAP / C_SCAN).log10() + s.intercept.unwrap()) / (1.0 - b);
     assert!((x.hardness.log10() - expect).abs() < 1e-9 && x.map_cheaper == "above", "{x:?}");
     assert!(s.cheaper.as_ref().unwrap().contains("harder than H*"), "{:?}", s.cheaper);
+}
+
+#[test]
+fn the_parts_of_a_campaign_are_fitted_apart_and_find_a_slope_that_steepens() {
+    let part = |h: &hardness::Hardness, name: &str| {
+        h.summary
+            .subsets
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("{name}: {:?}", h.summary.subsets))
+            .clone()
+    };
+    // One exponent throughout: every part's interval holds it.
+    let t = Truth { s: 0.2, ..Truth::default() };
+    let h = fit_of(&campaign(&t, 3), 300, 3, fit::CENSOR_FACTOR);
+    let names: Vec<&str> = h.summary.subsets.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["the easier half", "the harder half", "5x7 only", "6x7 only", "7x7 only", "8x7 only"]);
+    // Six 95% intervals: all six cover the truth in about 74% of campaigns, five or more in 97%.
+    let mut covered = 0;
+    for p in &h.summary.subsets {
+        let (b, [lo, hi]) = (p.exponent.unwrap(), p.exponent_ci.unwrap());
+        covered += usize::from(lo <= t.b && t.b <= hi);
+        assert!((b - t.b).abs() < 0.25, "{p:?}");
+        assert!(p.n >= hardness::MIN_SUBSET && p.range[0] < p.range[1], "{p:?}");
+    }
+    assert!(covered >= 5, "{:?}", h.summary.subsets);
+    let (e, d) = (part(&h, "the easier half"), part(&h, "the harder half"));
+    assert_eq!(e.n + d.n, h.summary.n);
+    assert!(e.range[1] <= d.range[0], "{e:?} {d:?}");
+    // A slope of 0.4 that steepens to 1.3 at the middle: the whole line lies between, the
+    // halves find each its own, and the harder half's interval excludes a crossing above.
+    let t = Truth { b: 0.4, a: 1.3, s: 0.15, kink: Some((5.5, 1.3)), ..Truth::default() };
+    let h = fit_of(&campaign(&t, 4), 300, 4, fit::CENSOR_FACTOR);
+    let whole = h.summary.exponent.unwrap();
+    let (e, d) = (part(&h, "the easier half"), part(&h, "the harder half"));
+    let (be, bd) = (e.exponent.unwrap(), d.exponent.unwrap());
+    assert!((be - 0.4).abs() < 0.15 && (bd - 1.3).abs() < 0.3, "easier {e:?} harder {d:?}");
+    assert!(be < whole && whole < bd, "{be} {whole} {bd}");
+    let md = hardness::markdown(&h);
+    assert!(md.contains("**Does one exponent hold?**") && md.contains("| the harder half |"), "{md}");
+    // The whole line's interval lies below 1 (a crossing above), the harder half's above 1:
+    // the report says the crossing rests on the easier instances.
+    assert!(h.summary.exponent_ci.unwrap()[1] < 1.0 && d.exponent_ci.unwrap()[0] > 1.0, "{:?} {d:?}", h.summary);
+    assert!(md.contains("rests on the easier instances") && md.contains("its interval above 1"), "{md}");
 }
 
 /// Runs `campaigns` synthetic campaigns; the fraction whose 95% interval of b covers the truth,

@@ -65,6 +65,10 @@ pub const MIN_COMMON: usize = 3;
 /// at the 95% bound `T / ln 20` instead: 0.654, 0.542 and 0.498, covering in 74%, 31% and 27%).
 pub const HEAVY_CENSORING: f64 = 0.3;
 
+/// The fewest instances a part of the campaign needs for a fit of its own
+/// ([`Summary::subsets`]).
+pub const MIN_SUBSET: usize = 6;
+
 /// A bad optional input of the section (`hardness-inputs/`); each names its file.
 #[derive(Debug, thiserror::Error)]
 pub enum HardnessError {
@@ -498,6 +502,34 @@ pub struct Crossing {
     pub map_cheaper: String,
 }
 
+/// The fit over a part of the instances ([`Summary::subsets`]): whether one exponent holds
+/// from the easy end to the hard one, and within one board size, where hardness varies with
+/// the colours alone.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SubsetFit {
+    /// Which instances, in words (`the harder half`, `8x7 only`).
+    pub name: String,
+    /// Instances fitted.
+    pub n: usize,
+    /// Of them, censored.
+    pub n_censored: usize,
+    /// Their hardness range, scan nodes per solution.
+    pub range: [f64; 2],
+    /// The slope `b`; null where the fit failed.
+    pub exponent: Option<f64>,
+    /// Its 95% bootstrap interval.
+    pub exponent_ci: Option<[f64; 2]>,
+    /// The intercept `a`.
+    pub intercept: Option<f64>,
+    /// The residual spread `s`, in decades.
+    pub residual_spread: Option<f64>,
+    /// Where this part's line meets the scan's, with the whole fit's per-unit costs; null
+    /// where `b`'s interval reaches 1 (or without costs).
+    pub crossing: Option<Crossing>,
+    /// Why the fit failed, if it did.
+    pub error: Option<String>,
+}
+
 /// The fit against the exact solution count.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DensityFit {
@@ -651,6 +683,9 @@ pub struct Summary {
     pub density: Option<DensityFit>,
     /// The boards of `points.json` placed on the line (none without a fit).
     pub points: Vec<Placed>,
+    /// The same fit over parts of the instances: the easier and the harder half (split at
+    /// the median hardness), and each board size with at least [`MIN_SUBSET`] instances.
+    pub subsets: Vec<SubsetFit>,
 }
 
 /// Everything the section shows.
@@ -697,14 +732,75 @@ impl Default for Options {
 
 /// The units of the hardness fit: scan and map counts of every common instance.
 pub fn units(instances: &[Instance]) -> Vec<Unit> {
-    instances
+    instances.iter().filter_map(unit).collect()
+}
+
+/// An instance's unit of the hardness fit, where both the scan and the map ran it.
+fn unit(i: &Instance) -> Option<Unit> {
+    let (s, m) = (i.scan.as_ref()?, i.map.as_ref()?);
+    Some(Unit {
+        x: Axis::Measured(Measured { total: s.total, solutions: s.solutions as u64 }),
+        y: Measured { total: m.total, solutions: m.solutions as u64 },
+    })
+}
+
+/// The fit over parts of the campaign ([`Summary::subsets`]): the easier and the harder half
+/// of the placed instances (split at the median hardness, the median itself in the harder),
+/// and each size with at least [`MIN_SUBSET`] of them; the crossing of each with `costs`.
+pub fn subsets(instances: &[Instance], boot: &BootOptions, costs: Option<&CostsUsed>) -> Vec<SubsetFit> {
+    let placed: Vec<(&Instance, Unit, f64)> = instances
         .iter()
         .filter_map(|i| {
-            let (s, m) = (i.scan.as_ref()?, i.map.as_ref()?);
-            Some(Unit {
-                x: Axis::Measured(Measured { total: s.total, solutions: s.solutions as u64 }),
-                y: Measured { total: m.total, solutions: m.solutions as u64 },
-            })
+            let u = unit(i)?;
+            let x = match u.x {
+                Axis::Measured(m) => m.log10_mean()?,
+                Axis::Exact(x) => x,
+            };
+            Some((i, u, x))
+        })
+        .collect();
+    let mut xs: Vec<f64> = placed.iter().map(|p| p.2).collect();
+    xs.sort_by(f64::total_cmp);
+    let mut parts: Vec<(String, Vec<Unit>)> = Vec::new();
+    if let Some(&median) = xs.get(xs.len() / 2) {
+        let half = |harder: bool| placed.iter().filter(|p| (p.2 >= median) == harder).map(|p| p.1).collect();
+        parts.push(("the easier half".into(), half(false)));
+        parts.push(("the harder half".into(), half(true)));
+    }
+    let mut sizes: Vec<(usize, usize, usize)> = placed.iter().map(|p| (p.0.cells, p.0.width, p.0.height)).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for (_, w, h) in sizes {
+        let us: Vec<Unit> = placed.iter().filter(|p| (p.0.width, p.0.height) == (w, h)).map(|p| p.1).collect();
+        parts.push((format!("{w}x{h} only"), us));
+    }
+    parts
+        .into_iter()
+        .filter(|(_, us)| us.len() >= MIN_SUBSET)
+        .enumerate()
+        .map(|(k, (name, us))| {
+            let (pts, _) = fit::points(&us, boot.censor_factor);
+            let range = [
+                pts.iter().map(|p| 10f64.powf(p.x)).fold(f64::INFINITY, f64::min),
+                pts.iter().map(|p| 10f64.powf(p.x)).fold(f64::NEG_INFINITY, f64::max),
+            ];
+            let r = fit::regress_counts(&us, &BootOptions { seed: boot.seed ^ (0x5b5e7 + k as u64), ..*boot });
+            let (reg, error) = match r {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            SubsetFit {
+                name,
+                n: pts.len(),
+                n_censored: pts.iter().filter(|p| p.censored).count(),
+                range,
+                exponent: reg.as_ref().map(|r| r.line.slope),
+                exponent_ci: reg.as_ref().map(|r| r.slope_ci),
+                intercept: reg.as_ref().map(|r| r.line.intercept),
+                residual_spread: reg.as_ref().map(|r| r.line.sigma),
+                crossing: reg.as_ref().zip(costs).and_then(|(r, c)| crossing(r, c)),
+                error,
+            }
         })
         .collect()
 }
@@ -830,8 +926,10 @@ pub fn analyse(records: &[Record], inputs: Inputs, opt: &Options) -> Option<Hard
         Ok(r) => (Some(r), None),
         Err(e) => (None, Some(e)),
     };
-    let summary =
+    let parts = subsets(&instances, &boot, costs.as_ref());
+    let mut summary =
         summarize(&labels, common.len(), &pts, left_out, regression.as_ref(), error, costs, xr, &inputs, &density, opt);
+    summary.subsets = parts;
     Some(Hardness { labels, instances, regression, density, costs_from_records, inputs, summary })
 }
 
@@ -888,6 +986,7 @@ fn summarize(
         points: reg.map_or_else(Vec::new, |r| {
             place(r, costs.as_ref(), &inputs.core_rates, &inputs.points, xr, opt.seed ^ 0x9e37)
         }),
+        subsets: Vec::new(),
         costs,
     }
 }
@@ -1020,6 +1119,57 @@ pub fn markdown(h: &Hardness) -> String {
         s.push('\n');
     } else if h.regression.is_some() {
         s.push_str("\nNo per-unit costs (no timed runs of both methods): no crossing in core-seconds.\n");
+    }
+    if !s_.subsets.is_empty() {
+        s.push_str(&format!(
+            "\n**Does one exponent hold?** The same fit over parts of the campaign: the easier and the harder \
+             half of the instances (split at the median hardness), and each board size with at least \
+             {MIN_SUBSET} instances, where hardness varies with the colours alone. A line through the whole \
+             range can hide a slope that steepens towards the hard end, and the hard end is where a crossing \
+             would be; the crossing of each part's line uses the same per-unit costs.\n\n\
+             | instances | n (censored) | scan nodes / solution | exponent b [95%] | crossing H* [95%] |\n\
+             |---|---|---|---|---|\n"
+        ));
+        for p in &s_.subsets {
+            let b = match (p.exponent, p.exponent_ci, &p.error) {
+                (Some(b), Some([lo, hi]), _) => format!("{b:.3} [{lo:.3}, {hi:.3}]"),
+                (_, _, Some(e)) => format!("no fit: {e}"),
+                _ => "-".into(),
+            };
+            let cross = match (&p.crossing, p.exponent_ci) {
+                (Some(x), _) => format!(
+                    "{} [{}, {}], the map cheaper {}{}",
+                    sci(x.hardness),
+                    x.ci[0].map_or("unbounded".into(), sci),
+                    x.ci[1].map_or("unbounded".into(), sci),
+                    x.map_cheaper,
+                    if (p.range[0]..=p.range[1]).contains(&x.hardness) { "" } else { " (outside the part's range)" }
+                ),
+                (None, Some([lo, hi])) if lo <= 1.0 && 1.0 <= hi => "none to state (b's interval reaches 1)".into(),
+                _ => "-".into(),
+            };
+            s.push_str(&format!(
+                "| {} | {} ({}) | {} to {} | {b} | {cross} |\n",
+                p.name,
+                p.n,
+                p.n_censored,
+                sci(p.range[0]),
+                sci(p.range[1])
+            ));
+        }
+        let harder = s_.subsets.iter().find(|p| p.name == "the harder half");
+        if let (Some(d), Some([_, whole_hi])) = (harder, s_.exponent_ci)
+            && let (Some(b), Some([lo, hi])) = (d.exponent, d.exponent_ci)
+            && whole_hi < 1.0
+            && hi >= 1.0
+        {
+            s.push_str(&format!(
+                "\n**The whole line's crossing rests on the easier instances.** Over the harder half the exponent \
+                 is b = {b:.3} [{lo:.3}, {hi:.3}], {}: at the hard end, where a crossing would be, the map's \
+                 work grows as fast as the scan's or faster, and no crossing can be stated from it.\n",
+                if lo > 1.0 { "its interval above 1" } else { "its interval reaching 1" }
+            ));
+        }
     }
     s.push_str(&format!(
         "\nThe instances and the line, both axes' 95% intervals as bars, an open marker with an arrow \

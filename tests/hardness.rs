@@ -324,6 +324,14 @@ fn the_report_writes_the_section_the_figure_and_the_summary() {
     assert_eq!(f["costs"]["source"], "core-rates file");
     assert!(f.get("crossing").is_some(), "present, null or not: {f}");
     assert_eq!(f["points"].as_array().unwrap().len(), 2);
+    // Twelve instances: two halves of six, each fitted; the boards placed on the harder half's
+    // line too, and only there.
+    let parts = f["subsets"].as_array().unwrap();
+    let part = |n: &str| parts.iter().find(|p| p["name"] == n).unwrap_or_else(|| panic!("{n}: {parts:?}"));
+    assert_eq!(part("the easier half")["n"].as_u64().unwrap() + part("the harder half")["n"].as_u64().unwrap(), 12);
+    assert_eq!(part("the harder half")["points"].as_array().map(Vec::len), Some(2));
+    assert!(part("the easier half").get("points").is_none());
+    assert!(md.contains("**Does one exponent hold?**") && md.contains("on the harder half's line"), "{md}");
     assert_eq!(f["density"]["n"], 3);
     assert_eq!(summary["hardness_instances"].as_array().unwrap().len(), 12);
 }

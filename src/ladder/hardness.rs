@@ -528,6 +528,10 @@ pub struct SubsetFit {
     pub crossing: Option<Crossing>,
     /// Why the fit failed, if it did.
     pub error: Option<String>,
+    /// The harder half only: the boards of `points.json` placed on its line, as
+    /// [`Summary::points`] on the whole one (they lie beyond its hard end).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<Placed>,
 }
 
 /// The fit against the exact solution count.
@@ -747,7 +751,13 @@ fn unit(i: &Instance) -> Option<Unit> {
 /// The fit over parts of the campaign ([`Summary::subsets`]): the easier and the harder half
 /// of the placed instances (split at the median hardness, the median itself in the harder),
 /// and each size with at least [`MIN_SUBSET`] of them; the crossing of each with `costs`.
-pub fn subsets(instances: &[Instance], boot: &BootOptions, costs: Option<&CostsUsed>) -> Vec<SubsetFit> {
+pub fn subsets(
+    instances: &[Instance],
+    boot: &BootOptions,
+    costs: Option<&CostsUsed>,
+    rates: &[SizeCosts],
+    boards: &[NamedPoint],
+) -> Vec<SubsetFit> {
     let placed: Vec<(&Instance, Unit, f64)> = instances
         .iter()
         .filter_map(|i| {
@@ -789,7 +799,13 @@ pub fn subsets(instances: &[Instance], boot: &BootOptions, costs: Option<&CostsU
                 Ok(r) => (Some(r), None),
                 Err(e) => (None, Some(e.to_string())),
             };
+            let lx = [range[0].log10(), range[1].log10()];
+            let points = match &reg {
+                Some(r) if name == "the harder half" => place(r, costs, rates, boards, lx, boot.seed ^ 0x9e38),
+                _ => Vec::new(),
+            };
             SubsetFit {
+                points,
                 name,
                 n: pts.len(),
                 n_censored: pts.iter().filter(|p| p.censored).count(),
@@ -926,7 +942,7 @@ pub fn analyse(records: &[Record], inputs: Inputs, opt: &Options) -> Option<Hard
         Ok(r) => (Some(r), None),
         Err(e) => (None, Some(e)),
     };
-    let parts = subsets(&instances, &boot, costs.as_ref());
+    let parts = subsets(&instances, &boot, costs.as_ref(), &inputs.core_rates, &inputs.points);
     let mut summary =
         summarize(&labels, common.len(), &pts, left_out, regression.as_ref(), error, costs, xr, &inputs, &density, opt);
     summary.subsets = parts;
@@ -1235,31 +1251,47 @@ pub fn markdown(h: &Hardness) -> String {
             "\n**Boards beyond the campaign, placed on the line** (their scan nodes per solution as given; \
              the map's from the fitted line, with the 95% interval of the line and of one instance about \
              it; an extrapolation where the hardness lies outside the campaign's; core-seconds at the \
-             per-unit costs of the size named, the board's own where the core-rates table has it):\n\n\
-             | board | scan nodes / solution | map trial-iterations / solution [line 95%] [instance 95%] | map core-seconds / solution [line 95%] | scan core-seconds / solution | costs at | extrapolated |\n\
-             |---|---|---|---|---|---|---|\n",
+             per-unit costs of the size named, the board's own where the core-rates table has it):\n\n",
         );
-        for p in &s_.points {
-            s.push_str(&format!(
-                "| {} | {} | {} [{}, {}] [{}, {}] | {} | {} | {} | {} |\n",
-                p.name,
-                sci(p.scan_nodes_per_solution),
-                sci(p.map_work),
-                sci(p.map_work_ci[0]),
-                sci(p.map_work_ci[1]),
-                sci(p.map_work_instance_ci[0]),
-                sci(p.map_work_instance_ci[1]),
-                p.map_core_seconds.map_or("-".into(), |m| format!(
-                    "{} [{}, {}]",
-                    sci(m),
-                    sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[0])),
-                    sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[1]))
-                )),
-                p.scan_core_seconds.map_or("-".into(), sci),
-                p.costs_at.as_deref().unwrap_or("-"),
-                if p.extrapolated { "yes" } else { "no" }
-            ));
-        }
+        s.push_str(&placed_table(&s_.points));
+    }
+    if let Some(d) = s_.subsets.iter().find(|p| p.name == "the harder half" && !p.points.is_empty()) {
+        s.push_str(&format!(
+            "\nThe same boards on the harder half's line (b = {}), which the hard end of the campaign \
+             supports:\n\n",
+            d.exponent.map_or("-".into(), |b| format!("{b:.3}"))
+        ));
+        s.push_str(&placed_table(&d.points));
+    }
+    s
+}
+
+/// The table of boards placed on a line.
+fn placed_table(points: &[Placed]) -> String {
+    let mut s = String::from(
+        "| board | scan nodes / solution | map trial-iterations / solution [line 95%] [instance 95%] | map core-seconds / solution [line 95%] | scan core-seconds / solution | costs at | extrapolated |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for p in points {
+        s.push_str(&format!(
+            "| {} | {} | {} [{}, {}] [{}, {}] | {} | {} | {} | {} |\n",
+            p.name,
+            sci(p.scan_nodes_per_solution),
+            sci(p.map_work),
+            sci(p.map_work_ci[0]),
+            sci(p.map_work_ci[1]),
+            sci(p.map_work_instance_ci[0]),
+            sci(p.map_work_instance_ci[1]),
+            p.map_core_seconds.map_or("-".into(), |m| format!(
+                "{} [{}, {}]",
+                sci(m),
+                sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[0])),
+                sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[1]))
+            )),
+            p.scan_core_seconds.map_or("-".into(), sci),
+            p.costs_at.as_deref().unwrap_or("-"),
+            if p.extrapolated { "yes" } else { "no" }
+        ));
     }
     s
 }

@@ -1358,6 +1358,15 @@ pub fn figure(h: &Hardness) -> String {
         groups: &groups,
         band,
         reference,
+        part: h.summary.subsets.iter().find(|p| p.name == "the harder half").and_then(|p| {
+            let (a, b, [lo, hi]) = (p.intercept?, p.exponent?, p.exponent_ci?);
+            Some((
+                a,
+                b,
+                [p.range[0].log10(), p.range[1].log10()],
+                format!("harder half: b = {b:.2} [{lo:.2}, {hi:.2}]"),
+            ))
+        }),
         bound_note: "map found none: 95% lower bound",
     })
 }

@@ -627,6 +627,9 @@ pub(crate) struct ScatterPlot<'a> {
     pub band: Option<ScatterBand>,
     /// A dashed reference line `y = intercept + slope x` (log10 units) and its name.
     pub reference: Option<(f64, f64, String)>,
+    /// A second fitted line, dashed dark, `y = intercept + slope x` over `[x0, x1]` (log10
+    /// units), and its name: a part's fit beside the whole one.
+    pub part: Option<(f64, f64, [f64; 2], String)>,
     /// The legend's words for an open marker (a lower bound).
     pub bound_note: &'a str,
 }
@@ -652,8 +655,16 @@ fn clip_line(c: f64, m: f64, [x0, x1]: [f64; 2], [y0, y1]: [f64; 2]) -> Option<[
 pub(crate) fn scatter_plot(p: &ScatterPlot) -> String {
     let line_name = p.band.as_ref().map(|b| b.name.as_str());
     let ref_name = p.reference.as_ref().map(|r| r.2.as_str());
-    let names: Vec<&str> =
-        p.groups.iter().map(|g| g.1.as_str()).chain(line_name).chain(ref_name).chain([p.bound_note]).collect();
+    let part_name = p.part.as_ref().map(|r| r.3.as_str());
+    let names: Vec<&str> = p
+        .groups
+        .iter()
+        .map(|g| g.1.as_str())
+        .chain(line_name)
+        .chain(ref_name)
+        .chain(part_name)
+        .chain([p.bound_note])
+        .collect();
     let (mut svg, w, h) = canvas(p.title, legend_width(names.into_iter()));
     if p.points.is_empty() {
         svg.text(w / 2.0, h / 2.0, "middle", "no instance to place");
@@ -699,6 +710,11 @@ pub(crate) fn scatter_plot(p: &ScatterPlot) -> String {
     {
         svg.dashed_line(px(x0), py(y0), px(x1), py(y1), "#d62728", 1.5);
     }
+    if let Some((c, m, [a, b], _)) = &p.part
+        && let Some([(x0, y0), (x1, y1)]) = clip_line(*c, *m, [a.max(xmin), b.min(xmax)], [ymin, ymax])
+    {
+        svg.dashed_line(px(x0), py(y0), px(x1), py(y1), "#222222", 1.5);
+    }
     for q in p.points {
         let col = PALETTE[q.color % PALETTE.len()];
         let (x, y) = (px(q.x), py(q.y));
@@ -725,6 +741,11 @@ pub(crate) fn scatter_plot(p: &ScatterPlot) -> String {
     let mut ly = T + 16.0 + 18.0 * entries.len() as f64;
     if let Some(n) = ref_name {
         svg.dashed_line(lx, ly - 4.0, lx + 20.0, ly - 4.0, "#d62728", 1.5);
+        svg.text(lx + 26.0, ly, "start", n);
+        ly += 18.0;
+    }
+    if let Some(n) = part_name {
+        svg.dashed_line(lx, ly - 4.0, lx + 20.0, ly - 4.0, "#222222", 1.5);
         svg.text(lx + 26.0, ly, "start", n);
         ly += 18.0;
     }
@@ -770,6 +791,7 @@ mod tests {
             groups: &groups,
             band: Some(band),
             reference: Some((-1.0, 1.0, "equal".into())),
+            part: Some((0.0, 1.5, [2.0, 3.0], "steeper part".into())),
             bound_note: "none found",
         });
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -778,5 +800,8 @@ mod tests {
         assert_eq!(svg.matches(r##"fill="white" stroke="#555555""##).count(), 1);
         assert!(svg.contains(">1e2<") && svg.contains(">1e6<") && svg.contains("stroke-dasharray"));
         assert!(svg.contains(">equal<") && svg.contains(">none found<") && svg.contains(">8x7<"));
+        // The part's line, dashed dark, and its legend entry.
+        assert_eq!(svg.matches(r##"stroke="#222222" stroke-width="1.5" stroke-dasharray"##).count(), 2, "{svg}");
+        assert!(svg.contains(">steeper part<"));
     }
 }

@@ -225,7 +225,7 @@ const NOT_STEPPED: [(&str, &str); 4] = [
 ];
 
 /// The base of ``concur.F1Map`` and ``concur.DcMap`` (see them): a batch of trials of one of
-/// the maps, on the CPU, advanced by :meth:`step`.
+/// the maps, on the CPU (F1 also on the GPU), advanced by :meth:`step`.
 #[pyclass(module = "concur", name = "_Stepper", subclass)]
 pub struct Stepper {
     state: Mutex<State>,
@@ -363,43 +363,38 @@ impl Stepper {
         let borrowed: &'static Puzzle = unsafe { &*Arc::as_ptr(&p) };
         let no_board =
             |e: concur::assign::AssignError| input(format!("the puzzle has no board that fits its rim: {e}"));
-        if let Some(g) = &gpu {
-            let mut cfg = spec.map_config(&cancel).expect("an F1 method");
-            cfg.assign = g.f1_assign(&cfg);
-            cfg.max_iters = max_iters;
-            let ctx = g.context().clone();
-            let m = py.detach(|| F1GpuStepper::new(ctx, borrowed, cfg.clone())).map_err(|e| match e {
-                EngineError::Unsupported(u) => spec_error(u.to_string(), Some("backend")),
-                EngineError::Gpu(g) => errors::gpu(&g),
-                EngineError::Assign(a) => no_board(a),
-                other => error(Kind::Concur, other.to_string()),
-            })?;
-            let state = State {
-                engine: Engine::F1Gpu(Box::new(m), cfg),
-                puzzle: p,
-                pool,
-                stepped: 0,
-                version: 0,
-                evaluated: None,
-                read_back: None,
-            };
-            return Ok(Stepper { state: Mutex::new(state) });
-        }
-        let engine = py.detach(|| -> Result<Engine, concur::assign::AssignError> {
-            if is_f1 {
+        let engine = match &gpu {
+            // F1 on the device: the device stepper's own refusals are the backend's.
+            Some(g) => {
                 let mut cfg = spec.map_config(&cancel).expect("an F1 method");
-                cfg.assign = cpu.f1_assign(&cfg);
+                cfg.assign = g.f1_assign(&cfg);
                 cfg.max_iters = max_iters;
-                let m = F1Map::new(borrowed, cfg.clone())?;
-                Ok(Engine::F1(m, cfg))
-            } else {
-                let mut cfg = spec.dc_config(&cancel).expect("divide and concur");
-                cfg.max_iters = max_iters;
-                let m = DcMap::new(borrowed, cfg.clone())?;
-                Ok(Engine::Dc(m, cfg))
+                let ctx = g.context().clone();
+                let m = py.detach(|| F1GpuStepper::new(ctx, borrowed, cfg.clone())).map_err(|e| match e {
+                    EngineError::Unsupported(u) => spec_error(u.to_string(), Some("backend")),
+                    EngineError::Gpu(g) => errors::gpu(&g),
+                    EngineError::Assign(a) => no_board(a),
+                    other => error(Kind::Concur, other.to_string()),
+                })?;
+                Engine::F1Gpu(Box::new(m), cfg)
             }
-        });
-        let engine = engine.map_err(no_board)?;
+            None => py
+                .detach(|| -> Result<Engine, concur::assign::AssignError> {
+                    if is_f1 {
+                        let mut cfg = spec.map_config(&cancel).expect("an F1 method");
+                        cfg.assign = cpu.f1_assign(&cfg);
+                        cfg.max_iters = max_iters;
+                        let m = F1Map::new(borrowed, cfg.clone())?;
+                        Ok(Engine::F1(m, cfg))
+                    } else {
+                        let mut cfg = spec.dc_config(&cancel).expect("divide and concur");
+                        cfg.max_iters = max_iters;
+                        let m = DcMap::new(borrowed, cfg.clone())?;
+                        Ok(Engine::Dc(m, cfg))
+                    }
+                })
+                .map_err(no_board)?,
+        };
         let state = State { engine, puzzle: p, pool, stepped: 0, version: 0, evaluated: None, read_back: None };
         Ok(Stepper { state: Mutex::new(state) })
     }

@@ -146,16 +146,29 @@ fn gpu_stepper_set_state_then_step_is_the_cpus() {
 #[test]
 fn gpu_stepper_stops_on_the_token_and_goes_on_from_where_each_trial_stands() {
     let Some(ctx) = gpu("gpu_stepper_stops_on_the_token_and_goes_on_from_where_each_trial_stands") else { return };
-    let (p, _) = generated(4, 4, 31);
-    let cfg = config(MapKind::Rrr, 31, Some(40), 10_000);
+    let (p, _) = generated(5, 5, 21);
+    let cfg = MapConfig { restart_stall: Some(20), ..config(MapKind::Rrr, 21, None, 1_000_000) };
     let mut g = F1GpuStepper::new(ctx.clone(), &p, cfg).unwrap();
     let tripped = Cancel::new();
     tripped.cancel();
     assert!(!g.step(500, &tripped).unwrap(), "a tripped token stops the step");
+    // A token tripped while the step runs: the trials stop within a piece of the loop,
+    // where each stands (stall restarts make them stand at different iterations).
+    let cancel = Cancel::new();
+    let stopper = {
+        let c = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            c.cancel();
+        })
+    };
+    assert!(!g.step(1_000_000, &cancel).unwrap());
+    stopper.join().unwrap();
     let before: Vec<u64> = g.trial_summaries().iter().map(|t| t.iterations).collect();
-    assert!(g.step(20, &Cancel::new()).unwrap());
+    assert!(before.iter().all(|&b| b < 1_000_000), "{before:?}");
+    assert!(g.step(37, &Cancel::new()).unwrap());
     for (t, (s, b)) in g.trial_summaries().iter().zip(before).enumerate() {
-        assert!(s.solved_at.is_some() || s.iterations == b + 20, "trial {t}: {} after {b}", s.iterations);
+        assert!(s.solved_at.is_some() || s.iterations == b + 37, "trial {t}: {} after {b}", s.iterations);
     }
 }
 

@@ -44,6 +44,8 @@ pub struct F1GpuStepper<'a> {
     cold: Vec<bool>,
     /// Per trial, the iteration the current step takes it to.
     target: Vec<u64>,
+    /// The loop's `handled` words before the last read was taken (which freezes it handled).
+    handled: Vec<u32>,
     pace: Pace,
     flight: VecDeque<Piece>,
     /// Blocks submitted so far (the index of the next).
@@ -72,6 +74,7 @@ impl<'a> F1GpuStepper<'a> {
             live: vec![true; t_all],
             cold: vec![false; t_all],
             target: vec![0; t_all],
+            handled: vec![u32::MAX; t_all],
             pace: Pace::new(K_ITERS, None),
             flight: VecDeque::with_capacity(3),
             blocks: 0,
@@ -144,15 +147,29 @@ impl<'a> F1GpuStepper<'a> {
             }
             g.read_block(block, &mut self.d.words, &mut self.flight, &mut self.pace)?;
             self.flight.clear();
+            self.handled.copy_from_slice(&self.d.handled);
+            let before: u64 = self.d.trials.iter().map(|t| t.iterations).sum();
             g.take_words(&mut self.d, limit)?;
+            // The words show the device as the last piece left it, every earlier resume
+            // included; `take_status` has just restarted the trials frozen since, and let go
+            // on those below `limit` (a restart at the pause stays frozen with its new state).
             for (t, tr) in self.d.trials.iter().enumerate() {
                 let state = self.d.words[t * TS + 3];
-                let restarted = matches!(state, ST_STALL | ST_CYCLE | ST_FAIL);
-                // A restart at the pause stays frozen with its new state (`take_status`).
-                self.live[t] = state == ST_LIVE || (restarted && tr.iterations < limit);
-                if restarted && tr.iterations >= limit && tr.solved_at.is_none() {
+                let restarted_now =
+                    matches!(state, ST_STALL | ST_CYCLE | ST_FAIL) && self.d.handled[t] != self.handled[t];
+                self.live[t] = state == ST_LIVE || (restarted_now && tr.iterations < limit);
+                if restarted_now && tr.iterations >= limit {
                     self.cold[t] = true;
                 }
+            }
+            // A whole block moves every trial let go on: a stepper that lost track of one
+            // says so rather than waiting for it for ever.
+            let after: u64 = self.d.trials.iter().map(|t| t.iterations).sum();
+            if whole && after == before && self.handled == self.d.handled {
+                return Err(GpuError::Device(format!(
+                    "the device stepper sent {need} iterations to pause at {limit} and no trial moved"
+                ))
+                .into());
             }
             if !whole {
                 return Ok(false);

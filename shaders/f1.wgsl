@@ -316,10 +316,8 @@ fn track_trial(t: u32) {
             return;
         }
     }
-    if (it >= TR.max_iters) {
-        freeze(t, ST_DONE);
-        return;
-    }
+    // The cycle check comes before the budget's stop, as on the CPU, where a round that
+    // ends at the budget (or where a stepper pauses) still checks its fingerprint.
     if (TR.cycle != 0u && it % ROUND == 0u) {
         var h0 = 0u;
         var h1 = 0u;
@@ -345,5 +343,8 @@ fn track_trial(t: u32) {
         ring[rb + 2u * pos] = h0;
         ring[rb + 2u * pos + 1u] = h1;
         ring[rb + 2u * RING] = (pos + 1u) % RING;
+    }
+    if (it >= TR.max_iters) {
+        freeze(t, ST_DONE);
     }
 }

@@ -19,6 +19,8 @@ mod golden;
 mod gpu;
 #[cfg(feature = "gpu")]
 mod gpu_assign;
+#[cfg(feature = "gpu")]
+mod gpu_stepper;
 mod hardness;
 mod ladder;
 mod layering;

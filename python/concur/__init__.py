@@ -214,7 +214,7 @@ def _drain(stream: Any) -> Generator[Solution, None, Result | None]:
 
 class F1Map(_concur._Stepper):
     """A stepper of F1 (``map="rrr"`` or ``"dm"``): a batch of ``trials`` trials of the map
-    in edge-colour space on the CPU, advanced by :meth:`step`, for research.
+    in edge-colour space on the CPU (or the GPU), advanced by :meth:`step`, for research.
 
     The trials start where ``concur solve`` starts them for the same ``seed`` and step with
     the same iteration, restarts (cycles, stalls: ``restart_stall``) and rounds, so after
@@ -224,8 +224,16 @@ class F1Map(_concur._Stepper):
     certificate (``--dump-state``) would hold. ``**options`` are the options of ``rrr`` /
     ``dm`` (``edge``, ``restart_stall``, ``kick``, ``adapt``, ``complete``...);
     ``max_iters`` caps each trial (default: no cap); ``threads`` sizes the pool it steps on.
-    ``backend="gpu"`` raises :class:`SpecError`: the stepper runs on the CPU backend (the
-    device loop runs K iterations per submission and keeps its state on the device).
+
+    ``backend="gpu"`` steps the batch on the device named by ``adapter`` (a part of its name;
+    default wgpu's high-performance choice), its states kept there between steps: the same starts, rules
+    and restarts, with the assignments on the device (``assign``: ``"gpu-jv"`` by default,
+    ``"gpu-jv-sg"``, ``"gpu-jv-sg-staged"``, ``"gpu-auction"``); what the device does not
+    run (``kick``, ``adapt``, ``complete``, ``assign="cpu"``...) raises :class:`SpecError`, and
+    no adapter :class:`DeviceError`. Its iterates agree with the CPU's within float32
+    rounding. :attr:`x` reads them back, :meth:`set_x` writes them, and
+    :meth:`projections`, :attr:`gap` and :attr:`boards` are computed on the host from the
+    iterates read back, as on the CPU. ``backend="auto"`` steps on the CPU.
     """
 
     def __new__(
@@ -238,6 +246,7 @@ class F1Map(_concur._Stepper):
         join_weights: Iterable[float] = (1, 1, 4),
         seed: int = 0,
         backend: str = "cpu",
+        adapter: str | None = None,
         threads: int | None = None,
         max_iters: int | None = None,
         **options: Any,
@@ -251,7 +260,7 @@ class F1Map(_concur._Stepper):
             max_iters=max_iters,
         )
         given = _given(map, named, options)
-        return super().__new__(cls, _puzzle(puzzle), "f1", given, backend)
+        return super().__new__(cls, _puzzle(puzzle), "f1", given, backend, adapter)
 
     def __repr__(self) -> str:
         return f"F1Map(trials={self.trials}, dim={self.dim}, iterations={self.iterations})"
@@ -263,7 +272,8 @@ class DcMap(_concur._Stepper):
     (``x``: one row of ``dim`` slots per trial, the layout's slot order) and
     :attr:`weights` the constraint weights. ``**options`` are those of ``dc`` (``layout``,
     default ``"hybrid"`` as on the command line; ``weights``, ``gamma``, ``readout``,
-    ``propagate``...). ``backend="gpu"`` raises :class:`SpecError`.
+    ``propagate``...). It steps on the CPU: ``backend="gpu"`` raises :class:`SpecError`
+    (``concur.solve`` runs divide and concur on the GPU).
     """
 
     def __new__(

@@ -1,13 +1,16 @@
 //! The map steppers for research (`concur.F1Map`, `concur.DcMap`): the library's CPU drivers
-//! (`f1::map::F1Map`, `dc::DcMap`) advanced a few iterations at a time with their own
-//! per-iteration rule and restarts (`step`), their states read and written, and both
-//! projections of the current iterates computed as the certificates compute them
-//! (`certify::evaluate`, `certify::evaluate_dc`).
+//! (`f1::map::F1Map`, `dc::DcMap`), or F1's device stepper (`backend::gpu::f1::F1GpuStepper`,
+//! `backend="gpu"`), advanced a few iterations at a time with their own per-iteration rule
+//! and restarts (`step`), their states read and written, and both projections of the current
+//! iterates computed on the host as the certificates compute them (`certify::evaluate`,
+//! `certify::evaluate_dc`; on the device stepper from the iterates read back).
 
 use crate::convert::{boards_array, float_matrix, from_serde, matrix, vector};
 use crate::errors::{self, Kind, error, input, spec_error};
 use crate::puzzle::PyPuzzle;
 use crate::run::{blocking, given_map};
+use concur::backend::gpu::f1::F1GpuStepper;
+use concur::backend::gpu::{GpuBackend, GpuContext};
 use concur::backend::{Backend, CpuBackend, EngineError};
 use concur::certify::{self, Evaluation};
 use concur::dc::{DcConfig, DcMap};
@@ -25,6 +28,8 @@ use std::sync::{Arc, Mutex};
 enum Engine {
     F1(F1Map<'static>, MapConfig),
     Dc(DcMap<'static>, DcConfig),
+    /// F1 on the device; its iterates are read back on demand (`State::states`).
+    F1Gpu(Box<F1GpuStepper<'static>>, MapConfig),
 }
 
 /// A stepper's state. Field order matters: `engine` borrows the puzzle behind `puzzle`, and is
@@ -38,6 +43,8 @@ struct State {
     /// Bumped by every change of the iterates; the evaluation below is of this version.
     version: u64,
     evaluated: Option<(u64, Arc<Vec<Evaluation>>)>,
+    /// The device stepper's iterates as last read back, and the version they are of.
+    read_back: Option<(u64, Vec<f32>)>,
 }
 
 impl State {
@@ -52,6 +59,7 @@ impl State {
         match &self.engine {
             Engine::F1(m, _) => m.trial_summaries().len(),
             Engine::Dc(m, _) => m.trial_summaries().len(),
+            Engine::F1Gpu(m, _) => m.trials(),
         }
     }
 
@@ -59,31 +67,49 @@ impl State {
         match &self.engine {
             Engine::F1(m, _) => m.f1().dim(),
             Engine::Dc(m, _) => m.layout().slots(),
+            Engine::F1Gpu(m, _) => m.f1().dim(),
         }
     }
 
-    fn states(&self) -> &[f32] {
-        match &self.engine {
+    /// The device stepper's iterates read back into `read_back`, once per version.
+    fn read_back_now(&mut self) -> Result<(), String> {
+        if let Engine::F1Gpu(m, _) = &self.engine
+            && self.read_back.as_ref().is_none_or(|(v, _)| *v != self.version)
+        {
+            let x = m.read_state().map_err(|e| e.to_string())?;
+            self.read_back = Some((self.version, x));
+        }
+        Ok(())
+    }
+
+    /// Every trial's iterate, trial-major; the device stepper's read back once per version.
+    fn states(&mut self) -> Result<&[f32], String> {
+        self.read_back_now()?;
+        Ok(match &self.engine {
             Engine::F1(m, _) => m.states(),
             Engine::Dc(m, _) => m.states(),
-        }
+            Engine::F1Gpu(..) => &self.read_back.as_ref().expect("read back above").1,
+        })
     }
 
     fn summaries(&self) -> Vec<concur::batch::TrialSummary> {
         match &self.engine {
             Engine::F1(m, _) => m.trial_summaries(),
             Engine::Dc(m, _) => m.trial_summaries(),
+            Engine::F1Gpu(m, _) => m.trial_summaries(),
         }
     }
 
-    fn best_board(&self, t: usize) -> Board {
+    /// Every trial's best board so far.
+    fn best_boards(&self) -> Result<Vec<Board>, String> {
         match &self.engine {
-            Engine::F1(m, _) => m.best_board(t),
-            Engine::Dc(m, _) => m.best_board(t),
+            Engine::F1(m, _) => Ok((0..self.trials()).map(|t| m.best_board(t)).collect()),
+            Engine::Dc(m, _) => Ok((0..self.trials()).map(|t| m.best_board(t)).collect()),
+            Engine::F1Gpu(m, _) => m.best_boards().map_err(|e| e.to_string()),
         }
     }
 
-    fn step(&mut self, k: u64, cancel: &Cancel) -> bool {
+    fn step(&mut self, k: u64, cancel: &Cancel) -> Result<bool, String> {
         let done = match &mut self.engine {
             Engine::F1(m, _) => match &self.pool {
                 Some(p) => p.install(|| m.step(k, cancel)),
@@ -93,12 +119,18 @@ impl State {
                 Some(p) => p.install(|| m.step(k, cancel)),
                 None => m.step(k, cancel),
             },
+            Engine::F1Gpu(m, _) => {
+                let out = m.step(k, cancel);
+                // A failed step may still have moved the iterates.
+                self.version += 1;
+                out.map_err(|e| e.to_string())?
+            }
         };
         self.version += 1;
         if done {
             self.stepped += k;
         }
-        done
+        Ok(done)
     }
 
     /// Both projections of every trial's iterate, their gap and the board read out of them,
@@ -109,23 +141,41 @@ impl State {
         {
             return Ok(e.clone());
         }
-        let puzzle: &Puzzle = &self.puzzle;
         let trials = self.trials();
-        let out: Result<Vec<Evaluation>, String> = self.install(|| match &self.engine {
-            Engine::F1(m, c) => (0..trials)
-                .into_par_iter()
-                .map(|t| certify::evaluate(puzzle, m.f1(), c.kind, c.beta, c.edge, c.join_weights, m.state(t)))
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.to_string()),
-            Engine::Dc(m, c) => (0..trials)
-                .into_par_iter()
-                .map(|t| {
-                    let lambda = (c.weights == concur::dc::Weights::Adaptive).then(|| m.weights(t));
-                    certify::evaluate_dc(puzzle, m.layout(), c.kind, c.beta, lambda, m.pruned(t), m.state(t))
+        // The device stepper's iterates, read back (the others' are in host memory).
+        self.read_back_now()?;
+        let puzzle: &Puzzle = &self.puzzle;
+        // Each closure holds the engine's tables only: the device batch is not shared across
+        // threads.
+        let out: Result<Vec<Evaluation>, String> = match &self.engine {
+            Engine::F1(m, c) => self.install(|| {
+                (0..trials)
+                    .into_par_iter()
+                    .map(|t| certify::evaluate(puzzle, m.f1(), c.kind, c.beta, c.edge, c.join_weights, m.state(t)))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())
+            }),
+            Engine::F1Gpu(m, c) => {
+                let x = &self.read_back.as_ref().expect("read back above").1;
+                let (f1, kind, beta, edge, weights) = (m.f1(), c.kind, c.beta, c.edge, c.join_weights);
+                self.install(|| {
+                    x.par_chunks(f1.dim())
+                        .map(|xt| certify::evaluate(puzzle, f1, kind, beta, edge, weights, xt))
+                        .collect::<Result<_, _>>()
+                        .map_err(|e| e.to_string())
                 })
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.to_string()),
-        });
+            }
+            Engine::Dc(m, c) => self.install(|| {
+                (0..trials)
+                    .into_par_iter()
+                    .map(|t| {
+                        let lambda = (c.weights == concur::dc::Weights::Adaptive).then(|| m.weights(t));
+                        certify::evaluate_dc(puzzle, m.layout(), c.kind, c.beta, lambda, m.pruned(t), m.state(t))
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())
+            }),
+        };
         let e = Arc::new(out?);
         self.evaluated = Some((self.version, e.clone()));
         Ok(e)
@@ -139,13 +189,20 @@ impl State {
                 Ok(())
             }
             Engine::Dc(m, _) => m.set_state(t, x).map_err(|e| e.to_string()),
+            Engine::F1Gpu(m, _) => m.write_state(t, x).map_err(|e| e.to_string()),
         }
     }
 
-    fn certificate(&self, t: usize) -> Result<certify::Certificate, String> {
+    fn certificate(&mut self, t: usize) -> Result<certify::Certificate, String> {
         let it = self.summaries()[t].iterations;
+        self.read_back_now()?;
         let puzzle: &Puzzle = &self.puzzle;
         match &self.engine {
+            Engine::F1Gpu(m, c) => {
+                let dim = m.f1().dim();
+                let x = &self.read_back.as_ref().expect("read back above").1[t * dim..(t + 1) * dim];
+                certify::make(puzzle, c.kind, c.beta, c.edge, c.join_weights, t, it, None, x, None)
+            }
             Engine::F1(m, c) => {
                 certify::make(puzzle, c.kind, c.beta, c.edge, c.join_weights, t, it, None, m.state(t), None)
             }
@@ -160,16 +217,15 @@ impl State {
 
 /// Keys a stepper does not take: what it does not do (stop rules, rate mode, a clock) and
 /// where it does not run.
-const NOT_STEPPED: [(&str, &str); 5] = [
+const NOT_STEPPED: [(&str, &str); 4] = [
     ("keep_going", "rate mode is concur.solutions'; a stepper's solved trial stands still"),
     ("all_trials", "a stepper runs every trial; a solved trial stands still"),
     ("time_limit", "a stepper runs the iterations step() asks for"),
     ("solutions", "rate mode is concur.solutions'"),
-    ("adapter", "the stepper runs on the cpu backend"),
 ];
 
 /// The base of ``concur.F1Map`` and ``concur.DcMap`` (see them): a batch of trials of one of
-/// the maps, on the CPU, advanced by :meth:`step`.
+/// the maps, on the CPU (F1 also on the GPU), advanced by :meth:`step`.
 #[pyclass(module = "concur", name = "_Stepper", subclass)]
 pub struct Stepper {
     state: Mutex<State>,
@@ -203,22 +259,45 @@ fn busy() -> PyErr {
 #[pymethods]
 impl Stepper {
     /// ``formulation``: ``"f1"`` (``given["method"]`` rrr or dm) or ``"dc"``; ``given``: the
-    /// options, keyed as ``concur.solve``'s; ``backend``: ``"cpu"`` (or ``"auto"``).
+    /// options, keyed as ``concur.solve``'s; ``backend``: ``"cpu"`` (or ``"auto"``, which
+    /// stays on the CPU), or ``"gpu"`` for F1 on the device named by ``adapter`` (a part of
+    /// its name; None: the first adapter found).
     #[new]
-    #[pyo3(signature = (puzzle, formulation, given, backend="cpu"))]
+    #[pyo3(signature = (puzzle, formulation, given, backend="cpu", adapter=None))]
     fn new(
         py: Python<'_>,
         puzzle: PyRef<'_, PyPuzzle>,
         formulation: &str,
         given: &Bound<'_, PyDict>,
         backend: &str,
+        adapter: Option<&str>,
     ) -> PyResult<Self> {
-        match backend {
-            "cpu" | "auto" => {}
-            "gpu" => return Err(spec_error("the stepper runs on the cpu backend", Some("backend"))),
-            other => {
-                return Err(spec_error(format!("backend must be 'cpu' (or 'auto'), got {other:?}"), Some("backend")));
+        let on_gpu = match backend {
+            "cpu" | "auto" => false,
+            "gpu" if formulation == "dc" => {
+                return Err(spec_error(
+                    "divide and concur steps on the cpu backend (concur.solve runs it on the gpu)",
+                    Some("backend"),
+                ));
             }
+            "gpu" => true,
+            other => {
+                return Err(spec_error(
+                    format!("backend must be 'cpu', 'auto' or 'gpu', got {other:?}"),
+                    Some("backend"),
+                ));
+            }
+        };
+        if adapter.is_some() && !on_gpu {
+            return Err(spec_error(
+                format!(
+                    "adapter= picks the device of backend='gpu'; the stepper on backend={backend:?} runs on the cpu"
+                ),
+                Some("adapter"),
+            ));
+        }
+        if adapter.is_some_and(|a| a.eq_ignore_ascii_case("all")) {
+            return Err(spec_error("the device stepper runs on one adapter, not 'all'", Some("adapter")));
         }
         let mut map = given_map(given)?;
         for (key, why) in NOT_STEPPED {
@@ -229,8 +308,8 @@ impl Stepper {
                 ));
             }
         }
-        if map.contains_key("backend") {
-            return Err(spec_error("give the stepper's backend as backend=", Some("backend")));
+        if map.contains_key("backend") || map.contains_key("adapter") {
+            return Err(spec_error("give the stepper's backend as backend= and adapter=", Some("backend")));
         }
         match formulation {
             "f1" => {}
@@ -246,13 +325,21 @@ impl Stepper {
             return Err(spec_error(format!("map must be {want}"), Some("map")));
         }
         let p = puzzle.inner.clone();
-        let cpu = CpuBackend;
         let cancel = Cancel::new();
-        // The checks of a solve on the CPU backend: what it runs, memory, threads.
-        let checked: Result<(), SolveError> = spec.preflight(&p, &cpu);
+        let gpu = match on_gpu {
+            true => Some(GpuBackend::new(py.detach(|| GpuContext::open(adapter)).map_err(|e| errors::gpu(&e))?)),
+            false => None,
+        };
+        let cpu = CpuBackend;
+        let backend: &dyn Backend = match &gpu {
+            Some(g) => g,
+            None => &cpu,
+        };
+        // The checks of a solve on the same backend: what it runs, memory, threads.
+        let checked: Result<(), SolveError> = spec.preflight(&p, backend);
         checked.map_err(|e| match e {
             SolveError::Engine(EngineError::Unsupported(u)) => {
-                spec_error(format!("{u} (the stepper runs on the cpu backend)"), Some("backend"))
+                spec_error(format!("{u} (the stepper runs on the {} backend)", backend.place().name()), Some("backend"))
             }
             other => errors::solve(&other),
         })?;
@@ -276,22 +363,39 @@ impl Stepper {
         let borrowed: &'static Puzzle = unsafe { &*Arc::as_ptr(&p) };
         let no_board =
             |e: concur::assign::AssignError| input(format!("the puzzle has no board that fits its rim: {e}"));
-        let engine = py.detach(|| -> Result<Engine, concur::assign::AssignError> {
-            if is_f1 {
+        let engine = match &gpu {
+            // F1 on the device: the device stepper's own refusals are the backend's.
+            Some(g) => {
                 let mut cfg = spec.map_config(&cancel).expect("an F1 method");
-                cfg.assign = cpu.f1_assign(&cfg);
+                cfg.assign = g.f1_assign(&cfg);
                 cfg.max_iters = max_iters;
-                let m = F1Map::new(borrowed, cfg.clone())?;
-                Ok(Engine::F1(m, cfg))
-            } else {
-                let mut cfg = spec.dc_config(&cancel).expect("divide and concur");
-                cfg.max_iters = max_iters;
-                let m = DcMap::new(borrowed, cfg.clone())?;
-                Ok(Engine::Dc(m, cfg))
+                let ctx = g.context().clone();
+                let m = py.detach(|| F1GpuStepper::new(ctx, borrowed, cfg.clone())).map_err(|e| match e {
+                    EngineError::Unsupported(u) => spec_error(u.to_string(), Some("backend")),
+                    EngineError::Gpu(g) => errors::gpu(&g),
+                    EngineError::Assign(a) => no_board(a),
+                    other => error(Kind::Concur, other.to_string()),
+                })?;
+                Engine::F1Gpu(Box::new(m), cfg)
             }
-        });
-        let engine = engine.map_err(no_board)?;
-        let state = State { engine, puzzle: p, pool, stepped: 0, version: 0, evaluated: None };
+            None => py
+                .detach(|| -> Result<Engine, concur::assign::AssignError> {
+                    if is_f1 {
+                        let mut cfg = spec.map_config(&cancel).expect("an F1 method");
+                        cfg.assign = cpu.f1_assign(&cfg);
+                        cfg.max_iters = max_iters;
+                        let m = F1Map::new(borrowed, cfg.clone())?;
+                        Ok(Engine::F1(m, cfg))
+                    } else {
+                        let mut cfg = spec.dc_config(&cancel).expect("divide and concur");
+                        cfg.max_iters = max_iters;
+                        let m = DcMap::new(borrowed, cfg.clone())?;
+                        Ok(Engine::Dc(m, cfg))
+                    }
+                })
+                .map_err(no_board)?,
+        };
+        let state = State { engine, puzzle: p, pool, stepped: 0, version: 0, evaluated: None, read_back: None };
         Ok(Stepper { state: Mutex::new(state) })
     }
 
@@ -305,7 +409,7 @@ impl Stepper {
         let cancel = Cancel::new();
         let out = blocking(py, &cancel, || -> Result<bool, String> {
             let mut g = self.state.try_lock().map_err(|_| busy_text())?;
-            Ok(g.step(k, &cancel))
+            g.step(k, &cancel)
         })?;
         out.map(|_| ()).map_err(|e| error(Kind::Concur, e))
     }
@@ -314,7 +418,14 @@ impl Stepper {
     /// edge-colour state ``x[(c * 4 + s) * K + k]``; divide and concur: the replica slots).
     #[getter]
     fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.with(|s| Ok(matrix(py, s.states().to_vec(), s.trials(), s.dim()).into_any()))
+        let cancel = Cancel::new();
+        let x = blocking(py, &cancel, || -> Result<_, String> {
+            let mut g = self.state.try_lock().map_err(|_| busy_text())?;
+            let (trials, dim) = (g.trials(), g.dim());
+            Ok((g.states()?.to_vec(), trials, dim))
+        })?;
+        let (x, trials, dim) = x.map_err(|e| error(Kind::Concur, format!("cannot read the iterates: {e}")))?;
+        Ok(matrix(py, x, trials, dim).into_any())
     }
 
     /// Sets the iterates: ``x`` an array (trials, dim), or with ``trial`` one trial's (dim,).
@@ -381,7 +492,7 @@ impl Stepper {
     #[getter]
     fn best_boards<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.with(|s| {
-            let b: Vec<Board> = (0..s.trials()).map(|t| s.best_board(t)).collect();
+            let b = s.best_boards().map_err(|e| error(Kind::Concur, format!("cannot read the best boards: {e}")))?;
             Ok(boards_array(py, &b, s.puzzle.cells()).into_any())
         })
     }
@@ -441,7 +552,7 @@ impl Stepper {
     #[getter]
     fn weights<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.with(|s| match &s.engine {
-            Engine::F1(..) => Ok(None),
+            Engine::F1(..) | Engine::F1Gpu(..) => Ok(None),
             Engine::Dc(m, _) => {
                 let trials = s.trials();
                 let k = m.layout().constraints();

@@ -128,8 +128,10 @@ def test_set_x_and_what_the_stepper_refuses(p4):
             s.set_x(bad)
     with pytest.raises(concur.InputError):
         s.set_x(x[0], trial=7)
-    with pytest.raises(concur.SpecError, match="the stepper runs on the cpu backend"):
-        concur.F1Map(p4, backend="gpu")
+    with pytest.raises(concur.SpecError, match="divide and concur steps on the cpu backend"):
+        concur.DcMap(p4, backend="gpu")
+    with pytest.raises(concur.SpecError, match="adapter"):
+        concur.F1Map(p4, adapter="any")
     with pytest.raises(concur.SpecError):
         concur.F1Map(p4, keep_going=True)
     with pytest.raises(concur.SpecError):

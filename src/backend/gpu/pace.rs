@@ -47,6 +47,13 @@ impl Pace {
         k.clamp(1, self.most)
     }
 
+    /// Starts the clock of the next read now, keeping the time per iteration measured: for a
+    /// caller that left the device idle since its last read (the stepper between steps), so
+    /// that the idle time is not taken for the device's.
+    pub fn resume(&mut self) {
+        self.last_read = Instant::now();
+    }
+
     /// Records that the read of a submission of `k` iterations completed now. The device
     /// runs submissions back to back, so the time since the previous read is this one's.
     pub fn read(&mut self, k: usize) {

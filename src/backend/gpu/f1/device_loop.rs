@@ -38,7 +38,7 @@ impl F1Gpu<'_> {
     /// On a fast device a block is one submission, as before pacing; on a slow one a stop is
     /// seen within a piece or two of [`crate::backend::gpu::pace::TARGET_S`].
     #[allow(clippy::too_many_arguments, reason = "the loop's state, threaded through")]
-    fn submit_block(
+    pub(super) fn submit_block(
         &self,
         k: usize,
         slot: usize,
@@ -147,14 +147,7 @@ impl F1Gpu<'_> {
         let mut rounds = Rounds::new(cfg.keep_going, cfg.on_solution.clone(), &cfg.cancel);
         let mut pace = Pace::new(k, cfg.time_limit);
         let mut flight = VecDeque::with_capacity(3);
-        let t_all = self.trials;
-        let (mut trials, mut x0) = self.start_trials(|| ());
-        let mut words = vec![0u32; t_all * TS];
-        let mut handled = vec![u32::MAX; t_all];
-        // The trials the device stopped as solved in this read (trial, iteration), and in rate
-        // mode the verified board of each trial solved since the last harvest.
-        let mut pending: Vec<(usize, u32)> = Vec::new();
-        let mut solved: Vec<Option<Board>> = vec![None; t_all];
+        let mut d = self.device_trials();
         let whole = self.submit_block(k, 0, true, 0, &mut pace, &mut flight, &rounds)?;
         let (mut submitted, mut read) = (usize::from(whole), 0usize);
         while read < submitted {
@@ -163,53 +156,84 @@ impl F1Gpu<'_> {
             if self.submit_block(k, submitted % 2, false, submitted, &mut pace, &mut flight, &rounds)? {
                 submitted += 1;
             }
-            self.read_status(read % 2, &mut words)?;
-            // Every piece of the block just read has completed.
-            let mut done_pieces = 0;
-            while flight.front().is_some_and(|p| p.block == read) {
-                done_pieces += flight.pop_front().map_or(0, |p| p.iterations);
-            }
-            if done_pieces > 0 {
-                pace.read(done_pieces);
-            }
+            self.read_block(read, &mut d.words, &mut flight, &mut pace)?;
             read += 1;
-            pending.clear();
-            for (t, tr) in trials.iter_mut().enumerate() {
-                let w = &words[t * TS..(t + 1) * TS];
-                if let Some(at) = self.take_status(t, w, tr, &mut handled[t], &mut x0) {
-                    pending.push((t, at));
-                }
-            }
-            self.verify_solved(&pending, &mut trials, &mut solved)?;
+            self.take_words(&mut d, cfg.max_iters)?;
             if cfg.keep_going {
-                self.harvest(&mut rounds, &mut trials, &mut solved, &mut handled, &mut x0);
+                self.harvest(&mut rounds, &mut d);
             }
             let done =
-                rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
-            if self.stops(&trials, done) {
+                rounds.after_round(&d.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+            if self.stops(&d.trials, done) {
                 break;
             }
         }
-        let best = self.finish_device(&mut trials, &mut solved)?;
+        let best = self.finish_device(&mut d.trials, &mut d.solved)?;
         if cfg.keep_going {
-            self.harvest(&mut rounds, &mut trials, &mut solved, &mut handled, &mut x0);
+            self.harvest(&mut rounds, &mut d);
         }
         let f1 = &self.f1;
-        Ok(rounds.finish(self.puzzle, &trials, &best, |b| f1.placements(b)))
+        Ok(rounds.finish(self.puzzle, &d.trials, &best, |b| f1.placements(b)))
+    }
+
+    /// Fresh trials of the device loop, their seeded starting states written to the device.
+    pub(super) fn device_trials(&self) -> DeviceTrials {
+        let t_all = self.trials;
+        let (trials, x0) = self.start_trials(|| ());
+        DeviceTrials {
+            trials,
+            x0,
+            words: vec![0u32; t_all * TS],
+            handled: vec![u32::MAX; t_all],
+            pending: Vec::with_capacity(t_all),
+            solved: vec![None; t_all],
+        }
+    }
+
+    /// Reads the per-trial words that block `block` copied into its staging slot
+    /// (`block % 2`), once every piece of it has completed, and times the pieces for `pace`.
+    pub(super) fn read_block(
+        &self,
+        block: usize,
+        words: &mut [u32],
+        flight: &mut VecDeque<Piece>,
+        pace: &mut Pace,
+    ) -> Result<(), GpuError> {
+        self.read_status(block % 2, words)?;
+        // Every piece of the block just read has completed.
+        let mut done_pieces = 0;
+        while flight.front().is_some_and(|p| p.block == block) {
+            done_pieces += flight.pop_front().map_or(0, |p| p.iterations);
+        }
+        if done_pieces > 0 {
+            pace.read(done_pieces);
+        }
+        Ok(())
+    }
+
+    /// **The loop body** of the device loop, shared by the run ([`F1Gpu::run_device`]) and
+    /// the stepper ([`super::F1GpuStepper`]): takes the words just read into every trial
+    /// ([`F1Gpu::take_status`]: counters, restarts of frozen trials, resumed only below
+    /// `limit` iterations), then reads back and checks exactly the boards of the trials the
+    /// device stopped as solved ([`F1Gpu::verify_solved`]).
+    pub(super) fn take_words(&self, d: &mut DeviceTrials, limit: u64) -> Result<(), GpuError> {
+        let DeviceTrials { trials, x0, words, handled, pending, solved } = d;
+        pending.clear();
+        for (t, tr) in trials.iter_mut().enumerate() {
+            let w = &words[t * TS..(t + 1) * TS];
+            if let Some(at) = self.take_status(t, w, tr, &mut handled[t], x0, limit) {
+                pending.push((t, at));
+            }
+        }
+        self.verify_solved(pending, trials, solved)
     }
 
     /// Rate mode: records every trial solved since the last harvest ([`Rounds::harvest`]
     /// checks each board exactly once more) and restarts it on the device from a fresh point
     /// of its own stream, as a new segment (best score, stall and cycle memory cleared), as
     /// the CPU driver does.
-    fn harvest(
-        &self,
-        rounds: &mut Rounds,
-        trials: &mut [Trial<()>],
-        solved: &mut [Option<Board>],
-        handled: &mut [u32],
-        x0: &mut [f32],
-    ) {
+    fn harvest(&self, rounds: &mut Rounds, d: &mut DeviceTrials) {
+        let DeviceTrials { trials, x0, handled, solved, .. } = d;
         let resumed = rounds.harvest(self.puzzle, trials, |t| solved[t].clone().expect("a solved trial's board"));
         for t in resumed {
             solved[t] = None;
@@ -226,8 +250,7 @@ impl F1Gpu<'_> {
     /// Clears trial `t`'s device record of its segment at iteration `at`: best score and its
     /// iteration, the stall counter, the fingerprint ring.
     fn new_segment(&self, t: usize, at: u32) {
-        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
-        let i = (t - ch.first) as u64;
+        let (ch, i) = self.chunk_of(t);
         let q = &self.ctx.queue;
         q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 1), bytemuck::cast_slice(&[0u32, at]));
         q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 4), bytemuck::cast_slice(&[0u32, at]));
@@ -238,7 +261,9 @@ impl F1Gpu<'_> {
     /// score; a solve not taken yet, whose iteration it returns (the caller reads back and
     /// checks the boards of all of a read's solves at once, [`F1Gpu::verify_solved`]); or a
     /// freeze (stall, cycle, failed assignment) not handled yet (`handled`: the iteration of
-    /// the last one), restarted from a fresh random state.
+    /// the last one), restarted from a fresh random state. A restarted trial goes on only
+    /// below `limit` iterations (as the CPU driver's, whose restart at its last iteration
+    /// ends its run); at `limit` it stays frozen with its new state.
     pub(super) fn take_status(
         &self,
         t: usize,
@@ -246,6 +271,7 @@ impl F1Gpu<'_> {
         tr: &mut Trial<()>,
         handled: &mut u32,
         x0: &mut [f32],
+        limit: u64,
     ) -> Option<u32> {
         tr.iterations = w[0] as u64;
         tr.best_score = w[1] as usize;
@@ -260,7 +286,9 @@ impl F1Gpu<'_> {
                 }
                 randomize(x0, &mut tr.rng);
                 self.write_state(t, x0);
-                self.resume(t);
+                if tr.iterations < limit {
+                    self.resume(t);
+                }
             }
             _ => {}
         }
@@ -316,8 +344,8 @@ impl F1Gpu<'_> {
         let st = self.ctx.staging("solved boards", bytes * pending.len() as u64);
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for (i, &(t, _)) in pending.iter().enumerate() {
-            let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
-            enc.copy_buffer_to_buffer(&ch.bestb, bytes * (t - ch.first) as u64, &st, bytes * i as u64, bytes);
+            let (ch, at) = self.chunk_of(t);
+            enc.copy_buffer_to_buffer(&ch.bestb, bytes * at, &st, bytes * i as u64, bytes);
         }
         self.ctx.queue.submit([enc.finish()]);
         let mut boards = vec![0u32; n * pending.len()];
@@ -347,17 +375,45 @@ impl F1Gpu<'_> {
 
     /// Lets a frozen trial go on (after the host wrote its new state): live, cold start.
     pub(super) fn resume(&self, t: usize) {
-        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
-        let i = (t - ch.first) as u64;
+        self.resume_with(t, true);
+    }
+
+    /// Lets a frozen trial go on, its next assignments cold (`cold`) or warm from its duals
+    /// (a trial the stepper paused at the end of a step).
+    pub(super) fn resume_with(&self, t: usize, cold: bool) {
+        let (ch, i) = self.chunk_of(t);
         let q = &self.ctx.queue;
         q.write_buffer(&ch.tstat, 4 * (i * TS as u64 + 3), bytemuck::bytes_of(&ST_LIVE));
         q.write_buffer(&ch.s.active, 4 * i, bytemuck::bytes_of(&1u32));
-        q.write_buffer(&ch.cold, 4 * i, bytemuck::bytes_of(&1u32));
+        q.write_buffer(&ch.cold, 4 * i, bytemuck::bytes_of(&u32::from(cold)));
+    }
+
+    /// The chunk that holds trial `t`, and `t`'s index in it.
+    pub(super) fn chunk_of(&self, t: usize) -> (&super::Chunk, u64) {
+        let ch = self.chunks.iter().find(|c| (c.first..c.first + c.trials).contains(&t)).expect("trial in a chunk");
+        (ch, (t - ch.first) as u64)
     }
 }
 
+/// The host's side of the device loop, batch-wide: the trials' records and the loop's
+/// scratch, kept from one read to the next (by a run, or by the stepper between steps).
+pub(super) struct DeviceTrials {
+    /// Each trial's record (counters, random stream), updated from the words of each read.
+    pub(super) trials: Vec<Trial<()>>,
+    /// A state for restarts.
+    pub(super) x0: Vec<f32>,
+    /// The per-trial words of the last read (`TS` a trial).
+    pub(super) words: Vec<u32>,
+    /// Per trial, the iteration of the last freeze handled (`u32::MAX`: none).
+    pub(super) handled: Vec<u32>,
+    /// The trials the device stopped as solved in the last read (trial, iteration).
+    pending: Vec<(usize, u32)>,
+    /// Per trial, its verified solution (in rate mode: since the last harvest).
+    pub(super) solved: Vec<Option<Board>>,
+}
+
 /// A submission of the device loop in flight: its index, its iterations and its block.
-struct Piece {
+pub(super) struct Piece {
     index: wgpu::SubmissionIndex,
     iterations: usize,
     block: usize,

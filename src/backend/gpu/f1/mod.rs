@@ -33,10 +33,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod buffers;
 mod device_loop;
 mod host_loop;
+mod stepper;
 
 use buffers::{Chunk, ChunkSpec, DeviceKernel, Params, Pipelines, Tables, TrackParams, check_device_jv};
 pub(crate) use buffers::{HashParams, uniform_layouts};
 pub use buffers::{K_ITERS, estimate, step_constants, step_source};
+pub use stepper::F1GpuStepper;
 
 /// Whether the GPU backend runs an F1 batch of `cfg` on one device: what it needs against
 /// the capability table ([`crate::backend::capability`]).
@@ -81,6 +83,9 @@ pub struct F1Gpu<'a> {
     joins: usize,
     /// Keeps the table buffers alive as long as the bind groups that use them.
     _tables: Tables,
+    /// The device loop's rules (`Track` in `shaders/f1.wgsl`), which the stepper rewrites
+    /// to pause the trials at the end of a step.
+    track: wgpu::Buffer,
     /// A stop shared by the shares of one batch on several devices ([`F1Gpu::share_stop`]).
     stop: Option<Arc<AtomicBool>>,
 }
@@ -115,18 +120,19 @@ impl<'a> F1Gpu<'a> {
         let tables = Tables::new(&ctx, &tab, puzzle, &cfg);
         check_device_jv(&f1, &cfg)?;
         let assign = DeviceKernel::new(&ctx, &f1, &cfg);
+        let track = ctx.uniform("track", &TrackParams::new(puzzle, &cfg));
         let spec = ChunkSpec {
             ctx: &ctx,
             pipes: &pipes,
             tables: &tables,
             assign: assign.as_ref(),
-            track_params: ctx.uniform("track", &TrackParams::new(puzzle, &cfg)),
+            track_params: track.clone(),
             base: Params::new(&f1, &cfg, joins),
             dm: cfg.kind == MapKind::Dm,
         };
         let chunks = chunks::split(trials, per_chunk, |first, tc| spec.chunk(first, tc));
         chunks::out_of_memory(pollster::block_on(oom.pop()), trials)?;
-        Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables, stop: None })
+        Ok(F1Gpu { ctx, puzzle, f1, cfg, pipes, chunks, trials, dim, wtot, joins, _tables: tables, track, stop: None })
     }
 
     /// Bytes of the buffers this batch holds on the device (tables, per-chunk state and

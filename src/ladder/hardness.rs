@@ -1435,8 +1435,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn placed_boards_use_their_own_size_costs_where_the_table_has_them() {
+    /// The line `y = 1 + 0.5 x` with three replicates (slopes 0.5, 0.4, 0.6) and costs whose
+    /// ratio is 1000: the lines meet at `x* = (3 + 1) / (1 - 0.5) = 8`.
+    fn line_and_costs() -> (CountRegression, CostsUsed) {
         let line = fit::Line {
             intercept: 1.0,
             slope: 0.5,
@@ -1459,6 +1460,12 @@ mod tests {
         };
         let costs =
             CostsUsed { map: 1e-4, scan: 1e-7, width: 8, height: 7, source: "records".into(), note: String::new() };
+        (reg, costs)
+    }
+
+    #[test]
+    fn placed_boards_use_their_own_size_costs_where_the_table_has_them() {
+        let (reg, costs) = line_and_costs();
         let rates = vec![SizeCosts { width: 10, height: 10, cells: 100, map: Some(1e-3), scan: Some(1e-6), ac4: None }];
         let pt = |name: &str, size: Option<&str>| NamedPoint {
             name: name.into(),
@@ -1521,28 +1528,7 @@ mod tests {
     #[test]
     fn the_crossing_is_where_the_core_second_lines_meet() {
         // y = 1 + 0.5 x; c_map / c_scan = 1000: map cost 10^(4 + 0.5 x) vs 10^x: x* = 8.
-        let line = fit::Line {
-            intercept: 1.0,
-            slope: 0.5,
-            sigma: 0.1,
-            log_likelihood: 0.0,
-            points: 10,
-            censored: 0,
-            iterations: 3,
-        };
-        let mut reg = CountRegression {
-            line,
-            units: 10,
-            left_out: 0,
-            slope_ci: [0.4, 0.6],
-            intercept_ci: [0.5, 1.5],
-            resamples: 3,
-            failed: 0,
-            reliability: 1.0,
-            replicates: vec![[1.0, 0.5, 0.1], [1.0, 0.4, 0.1], [1.0, 0.6, 0.1]],
-        };
-        let costs =
-            CostsUsed { map: 1e-4, scan: 1e-7, width: 8, height: 7, source: "records".into(), note: String::new() };
+        let (mut reg, costs) = line_and_costs();
         let c = crossing(&reg, &costs).unwrap();
         assert!((c.hardness.log10() - 8.0).abs() < 1e-9 && c.map_cheaper == "above", "{c:?}");
         // x* = 4 / 0.6 and 4 / 0.4 at the other two.

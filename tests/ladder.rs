@@ -40,6 +40,19 @@ fn canon(mut v: Vec<Record>) -> Vec<Record> {
     v
 }
 
+/// A fresh run of the whole of `cfg` into `out` (no shard, no resume, no part), uncancelled,
+/// puzzles from the working directory.
+fn fresh(cfg: &ladder::Config, out: &Path) -> concur::Result<Vec<Record>> {
+    ladder::run(
+        cfg,
+        Path::new("."),
+        out,
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        &Cancel::new(),
+        |_, _| {},
+    )
+}
+
 fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
     let cfg = ladder::parse_config(CONFIG).unwrap();
     ladder::run(
@@ -68,17 +81,7 @@ fn a_tiny_ladder_writes_one_line_per_run() {
     }
     // Running again without --resume refuses to touch the file.
     let cfg = ladder::parse_config(CONFIG).unwrap();
-    assert!(
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &dir,
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {}
-        )
-        .is_err()
-    );
+    assert!(fresh(&cfg, &dir).is_err());
     // A shard built by hand outside 1 <= K <= N is refused before anything runs.
     for shard in [Shard { k: 0, n: 0 }, Shard { k: 3, n: 2 }] {
         let at = ladder::Where { shard: Some(shard), resume: true, part: &ladder::Part::default() };
@@ -227,15 +230,7 @@ fn methods_can_stop_at_a_size_and_budgets_can_set_their_runs() {
     let text = CONFIG.replacen("max_iters = 20000", "max_iters = 20000\nmax_cells = 9", 1)
         + "\n[[budgets]]\nmax_cells = 9\ntime_limit = 5\n\n[[budgets]]\nmax_cells = 16\ntime_limit = 5\nruns = 2\n";
     let cfg = ladder::parse_config(&text).unwrap();
-    let recs = ladder::run(
-        &cfg,
-        Path::new("."),
-        &tmp("plan"),
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let recs = fresh(&cfg, &tmp("plan")).unwrap();
     let count = |label: &str, w: usize| recs.iter().filter(|r| r.label == label && r.width == w).count();
     // rrr stops at 3x3 (9 cells); the backtracker runs 3 times at 3x3 and the budget's 2 at 4x4.
     assert_eq!((count("rrr", 3), count("rrr", 4)), (3, 0));
@@ -258,17 +253,7 @@ fn runs_start_with_the_smallest_board() {
     .unwrap();
     let dir = tmp("order");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let recs = pool.install(|| {
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &dir,
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {},
-        )
-        .unwrap()
-    });
+    let recs = pool.install(|| fresh(&cfg, &dir).unwrap());
     let on_file = ladder::read_records(&ladder::results_path(&dir, None)).unwrap();
     let sizes: Vec<usize> = on_file.iter().map(|r| r.width).collect();
     assert_eq!(sizes, [vec![3; 6], vec![4; 6]].concat(), "{sizes:?}");
@@ -329,25 +314,9 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     )
     .unwrap();
     let dir = tmp("scan");
-    let a = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let a = fresh(&cfg, &dir).unwrap();
     let dir2 = tmp("scan2");
-    let b = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir2,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let b = fresh(&cfg, &dir2).unwrap();
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
@@ -370,15 +339,7 @@ fn budgets_set_the_time_limit_by_board_size() {
     assert_eq!(cfg.method_for(m, 16).spec.time_limit, Some(3.0));
     assert_eq!(cfg.method_for(m, 36).spec.time_limit, Some(7.0), "past the last budget the method's own limit holds");
     let dir = tmp("budgets");
-    let recs = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let recs = fresh(&cfg, &dir).unwrap();
     let mut limits: Vec<(usize, f64)> =
         recs.iter().map(|r| (r.width * r.height, r.params["time_limit"].as_f64().unwrap())).collect();
     limits.sort_by_key(|l| l.0);
@@ -421,17 +382,7 @@ fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
     let cfg = campaign("[[stops]]\nmethods = [\"rrr\"]\ncells = [9]\ntarget_solutions = 3");
     let dir = tmp("stop-target");
-    let recs = one_thread(|| {
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &dir,
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {},
-        )
-    })
-    .unwrap();
+    let recs = one_thread(|| fresh(&cfg, &dir)).unwrap();
     // Every 3x3 run solves: the third solution stops the group, whichever instance had it,
     // and the runs went run by run across the two instances.
     assert_eq!(recs.len(), 3, "{recs:?}");
@@ -470,32 +421,12 @@ fn a_per_instance_stop_counts_each_instance_apart_and_caps_work() {
     // Every 3x3 run solves: a target of 2 per instance gives each of the two instances two
     // runs (a rule per size would stop both after two runs in all).
     let cfg = campaign("[[stops]]\nper_instance = true\ntarget_solutions = 2");
-    let recs = one_thread(|| {
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &tmp("stop-instance"),
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {},
-        )
-    })
-    .unwrap();
+    let recs = one_thread(|| fresh(&cfg, &tmp("stop-instance"))).unwrap();
     let per = |name: &str| recs.iter().filter(|r| r.instance == name).count();
     assert_eq!((per("generated:3x3:seed1"), per("generated:3x3:seed2")), (2, 2), "{recs:?}");
     // A cap of work: one iteration is spent by the first run of each instance.
     let cfg = campaign("[[stops]]\nper_instance = true\ncap_work = 1");
-    let recs = one_thread(|| {
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &tmp("stop-work"),
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {},
-        )
-    })
-    .unwrap();
+    let recs = one_thread(|| fresh(&cfg, &tmp("stop-work"))).unwrap();
     assert_eq!(recs.len(), 2, "{recs:?}");
     assert!(
         ladder::parse_config(
@@ -525,17 +456,7 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
         format!("pool = [{:?}]\nfirst_run = 1000\n[[stops]]\ntarget_solutions = 3", earlier.display().to_string());
     let cfg = campaign(&pool);
     let dir = tmp("pool-campaign");
-    let recs = one_thread(|| {
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &dir,
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {},
-        )
-    })
-    .unwrap();
+    let recs = one_thread(|| fresh(&cfg, &dir)).unwrap();
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].run, 1000, "campaign runs are numbered past the pooled ladder's");
     assert_ne!(recs[0].seed, first[0].seed);
@@ -543,17 +464,7 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
     assert_eq!(report::merge(&[earlier.clone(), dir.clone()]).unwrap().len(), 3);
     // A cap of core-hours: the first run spends more than a nanosecond-hour.
     let cfg = campaign("[[stops]]\ncap_core_hours = 1e-12");
-    let capped = one_thread(|| {
-        ladder::run(
-            &cfg,
-            Path::new("."),
-            &tmp("cap"),
-            ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-            &Cancel::new(),
-            |_, _| {},
-        )
-    })
-    .unwrap();
+    let capped = one_thread(|| fresh(&cfg, &tmp("cap"))).unwrap();
     assert_eq!(capped.len(), 1);
     // Bad rules are refused.
     for bad in ["[[stops]]\ntarget_solutions = 0", "[[stops]]\ncap_core_hours = -1", "[[stops]]\nmethods = [\"x\"]"] {
@@ -636,15 +547,7 @@ max_nodes = 1000
     )
     .unwrap();
     let dir = tmp("trace");
-    let recs = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let recs = fresh(&cfg, &dir).unwrap();
     assert_eq!(recs.len(), 5);
     for r in &recs {
         if r.method == "scan" {
@@ -700,15 +603,7 @@ fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
         cfg += &format!("[[methods]]\n{entry}\n");
     }
     let cfg = ladder::parse_config(&cfg).unwrap();
-    let recs = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir.join("out"),
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let recs = fresh(&cfg, &dir.join("out")).unwrap();
     assert_eq!(recs.len(), methods.len() * 2);
     for r in &recs {
         let i = cfg.methods.iter().position(|m| m.label() == r.label).unwrap();
@@ -759,15 +654,7 @@ method = "rrr"
 max_iters = 2000
 "#;
     let cfg = ladder::parse_config(cfg).unwrap();
-    let recs = ladder::run(
-        &cfg,
-        Path::new("."),
-        &dir,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
-        &Cancel::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    let recs = fresh(&cfg, &dir).unwrap();
     assert_eq!(recs.len(), 4);
     for r in &recs {
         assert_eq!((r.backend.as_str(), r.device.as_deref()), ("cpu", Some("test machine")));

@@ -21,13 +21,20 @@
 //! assert!(!Cancel::new().is_cancelled(), "a new token is a run of its own");
 //! ```
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// A request to stop, shared by every clone of one token. [`Cancel::default`] is a fresh
 /// token that nothing else holds.
 #[derive(Clone, Debug, Default)]
-pub struct Cancel(Arc<AtomicBool>);
+pub struct Cancel(Arc<Token>);
+
+/// The shared state of a token: the flag every loop polls, and why it was first tripped.
+#[derive(Debug, Default)]
+struct Token {
+    stop: AtomicBool,
+    why: OnceLock<String>,
+}
 
 impl Cancel {
     /// A fresh token, not cancelled.
@@ -37,13 +44,26 @@ impl Cancel {
 
     /// Asks every run holding a clone of this token to stop at its next check.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// [`Cancel::cancel`], saying why (a signal's name, `SIGTERM`; a caller's own reason).
+    /// The first reason given stands; a later one is dropped.
+    pub fn cancel_because(&self, why: &str) {
+        let _ = self.0.why.set(why.to_string());
+        self.cancel();
     }
 
     /// Whether a stop was requested.
     #[inline]
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.stop.load(Ordering::Relaxed)
+    }
+
+    /// Why the token was tripped: the first reason given to [`Cancel::cancel_because`],
+    /// `"cancelled"` when it was tripped without one, None while it is not tripped.
+    pub fn reason(&self) -> Option<&str> {
+        self.is_cancelled().then(|| self.0.why.get().map_or("cancelled", String::as_str))
     }
 }
 
@@ -73,5 +93,23 @@ impl Deadline {
     /// Whether the deadline has passed or the run was cancelled.
     pub fn passed(&self) -> bool {
         self.cancel.is_cancelled() || self.at.is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_keeps_its_first_reason() {
+        let t = Cancel::new();
+        assert_eq!(t.reason(), None);
+        let c = t.clone();
+        c.cancel_because("SIGTERM");
+        t.cancel_because("SIGINT");
+        assert_eq!(t.reason(), Some("SIGTERM"));
+        let plain = Cancel::new();
+        plain.cancel();
+        assert_eq!(plain.reason(), Some("cancelled"));
     }
 }

@@ -378,15 +378,21 @@ fn ctrl_c_stops_solve_cleanly_writes_the_best_board_and_exits_130() {
 }
 
 #[test]
-fn a_second_ctrl_c_exits_at_once() {
+fn a_second_signal_off_a_terminal_loses_nothing() {
     let p = hard_puzzle("int-twice.txt");
-    // Two signals in a row: the second ends the process with 130 whatever the first was doing.
-    let child = spawn(&["solve", s(&p), "--method", "rrr", "--backend", "cpu", "--threads", "1", "--json"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    signal(&child, "-INT");
-    signal(&child, "-INT");
-    let out = wait_at_most(child, 10.0);
-    assert_eq!(out.status.code(), Some(130), "stderr {}", String::from_utf8_lossy(&out.stderr));
+    // Two signals in a row, as a scheduler may send them (a step and its batch shell): off a
+    // terminal the second is noted, and the run still ends with its report.
+    for (first, second) in [("-INT", "-INT"), ("-TERM", "-USR1"), ("-USR2", "-TERM")] {
+        let child = spawn(&["solve", s(&p), "--method", "rrr", "--backend", "cpu", "--threads", "1", "--json"]);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        signal(&child, first);
+        signal(&child, second);
+        let out = wait_at_most(child, 10.0);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{first} {second}: stderr {err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report as JSON");
+        assert_eq!(v["interrupted"], true, "{v}");
+    }
 }
 
 #[test]
@@ -415,7 +421,7 @@ fn sigterm_stops_a_scan_count_with_its_journal_whole() {
 }
 
 #[test]
-fn ctrl_c_stops_a_ladder_without_recording_cut_runs() {
+fn a_signal_stops_a_ladder_and_records_the_runs_cut_short_as_parts() {
     let p = hard_puzzle("int-ladder.txt");
     let cfg = tmp("int-ladder.toml");
     let out_dir = tmp("int-ladder-out");
@@ -430,14 +436,30 @@ fn ctrl_c_stops_a_ladder_without_recording_cut_runs() {
     .unwrap();
     let child = spawn(&["ladder", s(&cfg), "--out", s(&out_dir), "--threads", "1"]);
     std::thread::sleep(std::time::Duration::from_millis(800));
-    signal(&child, "-INT");
+    signal(&child, "-USR1");
     let out = wait_at_most(child, 20.0);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "stderr {err}");
+    // Stopped with runs left: the resumable status.
+    assert_eq!(out.status.code(), Some(75), "stderr {err}");
     let results = out_dir.join("results.jsonl");
     let text = std::fs::read_to_string(&results).unwrap_or_default();
-    // The run in flight was cut short and not written; none started after the signal.
-    assert_eq!(text, "", "a cut-short run was recorded: {text}");
+    // The run in flight was written as its part 1, with the signal; none started after it.
+    let recs: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(recs.len(), 1, "{text}");
+    assert_eq!((recs[0]["part"].as_u64(), recs[0]["interrupted"].as_str()), (Some(1), Some("SIGUSR1")), "{text}");
+    assert!(recs[0]["work"].as_u64().unwrap() > 0 && recs[0]["wall_s"].as_f64().unwrap() > 0.5, "{text}");
+    // Resumed, the run goes on as its part 2 with what is left of its 60 s.
+    let child = spawn(&["ladder", s(&cfg), "--out", s(&out_dir), "--threads", "1", "--resume", "--runs", "1"]);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    signal(&child, "-TERM");
+    let out = wait_at_most(child, 20.0);
+    assert_eq!(out.status.code(), Some(75), "stderr {}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&results).unwrap();
+    let recs: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(recs.len(), 2, "{text}");
+    assert_eq!((recs[1]["run"].as_u64(), recs[1]["part"].as_u64()), (Some(0), Some(2)), "{text}");
+    assert_eq!(recs[1]["continued"], "fresh", "{text}");
+    assert_ne!(recs[1]["seed"], recs[0]["seed"], "a fresh part draws anew");
 }
 
 #[test]

@@ -90,6 +90,7 @@ fn record(instance: &str, cells: usize, label: &str, run: u64, work: f64, soluti
         distinct_solutions: None,
         trials: None,
         device: None,
+        ..Record::default()
     }
 }
 

@@ -30,10 +30,11 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// Records without their timings, sorted: what must agree between runs.
+/// Records without their timings and provenance, sorted: what must agree between runs.
 fn canon(mut v: Vec<Record>) -> Vec<Record> {
     for r in &mut v {
         r.wall_s = 0.0;
+        r.provenance = None;
         r.trace.iter_mut().for_each(|t| t.0 = 0.0);
     }
     v.sort_by_key(|r| r.key());
@@ -47,7 +48,7 @@ fn fresh(cfg: &ladder::Config, out: &Path) -> concur::Result<Vec<Record>> {
         cfg,
         Path::new("."),
         out,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part::default() },
+        ladder::Where { shard: None, resume: false, part: &ladder::Part::default(), wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -59,7 +60,7 @@ fn run(dir: &Path, shard: Option<Shard>, resume: bool) -> Vec<Record> {
         &cfg,
         Path::new("."),
         dir,
-        ladder::Where { shard, resume, part: &ladder::Part::default() },
+        ladder::Where { shard, resume, part: &ladder::Part::default(), wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -84,7 +85,7 @@ fn a_tiny_ladder_writes_one_line_per_run() {
     assert!(fresh(&cfg, &dir).is_err());
     // A shard built by hand outside 1 <= K <= N is refused before anything runs.
     for shard in [Shard { k: 0, n: 0 }, Shard { k: 3, n: 2 }] {
-        let at = ladder::Where { shard: Some(shard), resume: true, part: &ladder::Part::default() };
+        let at = ladder::Where { shard: Some(shard), resume: true, part: &ladder::Part::default(), wait_lock: None };
         let err = ladder::run(&cfg, Path::new("."), &dir, at, &Cancel::new(), |_, _| {}).unwrap_err();
         assert!(matches!(err, concur::Error::Config { .. }), "{err}");
     }
@@ -162,7 +163,7 @@ fn a_part_of_the_methods_or_runs_goes_first_and_resume_runs_the_rest() {
         &cfg,
         Path::new("."),
         &dir,
-        ladder::Where { shard: None, resume: false, part: &only("bt-ac3") },
+        ladder::Where { shard: None, resume: false, part: &only("bt-ac3"), wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -174,7 +175,7 @@ fn a_part_of_the_methods_or_runs_goes_first_and_resume_runs_the_rest() {
         &cfg,
         Path::new("."),
         &dir,
-        ladder::Where { shard: None, resume: true, part: &only("bt-ac4") },
+        ladder::Where { shard: None, resume: true, part: &only("bt-ac4"), wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -186,7 +187,7 @@ fn a_part_of_the_methods_or_runs_goes_first_and_resume_runs_the_rest() {
         &cfg,
         Path::new("."),
         &dir,
-        ladder::Where { shard: None, resume: true, part: &shallow },
+        ladder::Where { shard: None, resume: true, part: &shallow, wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -207,7 +208,12 @@ fn shards_resume_a_ladder_begun_whole_without_running_a_run_twice() {
         &cfg,
         Path::new("."),
         &dir,
-        ladder::Where { shard: None, resume: false, part: &ladder::Part { max_cells: Some(9), ..Default::default() } },
+        ladder::Where {
+            shard: None,
+            resume: false,
+            part: &ladder::Part { max_cells: Some(9), ..Default::default() },
+            wait_lock: None,
+        },
         &Cancel::new(),
         |_, _| {},
     )
@@ -394,7 +400,7 @@ fn a_campaign_stops_a_group_at_its_target_pooled_over_the_sizes_instances() {
             &cfg,
             Path::new("."),
             &dir,
-            ladder::Where { shard: None, resume: true, part: &ladder::Part::default() },
+            ladder::Where { shard: None, resume: true, part: &ladder::Part::default(), wait_lock: None },
             &Cancel::new(),
             |_, _| {},
         )
@@ -446,7 +452,7 @@ fn a_campaign_counts_pooled_folders_and_its_cap_and_numbers_its_runs_past_them()
         &cfg0,
         Path::new("."),
         &earlier,
-        ladder::Where { shard: None, resume: false, part: &part },
+        ladder::Where { shard: None, resume: false, part: &part, wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -482,7 +488,7 @@ fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
             &cfg,
             Path::new("."),
             &tmp("deadline-past"),
-            ladder::Where { shard: None, resume: false, part: &past },
+            ladder::Where { shard: None, resume: false, part: &past, wait_lock: None },
             &Cancel::new(),
             |_, _| {}
         )
@@ -499,7 +505,7 @@ fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
         &cfg,
         Path::new("."),
         &tmp("deadline-soon"),
-        ladder::Where { shard: None, resume: false, part: &soon },
+        ladder::Where { shard: None, resume: false, part: &soon, wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -512,7 +518,7 @@ fn a_deadline_cuts_runs_to_end_by_it_and_starts_none_after_it() {
         &long,
         Path::new("."),
         &tmp("deadline-cut"),
-        ladder::Where { shard: None, resume: false, part: &soon },
+        ladder::Where { shard: None, resume: false, part: &soon, wait_lock: None },
         &Cancel::new(),
         |_, _| {},
     )
@@ -727,6 +733,7 @@ mod devices {
             distinct_solutions: None,
             trials: gpu.then_some(4096),
             device: Some(if gpu { "H200".into() } else { "dev VM".into() }),
+            ..Record::default()
         }
     }
 

@@ -187,24 +187,96 @@ fn after_json(e: anyhow::Error, json: bool) -> anyhow::Error {
     if json { InJson(e).into() } else { e }
 }
 
-/// Exit status of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+/// Exit status of a run stopped by a signal (128 + SIGINT, as shells report it).
 const INTERRUPTED: u8 = 130;
 
-/// Ctrl-C or SIGTERM: the first trips the process's token, so that every run stops as at a
-/// time limit and still verifies, writes and prints what it has (with `"interrupted": true`)
-/// and exits 130; a second exits at once.
-fn install_interrupt_handler(cancel: &Cancel) {
-    let seen = std::sync::atomic::AtomicBool::new(false);
-    let cancel = cancel.clone();
-    // Without a handler (another one installed, or no signal support) a signal just ends the
-    // process as before; nothing else depends on it.
-    let _ = ctrlc::set_handler(move || {
-        if seen.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            std::process::exit(i32::from(INTERRUPTED));
+/// Exit status of a ladder stopped by a signal with runs left: it wrote what it did (the runs
+/// cut short as parts) and `--resume` goes on from there. 75 is `EX_TEMPFAIL`, "try again
+/// later"; a scheduler's retry rule (Kubernetes' `podFailurePolicy`) keys on it.
+const RESUMABLE: u8 = 75;
+
+/// The signals that mean "stop soon and write what you have": Ctrl-C, the scheduler's TERM,
+/// a closed terminal, and the warnings schedulers send before a time limit (USR1, USR2).
+#[cfg(unix)]
+const STOP_SIGNALS: [i32; 5] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGUSR1,
+    signal_hook::consts::SIGUSR2,
+];
+
+/// The stop signals' handler: registered by [`SignalWatch::register`] at the first statement
+/// of `main` (a signal from then on is kept), heard by a thread that [`SignalWatch::start`]
+/// spawns once the environment is set, and closed and joined by [`SignalWatch::close`] before
+/// the process exits, so that no thread is left running while it does.
+#[derive(Default)]
+struct SignalWatch {
+    #[cfg(unix)]
+    signals: Option<signal_hook::iterator::Signals>,
+    #[cfg(unix)]
+    handle: Option<signal_hook::iterator::Handle>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SignalWatch {
+    /// Registers the handler of [`STOP_SIGNALS`]; a signal that comes before [`Self::start`]
+    /// waits for it. Without signal support a signal just ends the process as before.
+    fn register() -> Self {
+        #[cfg(unix)]
+        {
+            let signals = signal_hook::iterator::Signals::new(STOP_SIGNALS).ok();
+            let handle = signals.as_ref().map(|s| s.handle());
+            SignalWatch { signals, handle, thread: None }
         }
-        cancel.cancel();
-        eprintln!("concur: interrupted; finishing what is done (again to quit at once)");
-    });
+        #[cfg(not(unix))]
+        SignalWatch::default()
+    }
+
+    /// Starts hearing the signals: the first trips the process's token with the signal's
+    /// name, so that every run stops as at a time limit and still verifies, writes and prints
+    /// what it has (with `"interrupted": true`). A second signal ends the process at once on a
+    /// terminal (a user pressing Ctrl-C again); off a terminal (a scheduler, which may signal a
+    /// step and its batch shell, or again after a grace period) it is noted and ignored, so
+    /// that what is being written is not lost.
+    fn start(&mut self, cancel: &Cancel) {
+        #[cfg(unix)]
+        if let Some(mut signals) = self.signals.take() {
+            use std::io::IsTerminal;
+            let cancel = cancel.clone();
+            let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+            self.thread = std::thread::Builder::new()
+                .name("signals".into())
+                .spawn(move || {
+                    for sig in signals.forever() {
+                        let name = signal_hook::low_level::signal_name(sig).unwrap_or("a signal");
+                        if !cancel.is_cancelled() {
+                            cancel.cancel_because(name);
+                            let again = if terminal { " (again to quit at once)" } else { "" };
+                            eprintln!("concur: {name}: stopping; finishing and writing what is done{again}");
+                        } else if terminal {
+                            std::process::exit(i32::from(INTERRUPTED));
+                        } else {
+                            eprintln!("concur: {name}: already stopping; what is being written is kept");
+                        }
+                    }
+                })
+                .ok();
+        }
+        #[cfg(not(unix))]
+        let _ = cancel;
+    }
+
+    /// Stops hearing signals and joins the thread that heard them.
+    fn close(self) {
+        #[cfg(unix)]
+        if let Some(h) = &self.handle {
+            h.close();
+        }
+        if let Some(t) = self.thread {
+            let _ = t.join();
+        }
+    }
 }
 
 /// The exit code of a run that did not reach its goal: 130 after a stop request, else 1.
@@ -447,19 +519,34 @@ fn wants_json(cli: Option<&Cli>) -> bool {
 }
 
 /// `concur ladder`: the request checked by the library, then one line per finished run with
-/// how far the call has come and its time left at the pace so far.
+/// how far the call has come and its time left at the pace so far. Stopped by a signal with
+/// runs left, it exits [`RESUMABLE`] after writing (and, with `--requeue` under Slurm, after
+/// requeueing its job).
 fn ladder_cmd(request: ladder::Request, cancel: &Cancel) -> Result<ExitCode> {
     let ladder = request.check()?;
+    eprintln!("concur: {} worker threads ({})", ladder.threads, ladder.threads_from);
     let recs = ladder.run(cancel, |r, d| {
         let eta = d.eta_s().map_or_else(|| "?".to_string(), humanize);
-        eprintln!("[{}/{}, eta {eta}] {r}", d.done, d.total);
+        let cut = r
+            .interrupted
+            .as_deref()
+            .map_or(String::new(), |why| format!(" (part {}, stopped by {why})", r.part.unwrap_or(1)));
+        eprintln!("[{}/{}, eta {eta}] {r}{cut}", d.done, d.total);
     })?;
     eprintln!("{} runs written to {}", recs.len(), ladder.results_path().display());
-    if cancel.is_cancelled() {
-        eprintln!("concur: interrupted; runs cut short were not written; --resume runs them");
-        return Ok(ExitCode::from(INTERRUPTED));
+    if !cancel.is_cancelled() || !ladder.runs_left()? {
+        return Ok(ExitCode::SUCCESS);
     }
-    Ok(ExitCode::SUCCESS)
+    let cut = recs.iter().filter(|r| r.interrupted.is_some()).count();
+    eprintln!("concur: stopped with runs left ({cut} written as parts); --resume goes on from here (exit {RESUMABLE})");
+    if ladder.requeue {
+        match ladder::requeue_job() {
+            Ok(Some(job)) => eprintln!("concur: requeued job {job}"),
+            Ok(None) => eprintln!("concur: --requeue: not under Slurm (no SLURM_JOB_ID); nothing requeued"),
+            Err(e) => eprintln!("concur: --requeue: {e}"),
+        }
+    }
+    Ok(ExitCode::from(RESUMABLE))
 }
 
 /// Seconds as `1h02m`, `3m05s` or `42s`.
@@ -618,8 +705,8 @@ fn quiet_headless_probe() {
     }
     let session = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).is_dir());
     if !session {
-        // SAFETY: the first statement of `main`, before any other thread exists (the signal
-        // handler's thread is started after it), so nothing reads the environment concurrently.
+        // SAFETY: at the start of `main`, before any other thread exists (the signal thread
+        // is started after it), so nothing reads the environment concurrently.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
 }
@@ -665,27 +752,32 @@ fn report_error(e: &anyhow::Error, code: u8, json: bool) {
 }
 
 fn main() -> ExitCode {
+    // The stop signals first: from here on a signal at any moment gives the run's report.
+    let mut signals = SignalWatch::register();
     quiet_headless_probe();
     #[cfg(unix)]
     ignore_file_size_signal();
     let cancel = Cancel::new();
-    install_interrupt_handler(&cancel);
-    let (cli, matches) = match parse() {
-        Ok(Ok(parsed)) => parsed,
-        Ok(Err(code)) => return code,
+    signals.start(&cancel);
+    let code = match parse() {
+        Ok(Ok((cli, matches))) => {
+            let json = wants_json(Some(&cli));
+            match run(cli, &matches, &cancel) {
+                Ok(code) => code,
+                Err(e) => {
+                    // An error that a stop request caused (a search cut short) is the signal's exit.
+                    let code = if cancel.is_cancelled() { INTERRUPTED } else { 2 };
+                    report_error(&e, code, json);
+                    ExitCode::from(code)
+                }
+            }
+        }
+        Ok(Err(code)) => code,
         Err(e) => {
             report_error(&e, 2, wants_json(None));
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
     };
-    let json = wants_json(Some(&cli));
-    match run(cli, &matches, &cancel) {
-        Ok(code) => code,
-        Err(e) => {
-            // An error that a stop request caused (a search cut short) is the signal's exit.
-            let code = if cancel.is_cancelled() { INTERRUPTED } else { 2 };
-            report_error(&e, code, json);
-            ExitCode::from(code)
-        }
-    }
+    signals.close();
+    code
 }

@@ -23,15 +23,21 @@ pub mod stats;
 pub mod svg;
 
 mod config;
+mod on_file;
 mod plan;
+mod provenance;
 mod records;
 mod run;
+mod shard_file;
 
 pub use config::{
     Budget, Config, GenSpec, Group, InstanceSpec, MAX_RUNS, MethodSpec, Scope, Spent, Stop, Tally, parse_config,
 };
+pub use on_file::{OnFile, Parts, RunKey};
 pub use plan::{Instance, Job, Part, Shard, load_instances, plan};
-pub use records::{BySize, Record, read_folder, read_records, results_path, tally};
+pub use provenance::{Machine, Provenance, RunClock, SchedulerJob, cpu_model, host_name, requeue_job};
+pub use records::{BySize, FoundAt, Record, join_parts, read_folder, read_records, results_path, tally};
 pub use run::{
     Done, Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, Where, puzzle_folder, run, run_job, run_job_on,
 };
+pub use shard_file::{SYNC_EVERY, ShardFile, lock_path};

@@ -4,11 +4,10 @@
 use super::{Scope, Shard, Tally};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// One finished run: one JSON line.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// One finished run, or one part of a run that a stop request cut short: one JSON line.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct Record {
     /// The instance's name: its file relative to the instance root, or a generated one's
     /// `generated:WxH:seedS`.
@@ -66,6 +65,40 @@ pub struct Record {
     /// config's `machine` for a CPU run; absent in older records (then "cpu").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+    /// The part of its run this line holds (1, 2, ...), for a run that a stop request cut
+    /// short: its part 1 is written at the stop (`interrupted`), and `--resume` continues it
+    /// as part 2 and so on, under the same run key. Absent for a run done in one go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<u32>,
+    /// Why this part was cut short: the stop request's reason (`SIGTERM`, `SIGUSR1`, ...).
+    /// Absent for a part that ran to its own end (its budget, time limit or solution).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
+    /// How the part began: `restored`, from the state its previous part saved at its stop
+    /// (the maps on the CPU: the same run as one never stopped), or `fresh`, a fresh start
+    /// seeded from (seed, run, part). Absent for part 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued: Option<String>,
+    /// Rate mode: the solutions of this part in the order found, each with its trial, the
+    /// trial's own iteration count at it, and its run length (the iterations of its segment).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub found: Vec<FoundAt>,
+    /// Where and how the run ran: host, CPU, threads, the scheduler's job, start time, CPU
+    /// seconds, peak memory. Absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<super::Provenance>,
+}
+
+/// One solution of a rate-mode run, as [`Record::found`] lists it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub struct FoundAt {
+    /// The trial that found it.
+    pub trial: u64,
+    /// The trial's own iteration count at it.
+    pub at: u64,
+    /// Its run length: the iterations of the trial's segment, from its start or its previous
+    /// solution.
+    pub length: u64,
 }
 
 impl Record {
@@ -84,9 +117,16 @@ impl Record {
         self.device.clone().unwrap_or_else(|| self.backend.clone())
     }
 
-    /// The identity of a run, for resuming and for checking shards.
+    /// The identity of a run, for resuming and for checking shards (every part of a run has
+    /// the same key).
     pub fn key(&self) -> (String, String, u64) {
         (self.instance.clone(), self.label.clone(), self.run)
+    }
+
+    /// Whether the run is whole: done in one go, or joined from parts the last of which ran
+    /// to its end. A run still cut short covers less than its budget.
+    pub fn is_whole(&self) -> bool {
+        self.interrupted.is_none()
     }
 
     /// The records of each (method label, cells, width): a cell of the report's tables.
@@ -119,6 +159,71 @@ impl std::fmt::Display for Record {
             self.wall_s
         )
     }
+}
+
+/// The records with each run's parts joined into one record, in the order each run first
+/// appears: work, seconds, solutions and run lengths summed, solved when a part solved (its
+/// mechanism), the best score the best of the parts', the trace laid end to end. The joined
+/// record keeps its last part's number and `interrupted` (None when the run finished), so
+/// statistics that assume a whole budget can leave out a run still cut short. Records
+/// without parts pass through unchanged.
+pub fn join_parts(records: Vec<Record>) -> Vec<Record> {
+    if records.iter().all(|r| r.part.is_none()) {
+        return records;
+    }
+    let mut index: std::collections::HashMap<(String, String, u64), usize> = std::collections::HashMap::new();
+    let mut out: Vec<Record> = Vec::with_capacity(records.len());
+    let mut parts: Vec<Vec<Record>> = Vec::new();
+    for r in records {
+        if r.part.is_none() {
+            out.push(r);
+            parts.push(Vec::new());
+            continue;
+        }
+        match index.get(&r.key()) {
+            Some(&i) => parts[i].push(r),
+            None => {
+                index.insert(r.key(), out.len());
+                out.push(r.clone());
+                parts.push(vec![r]);
+            }
+        }
+    }
+    for (joined, mut ps) in out.iter_mut().zip(parts) {
+        if ps.len() < 2 {
+            continue;
+        }
+        ps.sort_by_key(|p| p.part);
+        let mut j = ps[0].clone();
+        let mut offset = j.wall_s;
+        for p in &ps[1..] {
+            j.work += p.work;
+            j.wall_s += p.wall_s;
+            j.trace.extend(p.trace.iter().map(|&(t, s)| (t + offset, s)));
+            offset += p.wall_s;
+            if !j.solved && p.solved {
+                j.mechanism.clone_from(&p.mechanism);
+            }
+            j.solved |= p.solved;
+            j.best_score = j.best_score.max(p.best_score);
+            j.solutions = match (j.solutions, p.solutions) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            };
+            j.distinct_solutions = match (j.distinct_solutions, p.distinct_solutions) {
+                (None, None) => None,
+                // Each part counts the classes new to it (a restored part knows its run's; a
+                // fresh part's may repeat an earlier part's, so the sum bounds it above).
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            };
+            j.found.extend(p.found.iter().copied());
+            j.part = p.part;
+            j.interrupted.clone_from(&p.interrupted);
+            j.continued.clone_from(&p.continued);
+        }
+        *joined = j;
+    }
+    out
 }
 
 /// Adds records to a tally.
@@ -176,17 +281,4 @@ pub fn results_path(out: &Path, shard: Option<Shard>) -> PathBuf {
         None => out.join("results.jsonl"),
         Some(s) => out.join(format!("results-{}-of-{}.jsonl", s.k, s.n)),
     }
-}
-
-/// Keys of every run on file in any `*.jsonl` of `out` (the unsharded file and every shard's).
-pub(super) fn runs_on_file(out: &Path) -> Result<HashSet<(String, String, u64)>> {
-    let mut done = HashSet::new();
-    let Ok(entries) = std::fs::read_dir(out) else { return Ok(done) };
-    for e in entries.filter_map(|e| e.ok()) {
-        let f = e.path();
-        if f.extension().is_some_and(|x| x == "jsonl") {
-            done.extend(read_records(&f)?.iter().map(Record::key));
-        }
-    }
-    Ok(done)
 }

@@ -910,6 +910,7 @@ mod tests {
             distinct_solutions: None,
             trials: None,
             device: None,
+            ..Record::default()
         }
     }
 

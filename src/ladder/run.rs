@@ -1,18 +1,19 @@
 //! Running a ladder: one job through [`crate::solve::solve`] into its record, the request of
 //! `concur ladder` checked into a [`Ladder`], and [`run`], the workers that take the planned
 //! runs in order, append each finished record and honour the stopping rules and a deadline.
+//!
+//! A stop request (a signal) loses no work: each run in flight is written as a part, marked
+//! `interrupted` with the reason, and `--resume` continues it as its next part under the same
+//! key, with what is left of its budget ([`Continuation`]).
 
-use super::records::runs_on_file;
 use super::{
-    Config, Instance, Job, MethodSpec, Part, Record, Shard, Tally, load_instances, parse_config, plan, read_folder,
-    read_records, results_path, tally,
+    Config, FoundAt, Instance, Job, Machine, MethodSpec, OnFile, Part, Parts, Record, Shard, ShardFile, Spent, Tally,
+    load_instances, parse_config, plan, read_folder, read_records, results_path, tally,
 };
 use crate::cancel::Cancel;
 use crate::verify;
 use crate::{Error, Result};
 use rayon::prelude::*;
-use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -25,7 +26,8 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64, can
 /// [`run_job`], with the machine a CPU run records as its `device` (a GPU run records its
 /// adapter). A method with `backend = "gpu"` runs on the GPU backend (an error without a
 /// usable adapter, or for a spec the GPU backend refuses); its `trials` (default 1) make
-/// the batch. `cancel` ends the run early, as at its time limit.
+/// the batch. `cancel` ends the run early, as at its time limit; the record then says so
+/// (`interrupted`, with the token's reason, and `part` 1).
 pub fn run_job_on(
     inst: &Instance,
     spec: &MethodSpec,
@@ -33,6 +35,66 @@ pub fn run_job_on(
     base_seed: u64,
     machine: Option<&str>,
     cancel: &Cancel,
+) -> Result<Record> {
+    run_part(inst, spec, run, base_seed, machine, cancel, None)
+}
+
+/// How a run cut short goes on: its next part's number and what its parts on file spent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Continuation {
+    /// The part to run (2, 3, ...).
+    pub part: u32,
+    /// What the parts on file spent.
+    pub spent: Parts,
+}
+
+impl Continuation {
+    /// The seed of a fresh part: the run's own seed for part 1, else one derived from
+    /// (seed, run, part), so that no part repeats another's draws.
+    pub fn seed(run_seed: u64, part: u32) -> u64 {
+        if part <= 1 { run_seed } else { crate::rng::trial_seed(run_seed, u64::from(part)) }
+    }
+
+    /// The spec of the part: `one`'s budget less what the parts on file spent (seconds
+    /// under a time limit; iterations per trial of a map, nodes of a tree search, moves or
+    /// iterations of a local search, where capped), and its seed. None when nothing is
+    /// left of the budget.
+    pub fn budget(&self, one: &mut crate::solve::SolveSpec) -> Option<()> {
+        let spent = &self.spent;
+        if let Some(t) = one.time_limit {
+            let left = t - spent.wall_s;
+            if left < 0.5 {
+                return None;
+            }
+            one.time_limit = Some(left);
+        }
+        if one.is_map() {
+            let iters = one.map_iters();
+            if iters != u64::MAX {
+                let per_trial = spent.work / one.trials.max(1) as u64;
+                one.max_iters = Some(iters.checked_sub(per_trial).filter(|&n| n > 0)?);
+            }
+        } else if let Some(cap) = one.max_iters {
+            one.max_iters = Some(cap.checked_sub(spent.work).filter(|&n| n > 0)?);
+        }
+        if let Some(cap) = one.max_nodes {
+            one.max_nodes = Some(cap.checked_sub(spent.work).filter(|&n| n > 0)?);
+        }
+        one.seed = Self::seed(one.seed, self.part);
+        Some(())
+    }
+}
+
+/// One part of a run: the whole run (`cont` None), or its continuation. None when its budget
+/// is spent already.
+fn run_part(
+    inst: &Instance,
+    spec: &MethodSpec,
+    run: u64,
+    base_seed: u64,
+    machine: Option<&str>,
+    cancel: &Cancel,
+    cont: Option<&Continuation>,
 ) -> Result<Record> {
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
@@ -45,12 +107,26 @@ pub fn run_job_on(
         one.trials = 1;
     }
     let fail = |e: &dyn std::fmt::Display| Error::Run { instance: inst.name.clone(), reason: e.to_string() };
+    if let Some(c) = cont
+        && c.budget(&mut one).is_none()
+    {
+        return Err(fail(&"nothing is left of the run's budget"));
+    }
     let selected = crate::solve::pick_backend(&one).map_err(|e| fail(&e))?;
     let backend = selected.backend;
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
     let s = crate::solve::solve(p, &one, backend.as_ref(), cancel, &mut |_| {}).map_err(|e| fail(&e))?;
     // The best score, recomputed from the board by the exact verifier.
     let best = s.report.board.as_ref().map_or(0, |b| verify::check(p, b).score);
+    // A stop request cut the run short unless it had ended by itself: a run that stops at its
+    // first solution and found it is whole.
+    let rate_mode = s.solutions.is_some();
+    let interrupted =
+        (s.cancelled && (rate_mode || !s.report.solved)).then(|| cancel.reason().unwrap_or("cancelled").to_string());
+    let part = match cont {
+        Some(c) => Some(c.part),
+        None => interrupted.is_some().then_some(1),
+    };
     Ok(Record {
         instance: inst.name.clone(),
         width: p.width(),
@@ -60,7 +136,7 @@ pub fn run_job_on(
         label: spec.label(),
         params: spec.params(),
         run,
-        seed,
+        seed: one.seed,
         backend: backend.label(),
         solved: s.report.solved,
         mechanism: s.mechanism.filter(|_| s.report.solved),
@@ -75,6 +151,11 @@ pub fn run_job_on(
         distinct_solutions: s.distinct_solutions,
         trials: (one.is_map() && one.trials > 1).then_some(one.trials as u64),
         device,
+        part,
+        interrupted,
+        continued: cont.map(|_| "fresh".to_string()),
+        found: Vec::<FoundAt>::new(),
+        provenance: None,
     })
 }
 
@@ -108,9 +189,19 @@ pub struct Request {
     /// ../shared/puzzles).
     #[cfg_attr(feature = "application", arg(long))]
     pub puzzles: Option<PathBuf>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: every core this process may use: the scheduler's
+    /// SLURM_CPUS_PER_TASK where set, else the affinity mask and cgroup quota).
     #[cfg_attr(feature = "application", arg(long))]
     pub threads: Option<usize>,
+    /// When another process holds this shard's results file, wait up to SECS seconds for it
+    /// to let go (a replacement pod starting while the old one stops) instead of exiting 2.
+    #[cfg_attr(feature = "application", arg(long, value_name = "SECS"))]
+    pub wait_lock: Option<f64>,
+    /// Under Slurm, when a signal stops the ladder with runs left, requeue this job
+    /// (`scontrol requeue $SLURM_JOB_ID`) after writing, so that it comes back and resumes
+    /// without anyone's help. Needs the job's `--requeue`.
+    #[cfg_attr(feature = "application", arg(long))]
+    pub requeue: bool,
     /// Start no run after SECS seconds from now, and cut each run's time limit to end by
     /// then (the run records the limit it ran under), so a stop at a known time loses
     /// nothing.
@@ -124,6 +215,9 @@ pub enum RequestError {
     /// A deadline that is not a positive number of seconds (below 1e9).
     #[error("--deadline {0}: need a positive number of seconds")]
     Deadline(f64),
+    /// A lock wait that is not a number of seconds from 0 to 1e9.
+    #[error("--wait-lock {0}: need a number of seconds from 0 to 1e9")]
+    WaitLock(f64),
     /// The config file cannot be read.
     #[error("cannot read {path}")]
     Read {
@@ -197,8 +291,15 @@ pub struct Ladder {
     pub resume: bool,
     /// The part of the runs this call does.
     pub part: Part,
-    /// Worker threads, within the cores (None: rayon's pool).
-    pub threads: Option<usize>,
+    /// Worker threads, within the cores.
+    pub threads: usize,
+    /// What decided the worker threads: `--threads`, or [`crate::limits::cores_decided`]'s
+    /// reading.
+    pub threads_from: &'static str,
+    /// How long to wait for another writer of the shard to let go (None: not at all).
+    pub wait_lock: Option<std::time::Duration>,
+    /// Requeue the scheduler's job after a stop with runs left (`--requeue`).
+    pub requeue: bool,
 }
 
 impl Request {
@@ -219,13 +320,22 @@ impl Request {
             std::str::from_utf8(&bytes).map_err(|source| RequestError::NotText { path: path.clone(), source })?;
         let config = parse_config(text).map_err(|source| RequestError::Config { path, source })?;
         let puzzle_dir = puzzle_folder(self.puzzles);
+        let wait_lock = match self.wait_lock {
+            None => None,
+            Some(w) if w.is_finite() && (0.0..=1e9).contains(&w) => Some(std::time::Duration::from_secs_f64(w)),
+            Some(w) => return Err(RequestError::WaitLock(w)),
+        };
         if self.threads == Some(0) {
             return Err(RequestError::NoThreads);
         }
-        let cores = crate::limits::cores();
+        let (cores, decided) = crate::limits::cores_decided();
         if let Some(threads) = self.threads.filter(|&t| t > cores) {
             return Err(RequestError::Threads { threads, cores });
         }
+        let (threads, threads_from) = match self.threads {
+            Some(t) => (t, "--threads"),
+            None => (cores, decided),
+        };
         crate::limits::output_dir(&self.out)?;
         let part = Part { max_cells: self.max_cells, methods: self.methods, runs: self.runs, deadline };
         Ok(Ladder {
@@ -235,26 +345,35 @@ impl Request {
             shard: self.shard,
             resume: self.resume,
             part,
-            threads: self.threads,
+            threads,
+            threads_from,
+            wait_lock,
+            requeue: self.requeue,
         })
     }
 }
 
 impl Ladder {
-    /// [`run`] on `threads` worker threads (rayon's pool when none were asked for).
+    /// [`run`] on its worker threads.
     pub fn run(
         &self,
         cancel: &Cancel,
         progress: impl Fn(&Record, Done) + Sync + Send,
     ) -> std::result::Result<Vec<Record>, RequestError> {
         let go = || {
-            let at = Where { shard: self.shard, resume: self.resume, part: &self.part };
+            let at = Where { shard: self.shard, resume: self.resume, part: &self.part, wait_lock: self.wait_lock };
             run(&self.config, &self.puzzle_dir, &self.out, at, cancel, progress)
         };
-        Ok(match self.threads {
-            None => go()?,
-            Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()?.install(go)?,
-        })
+        Ok(rayon::ThreadPoolBuilder::new().num_threads(self.threads).build()?.install(go)?)
+    }
+
+    /// Whether runs of this call are left to do: false once every planned run of its shard
+    /// and part is on file whole (or stopped by its group's rule). A ladder stopped with
+    /// runs left is resumable.
+    pub fn runs_left(&self) -> Result<bool> {
+        let instances = load_instances(&self.config, &self.puzzle_dir)?;
+        let on_file = OnFile::read(&self.out)?;
+        Ok(!planned(&self.config, &instances, self.shard, &self.part, &on_file, true).is_empty())
     }
 
     /// The file this call's results go to ([`results_path`]).
@@ -275,6 +394,9 @@ pub struct Where<'a> {
     pub resume: bool,
     /// The part of the shard's runs to do.
     pub part: &'a Part,
+    /// How long to wait for another writer of the shard's results file to let go (None:
+    /// refuse at once).
+    pub wait_lock: Option<std::time::Duration>,
 }
 
 /// How far a ladder call has come: jobs done (run, or skipped by a stopping rule) of its
@@ -296,6 +418,46 @@ impl Done {
     }
 }
 
+/// The jobs of a call in the order they run, each with its continuation when parts of it are
+/// on file (with `resume`; a run done is left out).
+fn planned(
+    cfg: &Config,
+    instances: &[Instance],
+    shard: Option<Shard>,
+    part: &Part,
+    on_file: &OnFile,
+    resume: bool,
+) -> Vec<(Job, Option<Continuation>)> {
+    let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
+    let cells: Vec<usize> = instances.iter().map(|i| i.puzzle.cells()).collect();
+    let mut jobs: Vec<(Job, Option<Continuation>)> = plan(cfg, &cells, shard)
+        .into_iter()
+        .filter(|j| part.max_cells.is_none_or(|m| cells[j.instance] <= m))
+        .filter(|j| part.methods.is_empty() || part.methods.contains(&labels[j.method]))
+        .filter(|j| part.runs.is_none_or(|n| j.run < cfg.first_run + n))
+        .filter_map(|j| {
+            if !resume {
+                return Some((j, None));
+            }
+            match on_file.parts(&(instances[j.instance].name.clone(), labels[j.method].clone(), j.run)) {
+                None => Some((j, None)),
+                Some(p) if p.done => None,
+                Some(p) => Some((j, Some(Continuation { part: p.parts + 1, spent: p.clone() }))),
+            }
+        })
+        .collect();
+    // Smallest boards first; within a size, run by run, so that a stopping rule sees every
+    // instance and method of the size advance together.
+    jobs.sort_by_key(|(j, _)| (cells[j.instance], j.run, j.method, j.instance));
+    jobs
+}
+
+/// What a group has spent in two tallies together.
+fn spent_in(a: &Tally, b: &Tally, group: &super::Group) -> Spent {
+    let (x, y) = (a.get(group).copied().unwrap_or_default(), b.get(group).copied().unwrap_or_default());
+    Spent { solutions: x.solutions + y.solutions, core_hours: x.core_hours + y.core_hours, work: x.work + y.work }
+}
+
 /// Runs a ladder into `out`. With `at.resume`, runs already on file in `out` (in the
 /// unsharded results file or any shard's) are skipped, so a ladder begun whole can be
 /// finished in shards and the other way round; without it an existing non-empty results file
@@ -305,9 +467,15 @@ impl Done {
 /// has finished the small sizes. `progress` sees each finished record with how far the call
 /// has come. Returns the records written by this call.
 ///
-/// Once `cancel` is tripped no new run starts, and a run that it cut short is not written (a
-/// solved one is): the file holds only whole runs of their full budget, and `resume` picks up
-/// the rest.
+/// The shard's results file is held by this call alone (an advisory lock, [`ShardFile`]); a
+/// torn last line is cut off in place, and lines reach the disk within
+/// [`SYNC_EVERY`](super::SYNC_EVERY). The records on file are read once, then followed as
+/// other shards append ([`OnFile`]).
+///
+/// Once `cancel` is tripped no new run starts, and each run it cut short is written as a
+/// part: its work, solutions and seconds so far, `interrupted` with the token's reason. With
+/// `resume`, such a run goes on as its next part under the same key, with what is left of its
+/// budget ([`Continuation`]), so no counted work is done twice.
 pub fn run(
     cfg: &Config,
     puzzle_dir: &Path,
@@ -316,7 +484,7 @@ pub fn run(
     cancel: &Cancel,
     progress: impl Fn(&Record, Done) + Sync,
 ) -> Result<Vec<Record>> {
-    let Where { shard, resume, part } = at;
+    let Where { shard, resume, part, wait_lock } = at;
     if let Some(s) = shard
         && !(1..=s.n).contains(&s.k)
     {
@@ -329,51 +497,35 @@ pub fn run(
     let instances = load_instances(cfg, puzzle_dir)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let path = results_path(out, shard);
+    // One writer per shard: the lock is taken before anything on file is read.
+    let file = ShardFile::open(&path, wait_lock)?;
     if !resume && !read_records(&path)?.is_empty() {
         return Err(Error::results(format!("{} already holds results; use --resume to continue it", path.display())));
     }
-    let done = if resume { runs_on_file(out)? } else { HashSet::new() };
-    // Drop a torn last line before appending.
-    if let Ok(text) = std::fs::read_to_string(&path)
-        && !text.is_empty()
-        && !text.ends_with('\n')
-    {
-        let keep = text.rfind('\n').map_or(0, |i| i + 1);
-        std::fs::write(&path, &text[..keep]).map_err(|e| Error::io("repair", &path, e))?;
-    }
-    let file =
-        std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io("open", &path, e))?;
     let file = Mutex::new(file);
     // Set when a line could not be written: no run starts after it, and nothing more is
     // written, so the file keeps only whole lines and `--resume` goes on from it.
     let write_failed = std::sync::atomic::AtomicBool::new(false);
-    let cells: Vec<usize> = instances.iter().map(|i| i.puzzle.cells()).collect();
-    let mut jobs: Vec<Job> = plan(cfg, &cells, shard)
-        .into_iter()
-        .filter(|j| part.max_cells.is_none_or(|m| cells[j.instance] <= m))
-        .filter(|j| part.methods.is_empty() || part.methods.contains(&labels[j.method]))
-        .filter(|j| part.runs.is_none_or(|n| j.run < cfg.first_run + n))
-        .filter(|j| !done.contains(&(instances[j.instance].name.clone(), labels[j.method].clone(), j.run)))
-        .collect();
-    // Smallest boards first; within a size, run by run, so that a stopping rule sees every
-    // instance and method of the size advance together.
-    jobs.sort_by_key(|j| (cells[j.instance], j.run, j.method, j.instance));
+    let on_file = OnFile::read(out)?;
+    let jobs = planned(cfg, &instances, shard, part, &on_file, resume);
+    let on_file = Mutex::new(on_file);
     let mut pooled = Tally::new();
     for dir in &cfg.pool {
         tally(&read_folder(dir)?, &mut pooled);
     }
     // Whether a group's stopping rule is reached, counting the pooled folders and every
-    // result on file in `out` now (other shards' too).
+    // result on file in `out` now (other shards' too: what they appended since the last look).
     let stopped = |label: &str, instance: &str, c: usize| -> Result<bool> {
         let Some(rule) = cfg.stops.iter().find(|s| s.applies(label, c)) else { return Ok(false) };
-        let mut t = pooled.clone();
-        tally(&read_folder(out)?, &mut t);
-        Ok(rule.reached(t.get(&rule.group(label, instance, c)).copied().unwrap_or_default()))
+        let mut on = on_file.lock().unwrap_or_else(|e| e.into_inner());
+        on.refresh()?;
+        Ok(rule.reached(spent_in(&pooled, on.tally(), &rule.group(label, instance, c))))
     };
+    let machine = Machine::here(rayon::current_num_threads());
     let started = std::time::Instant::now();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = jobs.len();
-    let run_one = |j: &Job| -> Result<Option<Record>> {
+    let run_one = |(j, cont): &(Job, Option<Continuation>)| -> Result<Option<Record>> {
         if cancel.is_cancelled() || write_failed.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(None);
         }
@@ -389,6 +541,14 @@ pub fn run(
             return Ok(None);
         }
         let mut spec = cfg.method_for(&cfg.methods[j.method], c);
+        if let Some(cont) = cont {
+            // Nothing left of the budget (the stop came at its very end): the run is done.
+            let mut probe = spec.spec.clone();
+            if cont.budget(&mut probe).is_none() {
+                finished();
+                return Ok(None);
+            }
+        }
         if let Some(d) = part.deadline {
             let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
             let budget = spec.spec.time_limit.unwrap_or(f64::INFINITY);
@@ -400,10 +560,11 @@ pub fn run(
                 spec.spec.time_limit = Some(left.floor());
             }
         }
-        let rec = run_job_on(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel)?;
-        // A run cut short by a stop request is not a sample of its budget: leave it out,
-        // so that `--resume` runs it again. A run that solved before the stop stands.
-        if cancel.is_cancelled() && !rec.solved {
+        let clock = machine.start();
+        let mut rec = run_part(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel, cont.as_ref())?;
+        rec.provenance = Some(clock.finish());
+        // A part stopped before it did anything is not worth a line.
+        if rec.interrupted.is_some() && rec.work == 0 && !rec.solved {
             return Ok(None);
         }
         let line = serde_json::to_string(&rec).expect("plain record") + "\n";
@@ -414,11 +575,7 @@ pub fn run(
             }
             // One line, whole or not at all: a write that fails part-way (a full disk) is cut
             // back off the file.
-            let before = f.metadata().map(|m| m.len());
-            if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
-                if let Ok(len) = before {
-                    let _ = f.set_len(len);
-                }
+            if let Err(e) = f.append(&line) {
                 write_failed.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Err(Error::io(
                     "append to",
@@ -443,6 +600,9 @@ pub fn run(
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         }
     });
+    let synced = file.into_inner().unwrap_or_else(|e| e.into_inner()).sync();
     let records = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok(records.into_iter().collect::<Result<Vec<_>>>()?.into_iter().flatten().collect())
+    let records = records.into_iter().collect::<Result<Vec<_>>>()?.into_iter().flatten().collect();
+    synced.map_err(|e| Error::io("sync", &path, e))?;
+    Ok(records)
 }

@@ -283,7 +283,26 @@ impl MemoryBudget {
 
 /// The cores this process may use.
 pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    cores_decided().0
+}
+
+/// The cores this process may use, and what decided it: the scheduler's share
+/// (`SLURM_CPUS_PER_TASK`, where set and smaller), else the affinity mask and the cgroup's CPU
+/// quota (what the standard library's `available_parallelism` reads). On a cluster node
+/// without CPU binding the affinity mask is the whole node, and only the job's
+/// `--cpus-per-task` says what it was given.
+pub fn cores_decided() -> (usize, &'static str) {
+    let machine = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let slurm = std::env::var("SLURM_CPUS_PER_TASK").ok().and_then(|v| v.trim().parse::<usize>().ok());
+    cores_from(machine, slurm)
+}
+
+/// [`cores_decided`] from its two readings.
+fn cores_from(machine: usize, slurm: Option<usize>) -> (usize, &'static str) {
+    match slurm.filter(|&n| n >= 1 && n < machine) {
+        Some(n) => (n, "SLURM_CPUS_PER_TASK"),
+        None => (machine, "the affinity mask and cgroup quota"),
+    }
 }
 
 /// A thread count capped at the cores: the count to use and, when it was capped, a note that
@@ -307,6 +326,14 @@ mod tests {
 
     fn puzzle(w: usize, h: usize) -> Puzzle {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed: 3 }).unwrap().0
+    }
+
+    #[test]
+    fn the_scheduler_share_caps_the_cores_when_smaller() {
+        assert_eq!(cores_from(16, Some(4)), (4, "SLURM_CPUS_PER_TASK"));
+        assert_eq!(cores_from(2, Some(4)).0, 2, "a share past the mask is not granted");
+        assert_eq!(cores_from(8, Some(0)).0, 8);
+        assert_eq!(cores_from(8, None), (8, "the affinity mask and cgroup quota"));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 pub mod memory;
 pub mod outputs;
 
-pub use memory::{Estimate, GpuEstimate, MEMORY_VAR, MemoryBudget, cap_threads, cores, human, parse_size, tables};
+pub use memory::{
+    Estimate, GpuEstimate, MEMORY_VAR, MemoryBudget, cap_threads, cores, cores_decided, human, parse_size, tables,
+};
 pub use outputs::{OutputFile, output_dir};
 
 /// The largest number of seconds a time limit may be: far past any run, and small enough

@@ -449,6 +449,12 @@ pub struct Solved {
     /// iteration it solved at, its restarts): a run's run-time distribution. Empty for the
     /// searches.
     pub trials: Vec<TrialSummary>,
+    /// CPU seconds of the thread that ran it, user and system (Linux), when the run ran on one
+    /// thread (`threads` 1, or a method without threads); None otherwise.
+    pub cpu_s: Option<f64>,
+    /// Rate mode: the run's verified solutions in the order found, each with its trial, the
+    /// trial's iteration count and its run length. Empty otherwise.
+    pub found: Vec<crate::batch::Found>,
 }
 
 /// Runs `spec` on `puzzle`: the maps on `backend`, the searches on the CPU, after the checks
@@ -464,14 +470,27 @@ pub fn solve(
     progress: &mut (dyn FnMut(Event<'_>) + Send),
 ) -> Result<Solved, SolveError> {
     spec.preflight(puzzle, backend)?;
+    // The work's own CPU time, on the thread that runs it.
+    let timed = |progress: &mut (dyn FnMut(Event<'_>) + Send)| {
+        let start = crate::meter::thread_cpu_seconds();
+        let r = run(puzzle, spec, backend, cancel, progress);
+        r.map(|mut s| {
+            s.cpu_s = start.zip(crate::meter::thread_cpu_seconds()).map(|(a, b)| b - a);
+            s
+        })
+    };
     let mut solved = match spec.threads {
         Some(n) if spec.is_map() => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
             .map_err(|e| SolveError::Threads { threads: n, reason: e.to_string() })?
-            .install(|| run(puzzle, spec, backend, cancel, progress)),
-        _ => run(puzzle, spec, backend, cancel, progress),
+            .install(|| timed(progress)),
+        _ => timed(progress),
     }?;
+    let one_thread = spec.threads == Some(1) || run_key_methods("threads").is_some_and(|m| !m.contains(&spec.name()));
+    if !one_thread {
+        solved.cpu_s = None;
+    }
     solved.cancelled = cancel.is_cancelled();
     solved.report.printed.interrupted = solved.cancelled;
     Ok(solved)
@@ -528,6 +547,8 @@ impl Solved {
             certificate_error: None,
             cancelled: false,
             trials: Vec::new(),
+            cpu_s: None,
+            found: Vec::new(),
         }
     }
 }
@@ -575,6 +596,7 @@ fn run_map(
         .map(|(t, _, _)| result.trials[*t].solved_by.unwrap_or(Mechanism::Map).as_str().to_string());
     let solutions = result.rate.as_ref().map(|r| r.solutions.len() as u64);
     let distinct_solutions = result.rate.as_ref().map(|r| r.distinct as u64);
+    let found = result.rate.as_ref().map(|r| r.solutions.clone()).unwrap_or_default();
     let trials = result.trials;
     Ok(Solved {
         report,
@@ -588,6 +610,8 @@ fn run_map(
         certificate_error,
         cancelled: false,
         trials,
+        cpu_s: None,
+        found,
     })
 }
 

@@ -418,6 +418,8 @@ const LADDER: &[(&str, Val)] = &[
     ("--puzzles", Val::Dir),
     ("--threads", Val::Of(THREADS)),
     ("--deadline", Val::Of(SECONDS)),
+    ("--wait-lock", Val::Of(SECONDS)),
+    ("--requeue", Val::Flag),
 ];
 
 const REPORT: &[(&str, Val)] = &[("--json", Val::Flag)];
@@ -694,8 +696,9 @@ fn run_fuzzed(args: Vec<String>) -> Ending {
 }
 
 /// What is wrong with an ending, if anything: a kill past the limit, a death by signal, a
-/// panic or an abort, an exit code other than 0, 1, 2 (and 130 after the SIGINT), or an exit
-/// 2 that does not say why in exactly one line.
+/// panic or an abort, an exit code other than 0, 1, 2 (and 130 after the SIGINT, or a
+/// ladder's resumable 75 after the SIGINT or its deadline), or an exit 2 that does not say why
+/// in exactly one line.
 fn fault(e: &Ending) -> Option<String> {
     let Some(code) = e.code else {
         return Some(if e.wall_s > KILL_AFTER_S { "still running: killed".into() } else { "died by a signal".into() });
@@ -703,7 +706,9 @@ fn fault(e: &Ending) -> Option<String> {
     if e.stderr.contains("panicked") || e.stderr.contains("memory allocation") {
         return Some(format!("exit {code} after a panic or an abort"));
     }
-    if !(matches!(code, 0..=2) || (code == 130 && e.signalled)) {
+    let ladder_stopped =
+        e.args.first().is_some_and(|a| a == "ladder") && (e.signalled || e.args.iter().any(|a| a == "--deadline"));
+    if !(matches!(code, 0..=2) || (code == 130 && e.signalled) || (code == 75 && ladder_stopped)) {
         return Some(format!("exit {code}"));
     }
     if code == 2 {

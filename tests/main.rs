@@ -32,3 +32,5 @@ mod propagate;
 mod rate;
 mod search;
 mod shaders;
+#[cfg(feature = "application")]
+mod slurm;

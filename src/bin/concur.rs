@@ -519,9 +519,9 @@ fn wants_json(cli: Option<&Cli>) -> bool {
 }
 
 /// `concur ladder`: the request checked by the library, then one line per finished run with
-/// how far the call has come and its time left at the pace so far. Stopped by a signal with
-/// runs left, it exits [`RESUMABLE`] after writing (and, with `--requeue` under Slurm, after
-/// requeueing its job).
+/// how far the call has come and its time left at the pace so far. Stopped by a signal or by
+/// its deadline with runs left, it exits [`RESUMABLE`] after writing (and, with `--requeue`
+/// under Slurm, after requeueing its job).
 fn ladder_cmd(request: ladder::Request, cancel: &Cancel) -> Result<ExitCode> {
     let ladder = request.check()?;
     eprintln!("concur: {} worker threads ({})", ladder.threads, ladder.threads_from);
@@ -534,11 +534,20 @@ fn ladder_cmd(request: ladder::Request, cancel: &Cancel) -> Result<ExitCode> {
         eprintln!("[{}/{}, eta {eta}] {r}{cut}", d.done, d.total);
     })?;
     eprintln!("{} runs written to {}", recs.len(), ladder.results_path().display());
-    if !cancel.is_cancelled() || !ladder.runs_left()? {
+    // Stopped by a signal, or by the deadline, with runs left: resumable.
+    if !ladder.runs_left()? {
         return Ok(ExitCode::SUCCESS);
     }
+    let by = cancel.reason().map_or_else(|| "the deadline".to_string(), String::from);
+    if !cancel.is_cancelled() && ladder.part.deadline.is_none() {
+        // Every planned run was taken and some could not be written or run: their errors
+        // were reported above.
+        return Ok(ExitCode::from(1));
+    }
     let cut = recs.iter().filter(|r| r.interrupted.is_some()).count();
-    eprintln!("concur: stopped with runs left ({cut} written as parts); --resume goes on from here (exit {RESUMABLE})");
+    eprintln!(
+        "concur: stopped by {by} with runs left ({cut} written as parts); --resume goes on from here (exit {RESUMABLE})"
+    );
     if ladder.requeue {
         match ladder::requeue_job() {
             Ok(Some(job)) => eprintln!("concur: requeued job {job}"),

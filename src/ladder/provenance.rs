@@ -24,7 +24,8 @@ pub struct Provenance {
     /// When the run started, UTC (RFC 3339, to the second).
     pub started: String,
     /// CPU seconds of the thread that ran it (user and system), where the system measures a
-    /// thread's own (Linux); a GPU run's device time is not in it.
+    /// thread's own (Linux) and the run ran on one thread; a GPU run's device time is not in
+    /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_s: Option<f64>,
     /// The process's peak resident memory in MiB when the run ended (every worker's runs
@@ -116,9 +117,9 @@ impl Machine {
         &self.host
     }
 
-    /// A run starting now on the calling thread; [`RunClock::finish`] makes its provenance.
+    /// A run starting now; [`RunClock::finish`] makes its provenance.
     pub fn start(&self) -> RunClock<'_> {
-        RunClock { machine: self, started: std::time::SystemTime::now(), cpu: thread_cpu_seconds() }
+        RunClock { machine: self, started: std::time::SystemTime::now() }
     }
 }
 
@@ -126,19 +127,19 @@ impl Machine {
 pub struct RunClock<'m> {
     machine: &'m Machine,
     started: std::time::SystemTime,
-    cpu: Option<f64>,
 }
 
 impl RunClock<'_> {
-    /// The run's provenance, on the thread that ran it, when it ends.
-    pub fn finish(self) -> Provenance {
+    /// The run's provenance when it ends, with the CPU seconds of the thread that ran it
+    /// ([`crate::solve::Solved::cpu_s`]).
+    pub fn finish(self, cpu_s: Option<f64>) -> Provenance {
         Provenance {
             host: self.machine.host.clone(),
             cpu: self.machine.cpu.clone(),
             threads: self.machine.threads,
             job: self.machine.job.clone(),
             started: humantime::format_rfc3339_seconds(self.started).to_string(),
-            cpu_s: thread_cpu_seconds().zip(self.cpu).map(|(end, start)| ((end - start) * 1e6).round() / 1e6),
+            cpu_s: cpu_s.map(|c| (c * 1e6).round() / 1e6),
             peak_mib: peak_mib(),
         }
     }
@@ -178,16 +179,6 @@ pub fn cpu_model() -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
-/// The calling thread's CPU seconds, user and system (Linux's `RUSAGE_THREAD`).
-pub fn thread_cpu_seconds() -> Option<f64> {
-    #[cfg(target_os = "linux")]
-    {
-        rusage(libc::RUSAGE_THREAD).map(|u| seconds(u.ru_utime) + seconds(u.ru_stime))
-    }
-    #[cfg(not(target_os = "linux"))]
-    None
-}
-
 /// The process's peak resident memory in MiB.
 pub fn peak_mib() -> Option<f64> {
     #[cfg(target_os = "linux")]
@@ -209,10 +200,6 @@ fn rusage(who: libc::c_int) -> Option<libc::rusage> {
     (rc == 0).then(|| unsafe { u.assume_init() })
 }
 
-#[cfg(target_os = "linux")]
-fn seconds(t: libc::timeval) -> f64 {
-    t.tv_sec as f64 + t.tv_usec as f64 * 1e-6
-}
 
 #[cfg(test)]
 mod tests {
@@ -240,20 +227,20 @@ mod tests {
     }
 
     #[test]
-    fn a_run_measures_its_own_threads_cpu_time() {
-        let m = Machine::here(1);
-        let clock = m.start();
+    fn a_thread_measures_its_own_cpu_time() {
+        let before = crate::meter::thread_cpu_seconds();
         let mut x = 0u64;
         let t = std::time::Instant::now();
         while t.elapsed().as_secs_f64() < 0.05 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
         }
         std::hint::black_box(x);
-        let p = clock.finish();
+        if let (Some(a), Some(b)) = (before, crate::meter::thread_cpu_seconds()) {
+            assert!(b - a > 0.01 && b - a < 5.0, "{}", b - a);
+        }
+        let p = Machine::here(1).start().finish(Some(0.25));
         assert!(!p.host.is_empty() && !p.cpu.is_empty());
         assert!(p.started.ends_with('Z'), "{}", p.started);
-        if let Some(cpu) = p.cpu_s {
-            assert!(cpu > 0.01 && cpu < 5.0, "{cpu}");
-        }
+        assert_eq!(p.cpu_s, Some(0.25));
     }
 }

@@ -167,21 +167,73 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
             return Err(Error::Missing { path: p.clone() });
         }
     }
-    let mut by_key: BTreeMap<(String, String, u64), Record> = BTreeMap::new();
+    // A run's parts (a run that a stop cut short, continued by --resume) share its key.
+    let mut by_key: BTreeMap<((String, String, u64), u32), Record> = BTreeMap::new();
     for f in files {
         for r in read_records(&f)? {
-            match by_key.get(&r.key()) {
+            let k = (r.key(), r.part.unwrap_or(0));
+            match by_key.get(&k) {
                 Some(old) if *old != r && (old.solved, old.work) != (r.solved, r.work) => {
                     return Err(Error::results(format!("run {:?} appears twice with different results", r.key())));
                 }
                 Some(_) => {}
                 None => {
-                    by_key.insert(r.key(), r);
+                    by_key.insert(k, r);
                 }
             }
         }
     }
-    Ok(by_key.into_values().collect())
+    Ok(super::join_parts(by_key.into_values().collect()))
+}
+
+/// The machines the records were run on, from their provenance: per method label, each CPU
+/// model with its hosts and records, and a warning where one label's CPU runs mix CPU models
+/// (their per-core rates are then a mixture). Empty when no record has provenance.
+pub fn machines_markdown(records: &[Record]) -> String {
+    let mut by: BTreeMap<&str, BTreeMap<String, (std::collections::BTreeSet<&str>, usize)>> = BTreeMap::new();
+    let mut any = false;
+    for r in records {
+        let (cpu, host) = match &r.provenance {
+            Some(p) => {
+                any = true;
+                (if r.on_device() { r.machine() } else { p.cpu.clone() }, p.host.as_str())
+            }
+            None => (format!("not recorded ({})", r.machine()), "-"),
+        };
+        let e = by.entry(&r.label).or_default().entry(cpu).or_default();
+        e.0.insert(host);
+        e.1 += 1;
+    }
+    if !any {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\n## Machines\n\nThe machines each method's records ran on (each record's provenance: CPU model and host; a GPU run's adapter):\n\n| method | CPU model or device | hosts | records |\n|---|---|---|---|\n",
+    );
+    let mut warnings = Vec::new();
+    for (label, cpus) in &by {
+        for (cpu, (hosts, n)) in cpus {
+            let hosts: Vec<&str> = hosts.iter().copied().collect();
+            md += &format!("| {label} | {cpu} | {} | {n} |\n", hosts.join(", "));
+        }
+        // The CPU models of the label's CPU runs that recorded one.
+        let models: std::collections::BTreeSet<&str> = records
+            .iter()
+            .filter(|r| r.label == **label && !r.on_device())
+            .filter_map(|r| r.provenance.as_ref().map(|p| p.cpu.as_str()))
+            .collect();
+        if models.len() > 1 {
+            warnings.push(format!(
+                "**Warning:** the CPU runs of {label} mix {} CPU models ({}): their per-core rates (seconds per solution) pool different machines.",
+                models.len(),
+                models.iter().copied().collect::<Vec<_>>().join("; ")
+            ));
+        }
+    }
+    for w in warnings {
+        md += &format!("\n{w}\n");
+    }
+    md
 }
 
 /// Groups records by method label and board size, and estimates each cell.
@@ -797,7 +849,11 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     if records.is_empty() {
         return Err(Error::results("no result lines found"));
     }
-    let rows = summarize(&records);
+    // The table, its fits and the run-time distributions assume each run's whole budget: a run
+    // still cut short (a part not yet continued) is left out of them; the pooled rates count
+    // its exposure.
+    let whole: Vec<Record> = records.iter().filter(|r| r.is_whole()).cloned().collect();
+    let rows = summarize(&whole);
     let fits = fit(&rows);
     std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
     let series = |secs: bool| -> Vec<Series> {
@@ -821,7 +877,8 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let inputs = super::hardness::read_inputs(inputs)
         .map_err(|e| Error::Hardness { path: e.path().to_string(), reason: e.to_string() })?;
     let hard = super::hardness::analyse(&records, inputs, &super::hardness::Options::default());
-    let md = markdown(&records, &rows, &fits)
+    let md = markdown(&whole, &rows, &fits)
+        + &machines_markdown(&records)
         + &super::devices::markdown(&pools)
         + &hard.as_ref().map_or_else(String::new, super::hardness::markdown);
     let w = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| Error::io("write", p, e));
@@ -852,10 +909,10 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             &series(false),
         ),
     )?;
-    for (name, svg) in rtd_plots(&records, &rows) {
+    for (name, svg) in rtd_plots(&whole, &rows) {
         put(&name, &svg)?;
     }
-    for (name, svg) in score_plots(&records, &rows) {
+    for (name, svg) in score_plots(&whole, &rows) {
         put(&name, &svg)?;
     }
     if let Some(h) = &hard {

@@ -36,7 +36,7 @@ pub fn run_job_on(
     machine: Option<&str>,
     cancel: &Cancel,
 ) -> Result<Record> {
-    run_part(inst, spec, run, base_seed, machine, cancel, None)
+    run_part(inst, spec, run, base_seed, machine, cancel, None).map(|(r, _)| r)
 }
 
 /// How a run cut short goes on: its next part's number and what its parts on file spent.
@@ -85,8 +85,8 @@ impl Continuation {
     }
 }
 
-/// One part of a run: the whole run (`cont` None), or its continuation. None when its budget
-/// is spent already.
+/// One part of a run: the whole run (`cont` None), or its continuation (an error when nothing
+/// is left of its budget), with the CPU seconds of the thread that ran it.
 fn run_part(
     inst: &Instance,
     spec: &MethodSpec,
@@ -95,7 +95,7 @@ fn run_part(
     machine: Option<&str>,
     cancel: &Cancel,
     cont: Option<&Continuation>,
-) -> Result<Record> {
+) -> Result<(Record, Option<f64>)> {
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
     let mut one = spec.spec.clone();
@@ -116,6 +116,7 @@ fn run_part(
     let backend = selected.backend;
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
     let s = crate::solve::solve(p, &one, backend.as_ref(), cancel, &mut |_| {}).map_err(|e| fail(&e))?;
+    let cpu_s = s.cpu_s;
     // The best score, recomputed from the board by the exact verifier.
     let best = s.report.board.as_ref().map_or(0, |b| verify::check(p, b).score);
     // A stop request cut the run short unless it had ended by itself: a run that stops at its
@@ -154,9 +155,14 @@ fn run_part(
         part,
         interrupted,
         continued: cont.map(|_| "fresh".to_string()),
-        found: Vec::<FoundAt>::new(),
+        found: s
+            .found
+            .iter()
+            .map(|f| FoundAt { trial: f.trial as u64, at: f.trial_iteration, length: f.segment_iterations })
+            .collect(),
         provenance: None,
     })
+    .map(|r| (r, cpu_s))
 }
 
 /// What `concur ladder` was asked for, as given on the command line; [`Request::check`]
@@ -368,12 +374,25 @@ impl Ladder {
     }
 
     /// Whether runs of this call are left to do: false once every planned run of its shard
-    /// and part is on file whole (or stopped by its group's rule). A ladder stopped with
-    /// runs left is resumable.
+    /// and part is on file whole, or its group's stopping rule is reached. A ladder stopped
+    /// (by a signal or its deadline) with runs left is resumable.
     pub fn runs_left(&self) -> Result<bool> {
-        let instances = load_instances(&self.config, &self.puzzle_dir)?;
+        let cfg = &self.config;
+        let instances = load_instances(cfg, &self.puzzle_dir)?;
         let on_file = OnFile::read(&self.out)?;
-        Ok(!planned(&self.config, &instances, self.shard, &self.part, &on_file, true).is_empty())
+        let mut pooled = Tally::new();
+        for dir in &cfg.pool {
+            tally(&read_folder(dir)?, &mut pooled);
+        }
+        let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
+        Ok(planned(cfg, &instances, self.shard, &self.part, &on_file, true).iter().any(|(j, _)| {
+            let (inst, label) = (&instances[j.instance], &labels[j.method]);
+            let c = inst.puzzle.cells();
+            cfg.stops
+                .iter()
+                .find(|s| s.applies(label, c))
+                .is_none_or(|rule| !rule.reached(spent_in(&pooled, on_file.tally(), &rule.group(label, &inst.name, c))))
+        }))
     }
 
     /// The file this call's results go to ([`results_path`]).
@@ -561,8 +580,8 @@ pub fn run(
             }
         }
         let clock = machine.start();
-        let mut rec = run_part(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel, cont.as_ref())?;
-        rec.provenance = Some(clock.finish());
+        let (mut rec, cpu_s) = run_part(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel, cont.as_ref())?;
+        rec.provenance = Some(clock.finish(cpu_s));
         // A part stopped before it did anything is not worth a line.
         if rec.interrupted.is_some() && rec.work == 0 && !rec.solved {
             return Ok(None);

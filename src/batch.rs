@@ -672,9 +672,12 @@ impl Rounds {
         trials.iter().enumerate().filter_map(|(t, tr)| tr.solved_at.map(|it| (it, t))).min().map(|(it, t)| (t, it))
     }
 
-    /// The trial with the best score (lowest index on ties).
+    /// The trial with the best score (on ties, one that has iterated, whose best board is a
+    /// board: a trial stopped before its first iteration has none; then the lowest index).
     pub(crate) fn best_trial<E>(trials: &[Trial<E>]) -> usize {
-        (0..trials.len()).max_by_key(|&t| (trials[t].best_score, std::cmp::Reverse(t))).unwrap_or(0)
+        (0..trials.len())
+            .max_by_key(|&t| (trials[t].best_score, trials[t].iterations > 0, std::cmp::Reverse(t)))
+            .unwrap_or(0)
     }
 }
 

@@ -588,7 +588,11 @@ fn run_map(
     };
     check_claim(puzzle, &batch.result)?;
     let Batch { result, certificates, certificate_error } = batch;
-    let report = SolveReport::from_map(puzzle, spec.name(), &result, spec.seed, params, backend.label());
+    let mut report = SolveReport::from_map(puzzle, spec.name(), &result, spec.seed, params, backend.label());
+    if result.trials.iter().all(|t| t.iterations == 0) {
+        // Stopped before any trial's first iteration: no board was chosen yet.
+        report.board = None;
+    }
     let work = result.trials.iter().map(|t| t.solved_at.unwrap_or(t.iterations)).sum();
     let mechanism = result
         .solution

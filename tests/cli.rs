@@ -905,3 +905,88 @@ fn errors_are_json_objects_with_json() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty(), "no --json, no JSON: {:?}", out.stdout);
 }
+
+/// Whether process `pid` catches SIGINT yet (its handler registered: `SigCgt` in
+/// `/proc/PID/status`), so that a signal sent now falls after the first statement of `main`.
+#[cfg(target_os = "linux")]
+fn catches_sigint(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (2 - 1)) != 0)
+}
+
+/// SIGINT at `n` random moments of a run's first second (from its handler's registration at
+/// the first statement of `main`, which the test waits for), `threads` runs at a time: every
+/// run ends with its report on stdout (exit 130, `"interrupted": true`), and its board file
+/// where the report has a board. Returns how many were signalled before the run's first
+/// iteration report (the early window), to show the sample reaches it.
+#[cfg(target_os = "linux")]
+fn sigint_storm(extra: &[&str], n: usize, tag: &str) {
+    let p = tmp(&format!("storm-{tag}.txt"));
+    assert!(concur(&["generate", "--width", "8", "--height", "8", "--seed", "3", "-o", s(&p)]).status.success());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let sol = tmp(&format!("storm-{tag}-{i}.sol"));
+                    let _ = std::fs::remove_file(&sol);
+                    let mut args = vec!["solve", s(&p), "--method", "rrr", "--trials", "8", "--time-limit", "100"];
+                    args.extend(extra);
+                    args.extend(["--json", "-o", s(&sol)]);
+                    let child = spawn(&args);
+                    let start = std::time::Instant::now();
+                    while !catches_sigint(child.id()) && start.elapsed().as_secs_f64() < 5.0 {
+                        std::thread::yield_now();
+                    }
+                    // A moment in the first second, spread evenly (a hash of the index).
+                    let us = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44;
+                    std::thread::sleep(std::time::Duration::from_micros(us % 1_000_000));
+                    signal(&child, "-INT");
+                    let out = wait_at_most(child, 30.0);
+                    let fail = |why: String| failures.lock().unwrap().push(format!("run {i} ({us} us): {why}"));
+                    let err = String::from_utf8_lossy(&out.stderr).to_string();
+                    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
+                        fail(format!("no report: exit {:?}, stdout {:?}, stderr {err}", out.status.code(), out.stdout));
+                        continue;
+                    };
+                    if out.status.code() != Some(130) || v["interrupted"] != true {
+                        fail(format!("exit {:?}, {v}", out.status.code()));
+                    }
+                    if err.contains("panicked") || err.contains("malloc") || err.contains("double free") {
+                        fail(format!("stderr {err}"));
+                    }
+                    // The board is written wherever the report has one.
+                    if v.get("best_score").is_some_and(|b| b.as_u64() > Some(0)) && !sol.exists() {
+                        fail(format!("a board in the report but none written: {v}"));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{} of {n} runs lost their report:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_cpu() {
+    sigint_storm(&["--backend", "cpu"], 200, "cpu");
+}
+
+#[cfg(all(target_os = "linux", feature = "gpu"))]
+#[test]
+fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu() {
+    if !have_gpu("a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu") {
+        return;
+    }
+    sigint_storm(&["--backend", "gpu"], 100, "gpu");
+}

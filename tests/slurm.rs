@@ -42,9 +42,10 @@ impl Cluster {
     fn up() -> Option<Cluster> {
         let required = std::env::var("REQUIRE_SLURM").is_ok_and(|v| v == "1");
         let missing = ["sbatch", "slurmctld", "slurmd", "munged"].into_iter().find(|c| !on_path(c));
-        if let Some(c) = missing.map(|c| format!("{c} not found (scripts/slurm/install.sh)")).or_else(|| {
-            (!is_root()).then(|| "not root: the daemons need it".to_string())
-        }) {
+        if let Some(c) = missing
+            .map(|c| format!("{c} not found (scripts/slurm/install.sh)"))
+            .or_else(|| (!is_root()).then(|| "not root: the daemons need it".to_string()))
+        {
             assert!(!required, "REQUIRE_SLURM=1 but {c}");
             println!("SKIPPED: no single-node Slurm here: {c}");
             return None;
@@ -80,7 +81,11 @@ impl Cluster {
             if ok(&s) {
                 return;
             }
-            assert!(start.elapsed().as_secs_f64() < secs, "job {job}: not {what} after {secs} s: {s:?}; {}", self.logs());
+            assert!(
+                start.elapsed().as_secs_f64() < secs,
+                "job {job}: not {what} after {secs} s: {s:?}; {}",
+                self.logs()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }

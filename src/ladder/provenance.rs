@@ -200,7 +200,6 @@ fn rusage(who: libc::c_int) -> Option<libc::rusage> {
     (rc == 0).then(|| unsafe { u.assume_init() })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -314,6 +314,7 @@ impl SolveSpec {
             seed: self.seed,
             on_solution: self.on_solution.clone(),
             cancel: cancel.clone(),
+            save_at_stop: false,
         }
     }
 

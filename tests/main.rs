@@ -32,3 +32,4 @@ mod propagate;
 mod rate;
 mod search;
 mod shaders;
+mod snapshot;

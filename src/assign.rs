@@ -267,6 +267,25 @@ pub struct WarmState {
     pub stats: AssignStats,
 }
 
+/// The warm starts of several solvers ([`Assigner::warm_state`] of each), in order.
+pub fn warm_states<R: Real>(solvers: &[Assigner<R>]) -> Vec<WarmState> {
+    solvers.iter().map(Assigner::warm_state).collect()
+}
+
+/// Puts each of `solvers` in its saved state ([`warm_states`] of solvers of the same sizes
+/// and precision), all or none: refused, with every solver unchanged, when any does not fit.
+pub fn set_warm_states<R: Real>(solvers: &mut [Assigner<R>], states: &[WarmState]) -> Result<(), String> {
+    if solvers.len() != states.len() {
+        return Err(format!("{} assignment solvers saved for {}", states.len(), solvers.len()));
+    }
+    let mut fresh = solvers.to_vec();
+    for (a, s) in fresh.iter_mut().zip(states) {
+        a.set_warm_state(s)?;
+    }
+    solvers.clone_from_slice(&fresh);
+    Ok(())
+}
+
 /// Reusable dense assignment solver for a fixed size `n`.
 ///
 /// Owns the column potentials, the current assignment and all scratch space:

@@ -356,6 +356,10 @@ impl SolveSpec {
         let Method::Dc(o) = &self.method else { return None };
         let mut cfg = o.config(self.map_run(cancel));
         cfg.keep_fixed_points = self.certify != Certify::None;
+        cfg.resume = match &self.resume {
+            Some(MapSnapshot::Dc(s)) => Some(s.clone()),
+            _ => None,
+        };
         Some(cfg)
     }
 
@@ -492,7 +496,7 @@ pub struct Solved {
     /// The map's batch saved where `cancel` stopped it, to continue exactly
     /// ([`SolveSpec::resume`]): set when the spec asked for it ([`SolveSpec::save_at_stop`]),
     /// the run ended because its token was tripped (not at a solution, its time limit or its
-    /// iteration budget) and the backend saves (the CPU backend: rrr and dm). None otherwise,
+    /// iteration budget) and the backend saves (the CPU backend: rrr, dm and dc). None otherwise,
     /// and always for the GPU backend and the searches.
     pub snapshot: Option<MapSnapshot>,
 }
@@ -606,7 +610,10 @@ fn run_map(
     };
     if let Some(s) = &spec.resume {
         let here = spec.name().name();
-        let fits = matches!(s, MapSnapshot::F1(_)) == spec.method.f1().is_some();
+        let fits = match s {
+            MapSnapshot::F1(_) => spec.method.f1().is_some(),
+            MapSnapshot::Dc(_) => matches!(spec.method, Method::Dc(_)),
+        };
         if !fits {
             let what = "method".to_string();
             return Err(SnapshotError::Mismatch { what, saved: s.identity().method.clone(), here: here.into() }.into());

@@ -277,6 +277,7 @@ pub fn needs(job: MapJob<'_>, assign: AssignOn, adapters: usize) -> Vec<Feature>
             add(c.keep_going, Feature::RateMode);
             add(c.keep_fixed_points, Feature::Certificates);
             add(c.complete.is_some(), Feature::Completion);
+            add(c.resume.is_some(), Feature::Resume);
         }
     }
     add(adapters > 1, Feature::SeveralAdapters);

@@ -132,13 +132,16 @@ impl Batch {
 
 /// A map's batch saved where its token stopped it, in either formulation, to be continued
 /// exactly by the same run (`SolveSpec::resume`; ARCHITECTURE.md §8): F1's
-/// ([`map::F1Snapshot`]). Cloning it is cheap (the state is shared). It serialises with serde
-/// as `{"f1": ...}`; [`MapSnapshot::to_json`] and [`MapSnapshot::from_json`] write and read
-/// it as JSON, checking the format version first.
+/// ([`map::F1Snapshot`]) or divide and concur's ([`dc::DcSnapshot`]). Cloning it is cheap
+/// (the state is shared). It serialises with serde as `{"f1": ...}` or `{"dc": ...}`;
+/// [`MapSnapshot::to_json`] and [`MapSnapshot::from_json`] write and read it as JSON,
+/// checking the format version first.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MapSnapshot {
     /// An F1 batch (RRR or the difference map).
     F1(Arc<map::F1Snapshot>),
+    /// A divide-and-concur batch.
+    Dc(Arc<dc::DcSnapshot>),
 }
 
 /// The serialised form of [`MapSnapshot`] (serde has no `Arc` without its `rc` feature).
@@ -146,18 +149,21 @@ pub enum MapSnapshot {
 #[serde(rename_all = "lowercase")]
 enum SnapshotOut<'a> {
     F1(&'a map::F1Snapshot),
+    Dc(&'a dc::DcSnapshot),
 }
 
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum SnapshotIn {
     F1(map::F1Snapshot),
+    Dc(dc::DcSnapshot),
 }
 
 impl serde::Serialize for MapSnapshot {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         match self {
             MapSnapshot::F1(s) => SnapshotOut::F1(s),
+            MapSnapshot::Dc(s) => SnapshotOut::Dc(s),
         }
         .serialize(ser)
     }
@@ -167,6 +173,7 @@ impl<'de> serde::Deserialize<'de> for MapSnapshot {
     fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
         Ok(match SnapshotIn::deserialize(de)? {
             SnapshotIn::F1(s) => MapSnapshot::F1(Arc::new(s)),
+            SnapshotIn::Dc(s) => MapSnapshot::Dc(Arc::new(s)),
         })
     }
 }
@@ -176,6 +183,7 @@ impl MapSnapshot {
     pub fn identity(&self) -> &SnapshotIdentity {
         match self {
             MapSnapshot::F1(s) => s.identity(),
+            MapSnapshot::Dc(s) => s.identity(),
         }
     }
 
@@ -183,6 +191,7 @@ impl MapSnapshot {
     pub fn trial_iterations(&self) -> u64 {
         match self {
             MapSnapshot::F1(s) => s.trial_iterations(),
+            MapSnapshot::Dc(s) => s.trial_iterations(),
         }
     }
 
@@ -356,13 +365,19 @@ impl Backend for CpuBackend {
             MapJob::Dc(cfg) => {
                 let cfg = DcConfig { keep_fixed_points: cfg.keep_fixed_points || keep, ..cfg.clone() };
                 let mut m = dc::DcMap::new(puzzle, cfg.clone())?;
+                if let Some(s) = &cfg.resume {
+                    m.restore(s).map_err(BatchError::from)?;
+                }
                 let result = m.run(progress);
-                Ok(certificates(certify, result, |t, tr, it| {
+                let snapshot = m.take_snapshot().map(|s| MapSnapshot::Dc(Arc::new(s)));
+                let mut batch = certificates(certify, result, |t, tr, it| {
                     let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
                     let (x, lambda, pruned) = m.certified_state(t);
                     let state = certify::DcState { x, lambda: Some(lambda), pruned };
                     certify::make_dc(puzzle, &cfg, t, it, tr.solved_by, state, completed.as_ref())
-                }))
+                });
+                batch.snapshot = snapshot;
+                Ok(batch)
             }
         }
     }

@@ -157,28 +157,17 @@ impl Assigners {
     /// What each class's solver carries to its next solve (its warm start), in class order.
     pub fn warm_states(&self) -> Vec<WarmState> {
         match &self.0 {
-            Solvers::F64(v) => v.iter().map(Assigner::warm_state).collect(),
-            Solvers::F32(v) => v.iter().map(Assigner::warm_state).collect(),
+            Solvers::F64(v) => crate::assign::warm_states(v),
+            Solvers::F32(v) => crate::assign::warm_states(v),
         }
     }
 
     /// Puts every class's solver in its saved state ([`Assigners::warm_states`] of solvers of
     /// the same puzzle and precision); refused, with nothing changed, when they do not fit.
     pub fn set_warm_states(&mut self, states: &[WarmState]) -> Result<(), String> {
-        fn set<R: Real>(solvers: &mut [Assigner<R>], states: &[WarmState]) -> Result<(), String> {
-            if solvers.len() != states.len() {
-                return Err(format!("{} assignment classes saved for {}", states.len(), solvers.len()));
-            }
-            let mut fresh = solvers.to_vec();
-            for (a, s) in fresh.iter_mut().zip(states) {
-                a.set_warm_state(s)?;
-            }
-            solvers.clone_from_slice(&fresh);
-            Ok(())
-        }
         match &mut self.0 {
-            Solvers::F64(v) => set(v, states),
-            Solvers::F32(v) => set(v, states),
+            Solvers::F64(v) => crate::assign::set_warm_states(v, states),
+            Solvers::F32(v) => crate::assign::set_warm_states(v, states),
         }
     }
 }

@@ -463,7 +463,7 @@ pub struct MapRun {
     pub cancel: Cancel,
     /// Save the batch when `cancel` stops it, so that it can be continued exactly (the CPU
     /// drivers: every trial then finishes the round it is in before the run stops, and the
-    /// driver keeps a snapshot; see [`SavedBatch`]). The GPU drivers ignore it.
+    /// driver keeps a snapshot: the module's **Snapshots**). The GPU drivers ignore it.
     pub save_at_stop: bool,
 }
 
@@ -1015,8 +1015,9 @@ pub struct MapResult {
     /// Rate mode (`keep_going`): every solution found (a continued run: since its restore);
     /// None for a stop-at-first or all-trials batch.
     pub rate: Option<RateRun>,
-    /// A run continued from a snapshot ([`SavedBatch`]): what its trials had done before
-    /// the restore, which this run's counters leave out. None for a run from fresh starts.
+    /// A run continued from a snapshot (`f1::map::F1Snapshot`, `dc::DcSnapshot`): what its
+    /// trials had done before the restore, which this run's counters leave out. None for a
+    /// run from fresh starts.
     pub resumed: Option<Resumed>,
 }
 

@@ -99,6 +99,9 @@ pub trait Real:
     fn to_index(self) -> usize;
     /// Widening, for certificates and tests.
     fn to_f64(self) -> f64;
+    /// Narrowing back ([`Real::to_f64`] then this is the identity): a saved solver's
+    /// potentials ([`WarmState`]).
+    fn from_f64(v: f64) -> Self;
     /// Runs a solve compiled for the machine's instruction sets.
     #[doc(hidden)]
     fn dispatch(a: &mut Assigner<Self>, w: &[f32], warm: bool) -> Result<f32, AssignError>;
@@ -129,6 +132,9 @@ impl Real for f64 {
     fn to_f64(self) -> f64 {
         self
     }
+    fn from_f64(v: f64) -> Self {
+        v
+    }
     fn dispatch(a: &mut Assigner<Self>, w: &[f32], warm: bool) -> Result<f32, AssignError> {
         run_dispatch(a, w, warm)
     }
@@ -152,6 +158,9 @@ impl Real for f32 {
     #[inline(always)]
     fn to_f64(self) -> f64 {
         self as f64
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
     }
     fn dispatch(a: &mut Assigner<Self>, w: &[f32], warm: bool) -> Result<f32, AssignError> {
         run_dispatch_f32(a, w, warm)
@@ -200,7 +209,7 @@ const PERMS4: [[u8; 4]; 24] = {
 
 /// Cumulative counts of what an [`Assigner`] did, for measuring how much of each solve the
 /// warm start saves (plain counters: one add each, no effect on the result).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AssignStats {
     /// Successful and failed solves.
     pub solves: u64,
@@ -232,6 +241,49 @@ impl AssignStats {
         self.scanned_rows += o.scanned_rows;
         self.enumerated += o.enumerated;
     }
+}
+
+/// The state an [`Assigner`] carries from one solve to the next, saved with a map's snapshot
+/// so that a continued run warm-starts as the uninterrupted run would: the column potentials
+/// `v` (as the bits of their `f64` values, exact for either precision), the assignment `x`
+/// (row to column) and its inverse `y`, whether they describe a completed solve (a warm
+/// start is then possible), the last total (`f64` bits; NaN after a failed solve) and the
+/// counts. Everything else in a solver is scratch, written by each solve before it is read.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WarmState {
+    /// The problem's size.
+    pub n: usize,
+    /// Column potentials, as `f64::to_bits`.
+    pub v: Vec<u64>,
+    /// Row to column ([`UNASSIGNED`] where none).
+    pub x: Vec<u32>,
+    /// Column to row ([`UNASSIGNED`] where none).
+    pub y: Vec<u32>,
+    /// Whether `v`, `x` and `y` are a completed solve's (a warm start reads them).
+    pub has_duals: bool,
+    /// The last solve's total, as `f64::to_bits`.
+    pub total: u64,
+    /// What the solver did so far.
+    pub stats: AssignStats,
+}
+
+/// The warm starts of several solvers ([`Assigner::warm_state`] of each), in order.
+pub fn warm_states<R: Real>(solvers: &[Assigner<R>]) -> Vec<WarmState> {
+    solvers.iter().map(Assigner::warm_state).collect()
+}
+
+/// Puts each of `solvers` in its saved state ([`warm_states`] of solvers of the same sizes
+/// and precision), all or none: refused, with every solver unchanged, when any does not fit.
+pub fn set_warm_states<R: Real>(solvers: &mut [Assigner<R>], states: &[WarmState]) -> Result<(), String> {
+    if solvers.len() != states.len() {
+        return Err(format!("{} assignment solvers saved for {}", states.len(), solvers.len()));
+    }
+    let mut fresh = solvers.to_vec();
+    for (a, s) in fresh.iter_mut().zip(states) {
+        a.set_warm_state(s)?;
+    }
+    solvers.clone_from_slice(&fresh);
+    Ok(())
 }
 
 /// Reusable dense assignment solver for a fixed size `n`.
@@ -336,6 +388,51 @@ impl<R: Real> Assigner<R> {
     /// up to rounding, with equality on assigned pairs).
     pub fn col_potentials(&self) -> &[R] {
         &self.v
+    }
+
+    /// What this solver carries from one solve to the next ([`WarmState`]): the potentials
+    /// and the assignment a warm start reads, whether they are usable, the last total and
+    /// the counts. The rest of the solver is scratch that every solve writes before it reads.
+    pub fn warm_state(&self) -> WarmState {
+        WarmState {
+            n: self.n,
+            v: self.v.iter().map(|v| v.to_f64().to_bits()).collect(),
+            x: self.x.clone(),
+            y: self.y.clone(),
+            has_duals: self.has_duals,
+            total: self.total.to_bits(),
+            stats: self.stats,
+        }
+    }
+
+    /// Puts the solver in the state `s` ([`Assigner::warm_state`] of a solver of the same
+    /// size and precision), so that its next solves are those the saved solver would have
+    /// made, bit for bit. Refused (the solver unchanged) when `s` does not fit: another size,
+    /// an entry out of range, or usable potentials that are not finite or an assignment that
+    /// is not a permutation with its inverse.
+    pub fn set_warm_state(&mut self, s: &WarmState) -> Result<(), String> {
+        let n = self.n;
+        if s.n != n || s.v.len() != n || s.x.len() != n || s.y.len() != n {
+            return Err(format!("an assignment solver of size {} saved for one of size {n}", s.n));
+        }
+        let v: Vec<R> = s.v.iter().map(|&b| R::from_f64(f64::from_bits(b))).collect();
+        let in_range = |a: &[u32]| a.iter().all(|&j| j == UNASSIGNED || (j as usize) < n);
+        if !in_range(&s.x) || !in_range(&s.y) {
+            return Err(format!("an assignment of size {n} names a row or column out of range"));
+        }
+        if s.has_duals {
+            let inverse = s.x.iter().enumerate().all(|(i, &j)| j != UNASSIGNED && s.y[j as usize] == i as u32);
+            if !inverse || v.iter().any(|p| !p.to_f64().is_finite()) {
+                return Err(format!("a warm start of size {n} whose assignment or potentials are not a solve's"));
+            }
+        }
+        self.v = v;
+        self.x.clone_from(&s.x);
+        self.y.clone_from(&s.y);
+        self.has_duals = s.has_duals;
+        self.total = f64::from_bits(s.total);
+        self.stats = s.stats;
+        Ok(())
     }
 
     /// Solve from scratch (discards previous potentials).

@@ -52,6 +52,20 @@
 //! device record, and is marked live again. The GPU's other loops (`--assign cpu`,
 //! `--complete`, divide and concur) and a batch split over several devices do not run rate
 //! mode; the capability table (`backend::capability`) refuses it there.
+//!
+//! **Snapshots** (`MapRun::save_at_stop`; the CPU drivers): a run stopped by its token can be
+//! saved and continued exactly, as if it had never stopped. The drivers stop such a run only
+//! between rounds: a trial not yet begun in the round when the token is tripped still runs it
+//! (a time limit still cuts the round as before), so that every trial stands at the end of the
+//! same round, where the uninterrupted run harvests and checks its stop rules. The snapshot
+//! then holds what determines the rest of the run: the shared part (`SavedBatch`: each trial's
+//! record `Trial::record`, to the state of its random stream, the best boards, rate mode's
+//! solution count and classes, and what it was taken of, `SnapshotIdentity`) and the driver's
+//! float state and solvers. A run restored from it (`Rounds::resume`) goes on with the next
+//! round; its own counters (`MapResult::trial_iterations`, `MapResult::work`, rate mode's
+//! solutions and distinct classes, progress) count its part alone, while each trial's
+//! summary and a solution's index, class and `batch_trial_iterations` count from the first
+//! part's start. The parts' counters add up to the uninterrupted run's.
 
 use crate::cancel::Cancel;
 use crate::puzzle::{Board, Placement, Puzzle};
@@ -234,6 +248,61 @@ impl<E> Trial<E> {
             solutions: self.solutions,
         }
     }
+
+    /// The trial's bookkeeping as a snapshot saves it: everything but the driver's own state.
+    pub fn record(&self) -> TrialRecord {
+        TrialRecord {
+            iterations: self.iterations,
+            best_score: self.best_score,
+            solved_at: self.solved_at,
+            solved_by: self.solved_by,
+            restarts: self.restarts,
+            trig: self.trig,
+            hashes: self.hashes,
+            hash_pos: self.hash_pos,
+            rng: self.rng.clone(),
+            warm: self.warm,
+            start_best: self.start_best,
+            start_improved_at: self.start_improved_at,
+            stall_restarts: self.stall_restarts,
+            segment_start: self.segment_start,
+            solutions: self.solutions,
+        }
+    }
+
+    /// The trial a record saved ([`Trial::record`]), with the driver's state `extra`: the same
+    /// trial, to the bit of its random stream. Refused when the record is not one a run of a
+    /// puzzle with `max_score` joins could leave (an iteration counted before the trial's
+    /// start, a cycle memory index out of range, a score above the maximum), so that nothing
+    /// read from outside can make the run panic.
+    pub fn from_record(r: &TrialRecord, max_score: usize, extra: E) -> Result<Self, SnapshotError> {
+        let it = r.iterations;
+        let ordered = r.start_improved_at <= it
+            && r.trig.improved_at <= it
+            && r.segment_start <= it
+            && r.solved_at.is_none_or(|s| r.segment_start <= s && s <= it);
+        if !ordered || r.hash_pos >= CYCLE_MEMORY || r.best_score > max_score || r.start_best > max_score {
+            return Err(SnapshotError::Damaged(format!("a trial record that no run leaves ({it} iterations)")));
+        }
+        Ok(Trial {
+            iterations: it,
+            best_score: r.best_score,
+            solved_at: r.solved_at,
+            solved_by: r.solved_by,
+            restarts: r.restarts,
+            trig: r.trig,
+            hashes: r.hashes,
+            hash_pos: r.hash_pos,
+            rng: r.rng.clone(),
+            warm: r.warm,
+            start_best: r.start_best,
+            start_improved_at: r.start_improved_at,
+            stall_restarts: r.stall_restarts,
+            segment_start: r.segment_start,
+            solutions: r.solutions,
+            extra,
+        })
+    }
 }
 
 /// The outcome of a batch, the same for every driver: `best` holds each trial's best board
@@ -261,6 +330,7 @@ pub(crate) fn result<E>(
         trials: trials.iter().map(Trial::summary).collect(),
         devices: Vec::new(),
         rate: None,
+        resumed: None,
     }
 }
 
@@ -282,6 +352,9 @@ pub enum BatchError {
     /// No board fits the puzzle's rim, or an assignment failed.
     #[error(transparent)]
     Assign(#[from] crate::assign::AssignError),
+    /// The snapshot to continue from does not fit the batch, or is damaged.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
     /// The batch claimed a board the exact verifier rejects (an internal error, never a
     /// result).
     #[error("the map claimed a solution the exact verifier rejects: {}", .problems.join("; "))]
@@ -388,11 +461,23 @@ pub struct MapRun {
     pub on_solution: Option<SolutionSink>,
     /// Ends the run at its next round when tripped.
     pub cancel: Cancel,
+    /// Save the batch when `cancel` stops it, so that it can be continued exactly (the CPU
+    /// drivers: every trial then finishes the round it is in before the run stops, and the
+    /// driver keeps a snapshot: the module's **Snapshots**). The GPU drivers ignore it.
+    pub save_at_stop: bool,
 }
 
 impl Default for MapRun {
     fn default() -> Self {
-        MapRun { trials: 8, max_iters: 100_000, time_limit: None, seed: 0, on_solution: None, cancel: Cancel::new() }
+        MapRun {
+            trials: 8,
+            max_iters: 100_000,
+            time_limit: None,
+            seed: 0,
+            on_solution: None,
+            cancel: Cancel::new(),
+            save_at_stop: false,
+        }
     }
 }
 
@@ -413,7 +498,7 @@ pub struct Completion {
 /// mismatched joins, on an improvement) or its best score has stalled, the mismatched cells
 /// and a halo are freed and searched by the arc-consistent backtracker. Shared by both
 /// formulations.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CompletionTrigger {
     /// Iteration of the last best-score improvement (or of the last stall-triggered try).
     pub improved_at: u64,
@@ -548,13 +633,15 @@ pub(crate) struct Rounds {
     start: Instant,
     keep: Option<KeepGoing>,
     cancel: Cancel,
+    /// A continued run: what its trials had done before the restore.
+    resumed: Option<Resumed>,
 }
 
 impl Rounds {
     /// A stop-at-first (or all-trials) batch: `Rounds::harvest` is never called. It ends
     /// early when `cancel` is tripped.
     pub(crate) fn start(cancel: &Cancel) -> Self {
-        Rounds { start: Instant::now(), keep: None, cancel: cancel.clone() }
+        Rounds { start: Instant::now(), keep: None, cancel: cancel.clone(), resumed: None }
     }
 
     /// A batch in rate mode (`keep_going`): every solution is verified, recorded (and handed
@@ -562,12 +649,54 @@ impl Rounds {
     /// the time limit or every trial's iteration budget. The driver calls
     /// `Rounds::harvest` after every round and `Rounds::finish` at the end.
     pub(crate) fn keep_going(sink: Option<SolutionSink>, cancel: &Cancel) -> Self {
-        Rounds { start: Instant::now(), keep: Some(KeepGoing { sink, ..KeepGoing::default() }), cancel: cancel.clone() }
+        let keep = Some(KeepGoing { sink, ..KeepGoing::default() });
+        Rounds { start: Instant::now(), keep, cancel: cancel.clone(), resumed: None }
     }
 
     /// `Rounds::keep_going` when `keep_going`, else [`Rounds::start`].
     pub(crate) fn new(keep_going: bool, sink: Option<SolutionSink>, cancel: &Cancel) -> Self {
         if keep_going { Self::keep_going(sink, cancel) } else { Self::start(cancel) }
+    }
+
+    /// Continues the bookkeeping of an earlier part of the run (restored from a snapshot):
+    /// its counters leave out `resumed`, and in rate mode the solutions go on being numbered
+    /// and classed after `rate`'s (the solutions and classes found before the restore).
+    pub(crate) fn resume(&mut self, resumed: Resumed, rate: Option<&RateSaved>) {
+        self.resumed = Some(resumed);
+        if let (Some(keep), Some(rate)) = (self.keep.as_mut(), rate) {
+            keep.found_before = rate.found;
+            keep.classes = rate.classes.iter().enumerate().map(|(c, key)| (key.clone(), c)).collect();
+            keep.classes_before = keep.classes.len();
+        }
+    }
+
+    /// Rate mode: the bookkeeping a snapshot saves (the solutions counted and the classes
+    /// found so far, over every part of the run); None outside rate mode.
+    pub(crate) fn rate_saved(&self) -> Option<RateSaved> {
+        let keep = self.keep.as_ref()?;
+        let mut classes: Vec<(&Vec<u16>, usize)> = keep.classes.iter().map(|(k, &c)| (k, c)).collect();
+        classes.sort_unstable_by_key(|&(_, c)| c);
+        Some(RateSaved {
+            found: keep.found_before + keep.found.len(),
+            classes: classes.into_iter().map(|(k, _)| k.clone()).collect(),
+        })
+    }
+
+    /// Whether a batch that [`Rounds::after_round`] has just stopped stopped because its token
+    /// was tripped, and for nothing else: no trial solved a stop-at-first batch, some trial
+    /// has budget left and the time limit has not passed. Such a run can be continued from a
+    /// snapshot of its state.
+    pub(crate) fn stopped_by_token<E>(
+        &self,
+        trials: &[Trial<E>],
+        stop_at_first: bool,
+        max_iters: u64,
+        time_limit: Option<Duration>,
+    ) -> bool {
+        let solved = self.keep.is_none() && stop_at_first && trials.iter().any(|t| t.solved_at.is_some());
+        let budget_done = trials.iter().all(|t| t.solved_at.is_some() || t.iterations >= max_iters);
+        let timed_out = time_limit.is_some_and(|t| self.start.elapsed() >= t);
+        self.cancel.is_cancelled() && !solved && !budget_done && !timed_out
     }
 
     /// Whether the run was asked to stop or has passed `time_limit` (from the batch's start).
@@ -627,9 +756,10 @@ impl Rounds {
         progress: &mut impl FnMut(&Progress),
     ) -> bool {
         let solved = trials.iter().filter(|t| t.solved_at.is_some()).count();
+        let earlier = self.resumed.map_or(0, |r| r.trial_iterations);
         progress(&Progress {
             iterations: trials.iter().map(|t| t.iterations).max().unwrap_or(0),
-            trial_iterations: trials.iter().map(|t| t.iterations).sum(),
+            trial_iterations: trials.iter().map(|t| t.iterations).sum::<u64>().saturating_sub(earlier),
             best_score: trials.iter().map(|t| t.best_score).max().unwrap_or(0),
             solved_trials: solved,
             elapsed_s: self.elapsed_s(),
@@ -652,13 +782,17 @@ impl Rounds {
     ) -> MapResult {
         let wall_s = self.elapsed_s();
         let mut r = result(puzzle, trials, best, place, wall_s);
+        if let Some(e) = self.resumed {
+            r.trial_iterations = r.trial_iterations.saturating_sub(e.trial_iterations);
+            r.resumed = Some(e);
+        }
         let Some(keep) = self.keep else { return r };
         if let Some(f) = keep.found.first() {
             r.solution = Some((f.trial, f.trial_iteration, f.board.clone()));
             (r.best, r.best_score) = (f.board.clone(), puzzle.max_score());
         }
         r.rate = Some(RateRun {
-            distinct: keep.classes.len(),
+            distinct: keep.classes.len() - keep.classes_before,
             solutions: keep.found,
             rejected: keep.rejected,
             sink_error: keep.sink_error,
@@ -718,7 +852,8 @@ impl std::fmt::Debug for SolutionSink {
 /// One verified solution of a rate-mode batch, as it is recorded and appended.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Found {
-    /// Its place in the order found (0, 1, ...): by round, then by trial.
+    /// Its place in the order found (0, 1, ...): by round, then by trial, over the whole run
+    /// (a continued run numbers on from the solutions found before its restore).
     pub index: usize,
     /// The trial that found it.
     pub trial: usize,
@@ -729,14 +864,15 @@ pub struct Found {
     pub trial_iteration: u64,
     /// What found it: the map alone, or the completion of a near-solution.
     pub mechanism: Mechanism,
-    /// Seconds since the batch started, and the batch's trial-iterations, at the end of the
-    /// round that found it.
+    /// Seconds since the batch started (a continued run: since its restore), at the end of
+    /// the round that found it.
     pub wall_s: f64,
-    /// The batch's trial-iterations at the end of that round.
+    /// The batch's trial-iterations at the end of that round, from the run's start (over
+    /// every part of a continued run, as the uninterrupted run counts them).
     pub batch_trial_iterations: u64,
     /// Its class up to turning the board (0, 1, ... in the order the classes were first
-    /// found): the whole board turned by quarter turns on a square board, by a half turn on
-    /// another; `new_class` when it is the first of its class.
+    /// found, over the whole run): the whole board turned by quarter turns on a square board,
+    /// by a half turn on another; `new_class` when it is the first of its class.
     pub class: usize,
     /// Whether it is the first solution of its class.
     pub new_class: bool,
@@ -750,12 +886,14 @@ pub struct Found {
     pub board: Board,
 }
 
-/// What a rate-mode batch found ([`MapResult::rate`]).
+/// What a rate-mode batch found ([`MapResult::rate`]). A run continued from a snapshot
+/// reports what it found after its restore, so that the parts of one run add up to it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RateRun {
     /// Every verified solution, in the order found.
     pub solutions: Vec<Found>,
-    /// How many of them are distinct up to turning the board.
+    /// How many of them are distinct up to turning the board: the classes they were the first
+    /// of (a continued run's solutions of a class found before its restore are not counted).
     pub distinct: usize,
     /// Claims the exact verifier rejected (none are expected; they are not solutions).
     pub rejected: u64,
@@ -766,9 +904,15 @@ pub struct RateRun {
 /// The bookkeeping of rate mode inside `Rounds`.
 #[derive(Default)]
 struct KeepGoing {
+    /// The solutions found by this run (a continued run: since its restore).
     found: Vec<Found>,
-    /// Canonical board (the least placement codes over its turns) to class.
+    /// A continued run: the solutions found before its restore (the next one's index).
+    found_before: usize,
+    /// Canonical board (the least placement codes over its turns) to class, over the whole
+    /// run (a continued run's include those found before its restore).
     classes: std::collections::HashMap<Vec<u16>, usize>,
+    /// A continued run: the classes found before its restore.
+    classes_before: usize,
     rejected: u64,
     sink: Option<SolutionSink>,
     sink_error: Option<String>,
@@ -795,7 +939,7 @@ impl KeepGoing {
         let fresh = self.classes.len();
         let class = *self.classes.entry(key).or_insert(fresh);
         let found = Found {
-            index: self.found.len(),
+            index: self.found_before + self.found.len(),
             trial,
             segment_iterations,
             trial_iteration,
@@ -837,7 +981,7 @@ pub fn turn_class_key(board: &Board) -> Vec<u16> {
 pub struct Progress {
     /// The most iterations any trial has run.
     pub iterations: u64,
-    /// Iterations summed over the trials.
+    /// Iterations summed over the trials (a continued run: since its restore).
     pub trial_iterations: u64,
     /// The best score any trial has reached.
     pub best_score: usize,
@@ -845,7 +989,7 @@ pub struct Progress {
     pub solved_trials: usize,
     /// Seconds since the batch started.
     pub elapsed_s: f64,
-    /// Rate mode: verified solutions recorded so far.
+    /// Rate mode: verified solutions recorded so far (a continued run: since its restore).
     pub solutions: usize,
 }
 
@@ -860,18 +1004,24 @@ pub struct MapResult {
     pub best_score: usize,
     /// The puzzle's interior joins, the score of a solution.
     pub max_score: usize,
-    /// Iterations run, summed over trials.
+    /// Iterations run, summed over trials: by this run alone (a continued run, [`Self::resumed`],
+    /// counts from its restore).
     pub trial_iterations: u64,
-    /// Seconds the batch took, wall clock.
+    /// Seconds the batch took, wall clock (a continued run: since its restore).
     pub wall_s: f64,
-    /// Each trial's counters, in trial order.
+    /// Each trial's counters, in trial order: the trial's whole history (a continued run's
+    /// trials count from the first part's start, as the uninterrupted run's would).
     pub trials: Vec<TrialSummary>,
     /// A batch split over several devices (`--adapter all`): each one's share and rate, in
     /// trial order; empty for a batch on one device or the CPU.
     pub devices: Vec<DeviceShare>,
-    /// Rate mode (`keep_going`): every solution found; None for a stop-at-first or
-    /// all-trials batch.
+    /// Rate mode (`keep_going`): every solution found (a continued run: since its restore);
+    /// None for a stop-at-first or all-trials batch.
     pub rate: Option<RateRun>,
+    /// A run continued from a snapshot (`f1::map::F1Snapshot`, `dc::DcSnapshot`): what its
+    /// trials had done before the restore, which this run's counters leave out. None for a
+    /// run from fresh starts.
+    pub resumed: Option<Resumed>,
 }
 
 /// One device's share of a batch split over several: its adapter, its trials (the batch's
@@ -893,6 +1043,14 @@ pub struct DeviceShare {
 }
 
 impl MapResult {
+    /// The work of this run, as a ladder counts it: per trial the iteration it solved at, else
+    /// the iterations it ran, summed; a continued run less what its trials had done before
+    /// the restore, so that the parts of one run add up to the run.
+    pub fn work(&self) -> u64 {
+        let all: u64 = self.trials.iter().map(|t| t.solved_at.unwrap_or(t.iterations)).sum();
+        all.saturating_sub(self.resumed.map_or(0, |r| r.work))
+    }
+
     /// Joins the results of consecutive shares of one batch (share `i` ran the trials after
     /// those of shares `0..i`, each named by its adapter), as one run of the whole batch
     /// would report them: the first solution by fewest iterations then lowest trial, the best
@@ -928,7 +1086,18 @@ impl MapResult {
             trials.extend(r.trials);
         }
         let (best_score, best) = best?;
-        Some(MapResult { solution, best, best_score, max_score, trial_iterations, wall_s, trials, devices, rate: None })
+        Some(MapResult {
+            solution,
+            best,
+            best_score,
+            max_score,
+            trial_iterations,
+            wall_s,
+            trials,
+            devices,
+            rate: None,
+            resumed: None,
+        })
     }
 }
 
@@ -958,4 +1127,302 @@ pub struct TrialSummary {
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+/// Where one rate-mode solution was found: its trial, the trial's own iteration count at the
+/// solution, and the iterations of its segment (from the trial's start, or from where it
+/// resumed after its previous solution). The parts of a run stopped and continued list
+/// together what the uninterrupted run lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SolutionAt {
+    /// The trial that found it.
+    pub trial: usize,
+    /// The trial's iteration count at the solution (from the run's start).
+    pub trial_iteration: u64,
+    /// The trial's run length to this solution.
+    pub segment_iterations: u64,
+}
+
+impl From<&Found> for SolutionAt {
+    fn from(f: &Found) -> Self {
+        SolutionAt { trial: f.trial, trial_iteration: f.trial_iteration, segment_iterations: f.segment_iterations }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots: a batch saved where its token stopped it, and continued exactly.
+
+/// The format version of map snapshots this build writes and continues.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// What a run continued from a snapshot had done before its restore, summed over its trials;
+/// its own counters ([`MapResult::trial_iterations`], [`MapResult::work`], its rate-mode
+/// solutions) leave this out, so that the parts of a run add up to the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resumed {
+    /// Iterations the trials had run.
+    pub trial_iterations: u64,
+    /// Work as [`MapResult::work`] counts it (per trial: the iteration it solved at, else the
+    /// iterations it ran).
+    pub work: u64,
+    /// Rate mode: the verified solutions found before the restore.
+    pub solutions: usize,
+}
+
+/// Why a snapshot cannot be continued: it was written by another version, it is of another
+/// puzzle or configuration, it is damaged, or it does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    /// Another version of the snapshot format.
+    #[error("the snapshot is of format version {found}; this build continues version {expected}")]
+    Version {
+        /// The version the snapshot says.
+        found: u32,
+        /// The version this build writes and reads ([`SNAPSHOT_VERSION`]).
+        expected: u32,
+    },
+    /// The snapshot was taken of another run: another puzzle, method, batch or option.
+    #[error("the snapshot does not fit this run: its {what} is {saved}, this run's is {here}")]
+    Mismatch {
+        /// What differs (`puzzle`, `method`, `trials`, an option's key, ...).
+        what: String,
+        /// The snapshot's value.
+        saved: String,
+        /// This run's value.
+        here: String,
+    },
+    /// The snapshot's contents are not those of any run (wrong lengths, values out of range).
+    #[error("the snapshot is damaged: {0}")]
+    Damaged(String),
+    /// The snapshot's text does not read as a snapshot.
+    #[error("the snapshot does not read: {0}")]
+    Format(String),
+}
+
+/// What a snapshot was taken of, checked before a run continues from it: the format version,
+/// the method, the puzzle (its [`Puzzle::fingerprint`] and size), the batch's trials and the
+/// floats of state per trial, the seed, and the options that shape a trial's trajectory (as
+/// `(key, value)` text, exact for floats). The iteration budget and the time limit are not
+/// part of it: a trial's budget counts from the run's start in every part, and each part's
+/// time limit is its own.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SnapshotIdentity {
+    /// The snapshot format's version ([`SNAPSHOT_VERSION`] when this build wrote it).
+    pub version: u32,
+    /// The method: `rrr` or `dm` (F1), `dc` (F2).
+    pub method: String,
+    /// The puzzle's [`Puzzle::fingerprint`].
+    pub puzzle: u64,
+    /// The board's columns.
+    pub width: usize,
+    /// The board's rows.
+    pub height: usize,
+    /// The batch's trials.
+    pub trials: usize,
+    /// Floats of state per trial (F1: cells x 4 x colours; F2: replica slots).
+    pub dim: usize,
+    /// The run's seed.
+    pub seed: u64,
+    /// The options that shape the trajectory, as (key, value) text.
+    pub options: Vec<(String, String)>,
+}
+
+impl SnapshotIdentity {
+    /// The identity of a batch of `trials` trials of `dim` floats of `method` on `puzzle`.
+    pub(crate) fn new(
+        method: &str,
+        puzzle: &Puzzle,
+        trials: usize,
+        dim: usize,
+        seed: u64,
+        options: Vec<(String, String)>,
+    ) -> Self {
+        SnapshotIdentity {
+            version: SNAPSHOT_VERSION,
+            method: method.to_string(),
+            puzzle: puzzle.fingerprint(),
+            width: puzzle.width(),
+            height: puzzle.height(),
+            trials,
+            dim,
+            seed,
+            options,
+        }
+    }
+
+    /// Whether a run of identity `here` can continue this snapshot; else the first thing that
+    /// differs.
+    pub fn check(&self, here: &SnapshotIdentity) -> Result<(), SnapshotError> {
+        if self.version != SNAPSHOT_VERSION {
+            return Err(SnapshotError::Version { found: self.version, expected: SNAPSHOT_VERSION });
+        }
+        let differ = |what: &str, saved: String, here: String| {
+            Err(SnapshotError::Mismatch { what: what.to_string(), saved, here })
+        };
+        let board = |i: &SnapshotIdentity| format!("{}x{} puzzle {:016x}", i.width, i.height, i.puzzle);
+        if self.method != here.method {
+            return differ("method", self.method.clone(), here.method.clone());
+        }
+        if (self.puzzle, self.width, self.height) != (here.puzzle, here.width, here.height) {
+            return differ("puzzle", board(self), board(here));
+        }
+        if self.trials != here.trials {
+            return differ("trials", self.trials.to_string(), here.trials.to_string());
+        }
+        if self.dim != here.dim {
+            return differ("state per trial", format!("{} floats", self.dim), format!("{} floats", here.dim));
+        }
+        if self.seed != here.seed {
+            return differ("seed", self.seed.to_string(), here.seed.to_string());
+        }
+        for (key, value) in &here.options {
+            let saved = self.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+            if saved.as_ref() != Some(value) {
+                return differ(key, saved.unwrap_or_else(|| "not set".into()), value.clone());
+            }
+        }
+        if let Some((key, value)) = self.options.iter().find(|(k, _)| !here.options.iter().any(|(h, _)| h == k)) {
+            return differ(key, value.clone(), "not set".into());
+        }
+        Ok(())
+    }
+}
+
+/// An option of [`SnapshotIdentity::options`]: its key and its value's `Debug` text (exact
+/// for floats: the shortest text that reads back as the same value).
+pub(crate) fn identity_option(key: &str, value: impl std::fmt::Debug) -> (String, String) {
+    (key.to_string(), format!("{value:?}"))
+}
+
+/// One trial's bookkeeping as a snapshot saves it ([`Trial::record`]): every field of the
+/// batch core's per-trial record, its random stream included, but not the driver's own
+/// state.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct TrialRecord {
+    iterations: u64,
+    best_score: usize,
+    solved_at: Option<u64>,
+    solved_by: Option<Mechanism>,
+    restarts: u64,
+    trig: CompletionTrigger,
+    hashes: [u64; CYCLE_MEMORY],
+    hash_pos: usize,
+    rng: Xoshiro256PlusPlus,
+    warm: bool,
+    start_best: usize,
+    start_improved_at: u64,
+    stall_restarts: u64,
+    segment_start: u64,
+    solutions: u64,
+}
+
+/// Rate mode's bookkeeping as a snapshot saves it: the solutions found so far (so that the
+/// next one's index follows them) and the classes up to turning found so far, in class order
+/// (so that distinct solutions are counted over the whole run).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RateSaved {
+    /// The verified solutions recorded so far, over every part of the run.
+    pub found: usize,
+    /// The key of each class ([`turn_class_key`]), in the order the classes were found.
+    pub classes: Vec<Vec<u16>>,
+}
+
+/// The part of a map's snapshot every formulation shares: what it was taken of, each trial's
+/// record, the best boards (candidate or variable ids, trial-major) and rate mode's
+/// bookkeeping. The formulations' snapshots (`f1::map::F1Snapshot`, `dc::DcSnapshot`) add
+/// their float state and solvers.
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SavedBatch {
+    pub identity: SnapshotIdentity,
+    pub trials: Vec<TrialRecord>,
+    pub best_boards: Vec<u32>,
+    pub rate: Option<RateSaved>,
+}
+
+impl SavedBatch {
+    /// The batch's shared part: `trials` and their best boards `best`, rate mode's
+    /// bookkeeping `rate` (None outside rate mode).
+    pub fn save<E>(identity: SnapshotIdentity, trials: &[Trial<E>], best: &[u32], rate: Option<RateSaved>) -> Self {
+        SavedBatch { identity, trials: trials.iter().map(Trial::record).collect(), best_boards: best.to_vec(), rate }
+    }
+
+    /// Checks the snapshot against the run that would continue it (`here`, its identity) and
+    /// its own lengths (`cells` ids per best board).
+    pub fn check(&self, here: &SnapshotIdentity, cells: usize) -> Result<(), SnapshotError> {
+        self.identity.check(here)?;
+        if self.trials.len() != here.trials || self.best_boards.len() != here.trials * cells {
+            return Err(SnapshotError::Damaged(format!(
+                "{} trial records and {} best-board entries for {} trials of {cells} cells",
+                self.trials.len(),
+                self.best_boards.len(),
+                here.trials
+            )));
+        }
+        Ok(())
+    }
+
+    /// The trials, each with its driver state from `extra(t)`.
+    pub fn trials<E>(
+        &self,
+        max_score: usize,
+        mut extra: impl FnMut(usize) -> E,
+    ) -> Result<Vec<Trial<E>>, SnapshotError> {
+        self.trials.iter().enumerate().map(|(t, r)| Trial::from_record(r, max_score, extra(t))).collect()
+    }
+
+    /// What the trials had done when the snapshot was taken.
+    pub fn resumed(&self) -> Resumed {
+        Resumed {
+            trial_iterations: self.trials.iter().map(|r| r.iterations).sum(),
+            work: self.trials.iter().map(|r| r.solved_at.unwrap_or(r.iterations)).sum(),
+            solutions: self.rate.as_ref().map_or(0, |r| r.found),
+        }
+    }
+
+    /// The iterations its trials had run, summed.
+    pub fn trial_iterations(&self) -> u64 {
+        self.trials.iter().map(|r| r.iterations).sum()
+    }
+}
+
+/// Floats saved bit for bit: serialised as one string of eight hexadecimal digits per float
+/// (its bits), so that a text format such as JSON keeps every value exactly, signs of zero and
+/// NaNs included. Equality is equality of the bits.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Floats(pub Vec<f32>);
+
+impl PartialEq for Floats {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl serde::Serialize for Floats {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(8 * self.0.len());
+        for v in &self.0 {
+            let b = v.to_bits();
+            for k in (0..8).rev() {
+                s.push(HEX[(b >> (4 * k)) as usize & 15] as char);
+            }
+        }
+        ser.serialize_str(&s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Floats {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let s = String::deserialize(de)?;
+        if !s.len().is_multiple_of(8) {
+            return Err(D::Error::custom(format!("{} hexadecimal digits are not whole floats", s.len())));
+        }
+        let digit = |c: u8| (c as char).to_digit(16).ok_or_else(|| D::Error::custom("a float that is not hexadecimal"));
+        s.as_bytes()
+            .chunks_exact(8)
+            .map(|w| w.iter().try_fold(0u32, |b, &c| Ok(b << 4 | digit(c)?)).map(f32::from_bits))
+            .collect::<Result<Vec<f32>, D::Error>>()
+            .map(Floats)
+    }
 }

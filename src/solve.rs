@@ -12,8 +12,10 @@
 //! the CPU (they have no batch to spread). Every claimed solution has passed the exact board
 //! check ([`verify::check`]) before [`solve`] returns it.
 
-use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, MapJob};
-use crate::batch::{Found, MapResult, MapRun, Mechanism, Progress, SolutionSink, TrialSummary};
+use crate::backend::{self, Backend, BackendChoice, Batch, Certify, EngineError, MapJob, MapSnapshot};
+use crate::batch::{
+    Found, MapResult, MapRun, Mechanism, Progress, SnapshotError, SolutionAt, SolutionSink, TrialSummary,
+};
 use crate::cancel::Cancel;
 use crate::certify::Certificate;
 use crate::dc::DcConfig;
@@ -69,6 +71,20 @@ pub struct SolveSpec {
     /// Rate mode: hear every solution as it is found (beside `solutions`).
     #[serde(skip)]
     pub on_solution: Option<SolutionSink>,
+    /// Continue this snapshot (a map's batch saved where a stop request cut the same run
+    /// short: [`Solved::snapshot`]) instead of starting afresh: the run goes on exactly as
+    /// the uninterrupted run would have, and its [`Solved`] counts what it does after the
+    /// restore. Its time limit is `time_limit` (the caller passes what is left); `max_iters`
+    /// is each trial's budget from the run's start. A snapshot of another puzzle, method,
+    /// batch, seed or option is refused ([`SolveError::Snapshot`]). CPU backend only. Not a
+    /// user's option (no key, not serialised).
+    #[serde(skip)]
+    pub resume: Option<MapSnapshot>,
+    /// Ask a map for a snapshot when `cancel` stops it ([`Solved::snapshot`]): the CPU
+    /// backend then lets the token stop the batch only between rounds (every trial finishes
+    /// the round it is in, at most [`crate::batch::ROUND`] iterations). Not a user's option.
+    #[serde(skip)]
+    pub save_at_stop: bool,
 }
 
 impl Default for SolveSpec {
@@ -88,6 +104,8 @@ impl Default for SolveSpec {
             certify: Certify::None,
             solutions: None,
             on_solution: None,
+            resume: None,
+            save_at_stop: false,
         }
     }
 }
@@ -140,6 +158,9 @@ pub enum SolveError {
     /// The named engine claimed a board the exact verifier rejects (a bug, never a result).
     #[error("internal error: the {0} claimed an invalid board")]
     InvalidClaim(&'static str),
+    /// The snapshot to continue ([`SolveSpec::resume`]) is not of this run, or is damaged.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
 }
 
 impl SolveSpec {
@@ -314,6 +335,7 @@ impl SolveSpec {
             seed: self.seed,
             on_solution: self.on_solution.clone(),
             cancel: cancel.clone(),
+            save_at_stop: self.save_at_stop,
         }
     }
 
@@ -322,6 +344,10 @@ impl SolveSpec {
         let (kind, o) = self.method.f1()?;
         let mut cfg = o.config(kind, self.map_run(cancel));
         cfg.keep_fixed_points = self.certify != Certify::None;
+        cfg.resume = match &self.resume {
+            Some(MapSnapshot::F1(s)) => Some(s.clone()),
+            _ => None,
+        };
         Some(cfg)
     }
 
@@ -330,6 +356,10 @@ impl SolveSpec {
         let Method::Dc(o) = &self.method else { return None };
         let mut cfg = o.config(self.map_run(cancel));
         cfg.keep_fixed_points = self.certify != Certify::None;
+        cfg.resume = match &self.resume {
+            Some(MapSnapshot::Dc(s)) => Some(s.clone()),
+            _ => None,
+        };
         Some(cfg)
     }
 
@@ -422,12 +452,22 @@ pub enum Event<'a> {
 }
 
 /// A finished solve: its report, and the facts a ladder records.
+///
+/// **A run in parts.** A map run that a stop request cut short can be saved
+/// ([`SolveSpec::save_at_stop`], [`Solved::snapshot`]) and continued
+/// ([`SolveSpec::resume`]); the continued part finds the same solutions at the same
+/// iterations, and ends in the same state, as the run that never stopped. Each part's
+/// `Solved` counts its own work: `work`, the report's trial-iterations and wall time, rate
+/// mode's `solutions`, `distinct_solutions` (the classes first found in the part) and
+/// `found`, and the trace, so that the parts' records add up to the whole run's. `trials`
+/// and each solution's iteration counts are the trials' own, from the run's start.
 #[derive(Debug)]
 pub struct Solved {
     /// What `solve --json` prints.
     pub report: SolveReport,
     /// Work spent: to the solution when solved, else the whole budget (a map's iterations
-    /// over its trials, a search's nodes, a local search's moves or iterations).
+    /// over its trials, a search's nodes, a local search's moves or iterations). A continued
+    /// map run counts its own, from the restore ([`MapResult::work`]).
     pub work: u64,
     /// The unit of `work`: `iterations`, `nodes`, `moves`.
     pub work_unit: &'static str,
@@ -447,14 +487,21 @@ pub struct Solved {
     pub cancelled: bool,
     /// A map's trials in trial order, each as its batch ended (its iterations, best score, the
     /// iteration it solved at, its restarts): a run's run-time distribution. Empty for the
-    /// searches.
+    /// searches. A continued run's trials count from the first part's start.
     pub trials: Vec<TrialSummary>,
     /// CPU seconds of the thread that ran it, user and system (Linux), when the run ran on one
     /// thread (`threads` 1, or a method without threads); None otherwise.
     pub cpu_s: Option<f64>,
-    /// Rate mode: the run's verified solutions in the order found, each with its trial, the
-    /// trial's iteration count and its run length. Empty otherwise.
-    pub found: Vec<crate::batch::Found>,
+    /// Rate mode: where each verified solution of this run was found, in the order found
+    /// (its trial, the trial's iteration, its segment's iterations); None for a run that
+    /// stops at its first.
+    pub found: Option<Vec<SolutionAt>>,
+    /// The map's batch saved where `cancel` stopped it, to continue exactly
+    /// ([`SolveSpec::resume`]): set when the spec asked for it ([`SolveSpec::save_at_stop`]),
+    /// the run ended because its token was tripped (not at a solution, its time limit or its
+    /// iteration budget) and the backend saves (the CPU backend: rrr, dm and dc). None otherwise,
+    /// and always for the GPU backend and the searches.
+    pub snapshot: Option<MapSnapshot>,
 }
 
 /// Runs `spec` on `puzzle`: the maps on `backend`, the searches on the CPU, after the checks
@@ -506,6 +553,10 @@ fn run(
     if spec.is_map() {
         return run_map(puzzle, spec, backend, cancel, progress);
     }
+    if let Some(s) = &spec.resume {
+        let (saved, here) = (s.identity().method.clone(), spec.name().name().to_string());
+        return Err(SnapshotError::Mismatch { what: "method".into(), saved, here }.into());
+    }
     let solved = if let Some(cfg) = spec.backtrack_config(cancel) {
         let ac = cfg.consistency;
         let (board, ending, stats) = backtrack::solve(puzzle, cfg);
@@ -548,7 +599,8 @@ impl Solved {
             cancelled: false,
             trials: Vec::new(),
             cpu_s: None,
-            found: Vec::new(),
+            found: None,
+            snapshot: None,
         }
     }
 }
@@ -573,6 +625,17 @@ fn run_map(
         EngineError::Assign(a) => SolveError::NoBoard(a),
         e => SolveError::Engine(e),
     };
+    if let Some(s) = &spec.resume {
+        let here = spec.name().name();
+        let fits = match s {
+            MapSnapshot::F1(_) => spec.method.f1().is_some(),
+            MapSnapshot::Dc(_) => matches!(spec.method, Method::Dc(_)),
+        };
+        if !fits {
+            let what = "method".to_string();
+            return Err(SnapshotError::Mismatch { what, saved: s.identity().method.clone(), here: here.into() }.into());
+        }
+    }
     let sink = rate_sink(puzzle, spec)?;
     let (batch, params) = if let Some(mut cfg) = spec.dc_config(cancel) {
         cfg.on_solution = sink;
@@ -587,20 +650,20 @@ fn run_map(
         (batch, params)
     };
     check_claim(puzzle, &batch.result)?;
-    let Batch { result, certificates, certificate_error } = batch;
+    let Batch { result, certificates, certificate_error, snapshot } = batch;
     let mut report = SolveReport::from_map(puzzle, spec.name(), &result, spec.seed, params, backend.label());
     if result.trials.iter().all(|t| t.iterations == 0) {
         // Stopped before any trial's first iteration: no board was chosen yet.
         report.board = None;
     }
-    let work = result.trials.iter().map(|t| t.solved_at.unwrap_or(t.iterations)).sum();
+    let work = result.work();
     let mechanism = result
         .solution
         .as_ref()
         .map(|(t, _, _)| result.trials[*t].solved_by.unwrap_or(Mechanism::Map).as_str().to_string());
     let solutions = result.rate.as_ref().map(|r| r.solutions.len() as u64);
     let distinct_solutions = result.rate.as_ref().map(|r| r.distinct as u64);
-    let found = result.rate.as_ref().map(|r| r.solutions.clone()).unwrap_or_default();
+    let found = result.rate.as_ref().map(|r| r.solutions.iter().map(SolutionAt::from).collect());
     let trials = result.trials;
     Ok(Solved {
         report,
@@ -616,6 +679,7 @@ fn run_map(
         trials,
         cpu_s: None,
         found,
+        snapshot,
     })
 }
 

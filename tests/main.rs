@@ -34,3 +34,4 @@ mod search;
 mod shaders;
 #[cfg(feature = "application")]
 mod slurm;
+mod snapshot;

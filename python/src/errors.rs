@@ -101,6 +101,8 @@ pub fn solve(e: &SolveError) -> PyErr {
         SolveError::Engine(EngineError::Unsupported(u)) => spec_error(u.to_string(), None),
         SolveError::Engine(EngineError::Assign(a)) => input(format!("the puzzle has no board that fits its rim: {a}")),
         SolveError::NoBoard(_) => input(e),
+        // A snapshot to continue (not an option Python sets) that is not of this run.
+        SolveError::Snapshot(_) => input(e),
         SolveError::Threads { .. } => error(Kind::Resource, e.to_string()),
         SolveError::Engine(EngineError::Batch(_)) | SolveError::InvalidClaim(_) => error(Kind::Concur, e.to_string()),
     }

@@ -51,11 +51,14 @@ pub enum Feature {
     Completion,
     /// F1's host assignments in f32 (`--reduced-costs f32`).
     ReducedCostsF32,
+    /// A run continued from the snapshot of its earlier part (`SolveSpec::resume`: the
+    /// ladder's `--resume` of a run a stop request cut short).
+    Resume,
 }
 
 impl Feature {
     /// Every feature, in the table's order.
-    pub const ALL: [Feature; 19] = [
+    pub const ALL: [Feature; 20] = [
         Feature::F1,
         Feature::Dc,
         Feature::DcHybrid,
@@ -75,6 +78,7 @@ impl Feature {
         Feature::Kick,
         Feature::Completion,
         Feature::ReducedCostsF32,
+        Feature::Resume,
     ];
 
     /// What asks for it, as a user writes it.
@@ -99,6 +103,7 @@ impl Feature {
             Feature::Kick => "--kick",
             Feature::Completion => "--complete",
             Feature::ReducedCostsF32 => "--reduced-costs f32",
+            Feature::Resume => "continuing a run from its snapshot (ladder --resume of a stopped run)",
         }
     }
 
@@ -123,6 +128,7 @@ impl Feature {
             Feature::Kick => "kick",
             Feature::Completion => "complete",
             Feature::ReducedCostsF32 => "reduced_costs",
+            Feature::Resume => "resume",
         }
     }
 
@@ -230,6 +236,7 @@ pub const TABLE: &[Row] = &[
         cpu: YES,
         gpu: Offer { yes: true, with: &[Feature::HostAssign], without: &[] },
     },
+    Row { feature: Feature::Resume, cpu: YES, gpu: NO },
 ];
 
 /// The row of `feature`.
@@ -260,6 +267,7 @@ pub fn needs(job: MapJob<'_>, assign: AssignOn, adapters: usize) -> Vec<Feature>
             add(c.kick.is_some(), Feature::Kick);
             add(c.complete.is_some(), Feature::Completion);
             add(c.reduced_costs == Precision::F32, Feature::ReducedCostsF32);
+            add(c.resume.is_some(), Feature::Resume);
         }
         MapJob::Dc(c) => {
             add(true, Feature::Dc);
@@ -269,6 +277,7 @@ pub fn needs(job: MapJob<'_>, assign: AssignOn, adapters: usize) -> Vec<Feature>
             add(c.keep_going, Feature::RateMode);
             add(c.keep_fixed_points, Feature::Certificates);
             add(c.complete.is_some(), Feature::Completion);
+            add(c.resume.is_some(), Feature::Resume);
         }
     }
     add(adapters > 1, Feature::SeveralAdapters);

@@ -20,12 +20,13 @@ pub mod gpu;
 pub use capability::{Feature, Place};
 
 use crate::assign::AssignError;
-use crate::batch::{MapResult, Mechanism, Progress, TrialSummary};
+use crate::batch::{BatchError, MapResult, Mechanism, Progress, SnapshotError, SnapshotIdentity, TrialSummary};
 use crate::certify::{self, Certificate};
 use crate::dc::{self, DcConfig};
 use crate::f1::map::{self, MapConfig};
 use crate::limits::Estimate;
 use crate::puzzle::Puzzle;
+use std::sync::Arc;
 
 /// Which backend the user asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -117,12 +118,108 @@ pub struct Batch {
     pub certificates: Vec<(usize, Certificate)>,
     /// A certificate that could not be made; the run itself stands.
     pub certificate_error: Option<String>,
+    /// The batch saved where its token stopped it, when its configuration asked for it
+    /// (`save_at_stop`) and the backend saves (the CPU backend); None otherwise.
+    pub snapshot: Option<MapSnapshot>,
 }
 
 impl Batch {
     /// A run without certificates.
     pub fn of(result: MapResult) -> Self {
-        Batch { result, certificates: Vec::new(), certificate_error: None }
+        Batch { result, certificates: Vec::new(), certificate_error: None, snapshot: None }
+    }
+}
+
+/// A map's batch saved where its token stopped it, in either formulation, to be continued
+/// exactly by the same run (`SolveSpec::resume`; ARCHITECTURE.md §8): F1's
+/// ([`map::F1Snapshot`]) or divide and concur's ([`dc::DcSnapshot`]). Cloning it is cheap
+/// (the state is shared). It serialises with serde as `{"f1": ...}` or `{"dc": ...}`;
+/// [`MapSnapshot::to_json`] and [`MapSnapshot::from_json`] write and read it as JSON,
+/// checking the format version first.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapSnapshot {
+    /// An F1 batch (RRR or the difference map).
+    F1(Arc<map::F1Snapshot>),
+    /// A divide-and-concur batch.
+    Dc(Arc<dc::DcSnapshot>),
+}
+
+/// The serialised form of [`MapSnapshot`] (serde has no `Arc` without its `rc` feature).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+enum SnapshotOut<'a> {
+    F1(&'a map::F1Snapshot),
+    Dc(&'a dc::DcSnapshot),
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum SnapshotIn {
+    F1(map::F1Snapshot),
+    Dc(dc::DcSnapshot),
+}
+
+impl serde::Serialize for MapSnapshot {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MapSnapshot::F1(s) => SnapshotOut::F1(s),
+            MapSnapshot::Dc(s) => SnapshotOut::Dc(s),
+        }
+        .serialize(ser)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MapSnapshot {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        Ok(match SnapshotIn::deserialize(de)? {
+            SnapshotIn::F1(s) => MapSnapshot::F1(Arc::new(s)),
+            SnapshotIn::Dc(s) => MapSnapshot::Dc(Arc::new(s)),
+        })
+    }
+}
+
+impl MapSnapshot {
+    /// What it was taken of (method, puzzle, trials, ...).
+    pub fn identity(&self) -> &SnapshotIdentity {
+        match self {
+            MapSnapshot::F1(s) => s.identity(),
+            MapSnapshot::Dc(s) => s.identity(),
+        }
+    }
+
+    /// The iterations its trials had run when it was taken, summed (from the run's start).
+    pub fn trial_iterations(&self) -> u64 {
+        match self {
+            MapSnapshot::F1(s) => s.trial_iterations(),
+            MapSnapshot::Dc(s) => s.trial_iterations(),
+        }
+    }
+
+    /// The snapshot as one line of JSON (floats as the hexadecimal text of their bits, so
+    /// that they read back exactly).
+    pub fn to_json(&self) -> Result<String, SnapshotError> {
+        serde_json::to_string(self).map_err(|e| SnapshotError::Format(e.to_string()))
+    }
+
+    /// Reads a snapshot [`MapSnapshot::to_json`] wrote. Refused with
+    /// [`SnapshotError::Version`] when it is of another format version, with
+    /// [`SnapshotError::Format`] when it does not read as a snapshot.
+    pub fn from_json(text: &str) -> Result<Self, SnapshotError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| SnapshotError::Format(e.to_string()))?;
+        let version = value
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(|v| v.pointer("/batch/identity/version"))
+            .and_then(serde_json::Value::as_u64);
+        match version {
+            Some(v) if v == u64::from(crate::batch::SNAPSHOT_VERSION) => {}
+            Some(v) => {
+                let found = u32::try_from(v).unwrap_or(u32::MAX);
+                return Err(SnapshotError::Version { found, expected: crate::batch::SNAPSHOT_VERSION });
+            }
+            None => return Err(SnapshotError::Format("no snapshot format version in it".into())),
+        }
+        serde_json::from_value(value).map_err(|e| SnapshotError::Format(e.to_string()))
     }
 }
 
@@ -221,7 +318,7 @@ fn certificates(
             }
         }
     }
-    Batch { result, certificates: certs, certificate_error: error }
+    Batch { result, certificates: certs, certificate_error: error, snapshot: None }
 }
 
 /// The CPU backend: rayon over trials, the reference implementation.
@@ -251,24 +348,36 @@ impl Backend for CpuBackend {
             MapJob::F1(cfg) => {
                 let cfg = MapConfig { keep_fixed_points: cfg.keep_fixed_points || keep, ..cfg.clone() };
                 let mut m = map::F1Map::new(puzzle, cfg.clone())?;
+                if let Some(s) = &cfg.resume {
+                    m.restore(s).map_err(BatchError::from)?;
+                }
                 let result = m.run(progress);
-                Ok(certificates(certify, result, |t, tr, it| {
+                let snapshot = m.take_snapshot().map(|s| MapSnapshot::F1(Arc::new(s)));
+                let mut batch = certificates(certify, result, |t, tr, it| {
                     let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
                     let (kind, beta, edge, weights) = (cfg.kind, cfg.beta, cfg.edge, cfg.join_weights);
                     let x = m.certified_state(t);
                     certify::make(puzzle, kind, beta, edge, weights, t, it, tr.solved_by, x, completed.as_ref())
-                }))
+                });
+                batch.snapshot = snapshot;
+                Ok(batch)
             }
             MapJob::Dc(cfg) => {
                 let cfg = DcConfig { keep_fixed_points: cfg.keep_fixed_points || keep, ..cfg.clone() };
                 let mut m = dc::DcMap::new(puzzle, cfg.clone())?;
+                if let Some(s) = &cfg.resume {
+                    m.restore(s).map_err(BatchError::from)?;
+                }
                 let result = m.run(progress);
-                Ok(certificates(certify, result, |t, tr, it| {
+                let snapshot = m.take_snapshot().map(|s| MapSnapshot::Dc(Arc::new(s)));
+                let mut batch = certificates(certify, result, |t, tr, it| {
                     let completed = (tr.solved_by == Some(Mechanism::MapAc)).then(|| m.best_board(t));
                     let (x, lambda, pruned) = m.certified_state(t);
                     let state = certify::DcState { x, lambda: Some(lambda), pruned };
                     certify::make_dc(puzzle, &cfg, t, it, tr.solved_by, state, completed.as_ref())
-                }))
+                });
+                batch.snapshot = snapshot;
+                Ok(batch)
             }
         }
     }

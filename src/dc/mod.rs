@@ -56,10 +56,11 @@ pub use layout::{AssignScratch, Constraint, DcLayout, Layout};
 pub use options::DcOptions;
 pub use project::DivideScratch;
 
-use crate::assign::{AssignError, Assigner};
+use crate::assign::{AssignError, Assigner, WarmState};
 use crate::batch::{
-    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Span, Trial, TrialSummary,
-    chunk_size, completer,
+    self, BatchError, Completion, Floats, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, RateSaved, Resumed,
+    Rounds, SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer,
+    identity_option,
 };
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
@@ -146,6 +147,14 @@ pub struct DcConfig {
     pub on_solution: Option<batch::SolutionSink>,
     /// Ends the run at the next round when tripped, as at the time limit.
     pub cancel: crate::cancel::Cancel,
+    /// When `cancel` stops the run, finish every trial's round and keep a snapshot of the
+    /// batch ([`DcMap::take_snapshot`]), as for F1 (`batch::MapRun::save_at_stop`). The CPU
+    /// backend only; the GPU backend ignores it.
+    pub save_at_stop: bool,
+    /// Continue the run saved in this snapshot instead of starting afresh, as for F1:
+    /// [`DcMap::new`] starts afresh all the same, [`DcMap::restore`] continues it (the CPU
+    /// backend and [`solve`] do). The CPU backend only.
+    pub resume: Option<Arc<DcSnapshot>>,
 }
 
 impl Default for DcConfig {
@@ -274,6 +283,14 @@ pub struct DcMap<'a> {
     /// The stepper's workers ([`DcMap::step`]), one per trial, made at its first step: a
     /// round it stops inside goes on with the same worker's sums.
     steppers: Vec<Worker<'a>>,
+    /// Rate mode's bookkeeping over the run so far: the last [`DcMap::run`]'s, or a restored
+    /// snapshot's.
+    rate: Option<RateSaved>,
+    /// Set by [`DcMap::restore`], taken by the next [`DcMap::run`]: what the trials had done
+    /// before, which that run's counters leave out.
+    resumed: Option<Resumed>,
+    /// The last run's snapshot, when its token stopped it with `save_at_stop`.
+    stopped: Option<DcSnapshot>,
 }
 
 impl<'a> DcMap<'a> {
@@ -304,6 +321,9 @@ impl<'a> DcMap<'a> {
             cfg,
             reference: false,
             steppers: Vec::new(),
+            rate: None,
+            resumed: None,
+            stopped: None,
         };
         let mut wk = Worker::new(&map.layout, None, None);
         let layout = &map.layout;
@@ -352,8 +372,16 @@ impl<'a> DcMap<'a> {
 
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
+    ///
+    /// After [`DcMap::restore`] the run continues the saved one, and with `save_at_stop` a
+    /// tripped token stops it between rounds and keeps a snapshot, as F1's `F1Map::run`
+    /// does.
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
         let mut rounds = Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
+        if let Some(resumed) = self.resumed.take() {
+            rounds.resume(resumed, self.rate.as_ref());
+        }
+        self.stopped = None;
         let layout = &self.layout;
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let trials = self.trials.len();
@@ -377,8 +405,10 @@ impl<'a> DcMap<'a> {
         };
         let cfg = &self.cfg;
         // As in F1's driver: past the deadline or when cancelled, the trials not yet begun in
-        // a round skip it.
-        let until = crate::cancel::Deadline::after(cfg.time_limit, &cfg.cancel);
+        // a round skip it; a run that saves at a stop lets its token stop it between rounds.
+        let (save, never) = (cfg.save_at_stop, crate::cancel::Cancel::new());
+        let until = crate::cancel::Deadline::after(cfg.time_limit, if save { &never } else { &cfg.cancel });
+        let cut = std::sync::atomic::AtomicBool::new(false);
         loop {
             self.x
                 .par_chunks_mut(per * s)
@@ -396,6 +426,7 @@ impl<'a> DcMap<'a> {
                         .zip(bests.chunks_mut(n))
                     {
                         if until.passed() {
+                            cut.store(true, std::sync::atomic::Ordering::Relaxed);
                             break;
                         }
                         run_trial_round(&ctx, x, ch, lam, tr, best, wk, None);
@@ -424,7 +455,16 @@ impl<'a> DcMap<'a> {
                 break;
             }
         }
+        let stopped = save
+            && !cut.load(std::sync::atomic::Ordering::Relaxed)
+            && rounds.stopped_by_token(&self.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit);
+        drop(workers);
+        self.rate = rounds.rate_saved();
+        if stopped {
+            self.stopped = Some(self.snapshot());
+        }
         // F2 has no stall restart: every trial's `stall_restarts` stays 0.
+        let layout = &self.layout;
         rounds.finish(puzzle, &self.trials, &self.best_boards, |b| layout.placements(b))
     }
 
@@ -561,6 +601,165 @@ impl<'a> DcMap<'a> {
             height: self.puzzle.height(),
             cells: self.layout.placements(&self.best_boards[t * n..(t + 1) * n]),
         }
+    }
+}
+
+/// The saved state of a divide-and-concur batch ([`DcMap::snapshot`]), as
+/// `f1::map::F1Snapshot` is F1's: what it was taken of ([`DcSnapshot::identity`]), each
+/// trial's record, the best boards and rate mode's bookkeeping, and the driver's state: the
+/// slot values, the chosen slots of `P_b`, the constraint weights, the pruned variables, the
+/// warm starts of the assignment constraint's and the readout's solvers, and with
+/// `keep_fixed_points` the solving states. Not saved: the tables, the workers' scratch and
+/// concur sums (gathered afresh at every round's start), the sink, the token and the clock.
+/// A batch restored from it goes on exactly as the saved one would have from a round's end
+/// (where [`DcMap::run`] stops); from inside a round (a [`DcMap::step`] that stopped there)
+/// the restored batch gathers its concur sums afresh, which may round differently.
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DcSnapshot {
+    batch: SavedBatch,
+    x: Floats,
+    chosen: Vec<u32>,
+    lambda: Floats,
+    pruned: Vec<Vec<u32>>,
+    asg_con: Vec<Vec<WarmState>>,
+    asg_read: Vec<Vec<WarmState>>,
+    fixed: Vec<Option<SavedFixedPoint>>,
+}
+
+/// A kept solving state ([`FixedPoint`]) in a snapshot.
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SavedFixedPoint {
+    x: Floats,
+    lambda: Floats,
+    pruned: Vec<u32>,
+}
+
+impl DcSnapshot {
+    /// What it was taken of; a run continues it only when its own identity is the same.
+    pub fn identity(&self) -> &SnapshotIdentity {
+        &self.batch.identity
+    }
+
+    /// The iterations its trials had run, summed (from the run's start).
+    pub fn trial_iterations(&self) -> u64 {
+        self.batch.trial_iterations()
+    }
+}
+
+impl std::fmt::Debug for DcSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let id = self.identity();
+        f.debug_struct("DcSnapshot")
+            .field("board", &format_args!("{}x{}", id.width, id.height))
+            .field("trials", &id.trials)
+            .field("trial_iterations", &self.trial_iterations())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> DcMap<'a> {
+    /// What a snapshot of this batch is taken of (see [`SnapshotIdentity`]).
+    fn identity(&self) -> SnapshotIdentity {
+        let c = &self.cfg;
+        let options = vec![
+            identity_option("dc_map", c.kind),
+            identity_option("beta", c.beta),
+            identity_option("weights", c.weights),
+            identity_option("gamma", c.gamma),
+            identity_option("layout", c.layout),
+            identity_option("readout", c.readout),
+            identity_option("stop_at_first", c.stop_at_first),
+            identity_option("cycle_restart", c.cycle_restart),
+            identity_option("complete", &c.complete),
+            identity_option("propagate", c.propagate),
+            identity_option("keep_going", c.keep_going),
+        ];
+        SnapshotIdentity::new("dc", self.puzzle, self.trials.len(), self.layout.slots(), c.seed, options)
+    }
+
+    /// The batch's state now, as [`DcSnapshot`] saves it, with rate mode's bookkeeping of the
+    /// last run (or of the snapshot restored).
+    pub fn snapshot(&self) -> DcSnapshot {
+        let fixed = |f: &FixedPoint| SavedFixedPoint {
+            x: Floats(f.x.clone()),
+            lambda: Floats(f.lambda.clone()),
+            pruned: f.pruned.clone(),
+        };
+        DcSnapshot {
+            batch: SavedBatch::save(self.identity(), &self.trials, &self.best_boards, self.rate.clone()),
+            x: Floats(self.x.clone()),
+            chosen: self.chosen.clone(),
+            lambda: Floats(self.lambda.clone()),
+            pruned: self.trials.iter().map(|t| t.extra.pruned.clone()).collect(),
+            asg_con: self.trials.iter().map(|t| crate::assign::warm_states(&t.extra.asg_con)).collect(),
+            asg_read: self.trials.iter().map(|t| crate::assign::warm_states(&t.extra.asg_read)).collect(),
+            fixed: self.trials.iter().map(|t| t.extra.fixed.as_ref().map(fixed)).collect(),
+        }
+    }
+
+    /// The snapshot the last [`DcMap::run`] kept when its token stopped it (with
+    /// `save_at_stop`, and for no other reason); None otherwise. Taken once.
+    pub fn take_snapshot(&mut self) -> Option<DcSnapshot> {
+        self.stopped.take()
+    }
+
+    /// Puts the batch in the state `s` saved, so that it goes on as the saved batch would
+    /// have; the next [`DcMap::run`] continues the saved run. Refused, with the batch
+    /// unchanged, when `s` was taken of another puzzle, batch, seed or trajectory-shaping
+    /// option, is of another format version, or is damaged (as F1's `F1Map::restore`).
+    pub fn restore(&mut self, s: &DcSnapshot) -> Result<(), SnapshotError> {
+        let layout = &self.layout;
+        let trials = self.trials.len();
+        let (sl, nc, nk, n, nv) =
+            (layout.slots(), layout.choices(), layout.constraints(), layout.cells(), layout.vars());
+        s.batch.check(&self.identity(), n)?;
+        let damaged = |what: &str| Err(SnapshotError::Damaged(what.to_string()));
+        if s.x.0.len() != trials * sl || s.chosen.len() != trials * nc || s.lambda.0.len() != trials * nk {
+            return damaged("its slot values, chosen slots or weights are not the batch's size");
+        }
+        let per_trial = [s.pruned.len(), s.asg_con.len(), s.asg_read.len(), s.fixed.len()];
+        if per_trial.iter().any(|&l| l != trials) {
+            return damaged("its pruned variables, solvers or kept states are not one per trial");
+        }
+        let chosen_fit = s.chosen.chunks(nc.max(1)).all(|ch| {
+            (0..nk).all(|k| {
+                let slots = layout.con_range(k);
+                ch[layout.choice_range(k)].iter().all(|&q| slots.contains(&(q as usize)))
+            })
+        });
+        let vars_fit = |p: &[u32]| p.iter().all(|&v| (v as usize) < nv);
+        let fixed_fit =
+            s.fixed.iter().flatten().all(|f| f.x.0.len() == sl && f.lambda.0.len() == nk && vars_fit(&f.pruned));
+        if !chosen_fit || !s.pruned.iter().all(|p| vars_fit(p)) || !fixed_fit {
+            return damaged("a chosen slot, a pruned variable or a kept state is out of range");
+        }
+        if !s.batch.best_boards.iter().enumerate().all(|(i, &j)| layout.cell_vars(i % n).contains(&(j as usize))) {
+            return damaged("a best board places a piece its cell cannot hold");
+        }
+        let mut states = Vec::with_capacity(trials);
+        for t in 0..trials {
+            let (mut asg_con, mut asg_read) = (layout.assigners(), layout.assigners());
+            crate::assign::set_warm_states(&mut asg_con, &s.asg_con[t]).map_err(SnapshotError::Damaged)?;
+            crate::assign::set_warm_states(&mut asg_read, &s.asg_read[t]).map_err(SnapshotError::Damaged)?;
+            let fixed = s.fixed[t].as_ref().map(|f| FixedPoint {
+                x: f.x.0.clone(),
+                lambda: f.lambda.0.clone(),
+                pruned: f.pruned.clone(),
+            });
+            states.push(Some(DcState { fixed, pruned: s.pruned[t].clone(), asg_con, asg_read }));
+        }
+        let restored = s.batch.trials(self.puzzle.max_score(), |t| states[t].take().expect("one state per trial"))?;
+        self.x.copy_from_slice(&s.x.0);
+        self.chosen.copy_from_slice(&s.chosen);
+        self.lambda.copy_from_slice(&s.lambda.0);
+        self.best_boards.copy_from_slice(&s.batch.best_boards);
+        self.trials = restored;
+        // The stepper's concur sums were the old state's: gathered afresh at the next step.
+        self.steppers.clear();
+        self.rate = s.batch.rate.clone();
+        self.resumed = Some(s.batch.resumed());
+        self.stopped = None;
+        Ok(())
     }
 }
 
@@ -930,8 +1129,13 @@ fn readout(ctx: &Ctx, tr: &mut DcTrial, best: &mut [u32], wk: &mut Worker, assig
 }
 
 /// Runs a divide-and-concur batch. Every solution it reports has passed [`verify::check`].
-pub fn solve(puzzle: &Puzzle, cfg: DcConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, AssignError> {
+/// With `cfg.resume`, the batch continues that snapshot ([`DcMap::restore`]).
+pub fn solve(puzzle: &Puzzle, cfg: DcConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, BatchError> {
+    let resume = cfg.resume.clone();
     let mut map = DcMap::new(puzzle, cfg)?;
+    if let Some(snapshot) = resume {
+        map.restore(&snapshot)?;
+    }
     Ok(map.run(progress))
 }
 
@@ -952,7 +1156,16 @@ pub fn estimate(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
         + keep * (WORD * (d.slots + d.constraints + d.vars) + 3 * ALLOC)
         + pruned * (WORD * d.vars + ALLOC)
         + std::mem::size_of::<batch::TrialSummary>() as u64;
-    let per_trial = slack(per_trial);
+    // A snapshot saved at a stop or held to continue (`DcSnapshot`: a copy of the trial's
+    // state above), and the solvers a restore builds before it takes them.
+    let saves = cfg.save_at_stop || cfg.resume.is_some();
+    let snapshot = WORD * (d.slots + d.choices + d.constraints)
+        + TRIAL_BOOKKEEPING
+        + 4 * s.assigners()
+        + WORD * s.cells
+        + keep * (WORD * (d.slots + d.constraints + d.vars) + 3 * ALLOC)
+        + pruned * (WORD * d.vars + ALLOC);
+    let per_trial = slack(per_trial + if saves { snapshot } else { 0 });
     let network = if cfg.complete.is_some() || cfg.propagate.is_some() { s.network() } else { 0 };
     // Concur sums and points per variable, a constraint's slots and choices, the per-constraint
     // errors, the assignment scratch, boards.
@@ -997,6 +1210,116 @@ mod tests {
             let diff = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
             assert!(diff < 1e-3, "{weights:?}: max difference {diff}");
         }
+    }
+
+    /// A run stopped by its token after rounds `stops` (one per part) and continued from each
+    /// part's snapshot through JSON, on one thread and two by turns: (each part's result, the
+    /// parts the token cut, the final state).
+    fn in_parts(p: &Puzzle, cfg: &DcConfig, stops: &[usize]) -> (Vec<MapResult>, usize, DcSnapshot) {
+        let (mut parts, mut from, mut cut) = (Vec::new(), None::<DcSnapshot>, 0);
+        for (i, k) in stops.iter().map(Some).chain([None]).enumerate() {
+            let cancel = crate::cancel::Cancel::new();
+            let c = DcConfig { save_at_stop: true, cancel: cancel.clone(), ..cfg.clone() };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1 + i % 2).build().unwrap();
+            let (r, snap, end) = pool.install(|| {
+                let mut m = DcMap::new(p, c).unwrap();
+                if let Some(s) = &from {
+                    m.restore(s).unwrap();
+                }
+                let mut rounds = 0;
+                let r = m.run(|_| {
+                    rounds += 1;
+                    if Some(&rounds) == k {
+                        cancel.cancel();
+                    }
+                });
+                (r, m.take_snapshot(), m.snapshot())
+            });
+            parts.push(r);
+            let Some(snap) = snap else { return (parts, cut, end) };
+            cut += 1;
+            let back: DcSnapshot = serde_json::from_str(&serde_json::to_string(&snap).unwrap()).unwrap();
+            assert!(back == snap, "the snapshot reads back as written");
+            from = Some(back);
+        }
+        unreachable!("the last part has no stop request")
+    }
+
+    #[test]
+    fn a_run_stopped_and_continued_is_the_run_that_never_stopped() {
+        let mut cuts = 0;
+        let variants = [
+            (MapKind::Rrr, true, Weights::Uniform, None, Readout::Argmax, "rate", 4, 1, 2_000),
+            (MapKind::Dm, false, Weights::Adaptive, None, Readout::Assignment, "rate", 4, 2, 2_000),
+            (MapKind::Rrr, false, Weights::Uniform, Some(0.5), Readout::Argmax, "first", 5, 3, 20_000),
+            (MapKind::Dm, true, Weights::Adaptive, Some(0.7), Readout::Argmax, "all", 4, 4, 1_500),
+        ];
+        for (kind, hybrid, weights, propagate, readout, mode, w, seed, iters) in variants {
+            let p = puzzle(w, w, seed);
+            let all = mode == "all";
+            let cfg = DcConfig {
+                kind,
+                layout: DcLayout::from_hybrid(hybrid),
+                weights,
+                propagate,
+                readout,
+                trials: 3,
+                max_iters: iters,
+                seed,
+                keep_going: mode == "rate",
+                stop_at_first: mode == "first",
+                complete: all.then(|| Completion { k: 2, stall: 200, ..Completion::default() }),
+                keep_fixed_points: all,
+                ..Default::default()
+            };
+            let what = format!("{kind:?} hybrid {hybrid} {weights:?} {mode}");
+            let mut whole_map = DcMap::new(&p, cfg.clone()).unwrap();
+            let whole = whole_map.run(|_| {});
+            let whole_end = whole_map.snapshot();
+            let found = |r: &MapResult| -> Vec<(usize, usize, u64, u64, usize, Board)> {
+                let f = r.rate.as_ref().map(|r| r.solutions.as_slice()).unwrap_or_default();
+                f.iter()
+                    .map(|f| (f.index, f.trial, f.segment_iterations, f.trial_iteration, f.class, f.board.clone()))
+                    .collect()
+            };
+            for stops in [&[1usize][..], &[2, 5, 1]] {
+                let (parts, cut, end) = in_parts(&p, &cfg, stops);
+                cuts += cut;
+                let what = format!("{what}, stops {stops:?}");
+                assert!(end == whole_end, "{what}: the final state differs");
+                let last = parts.last().unwrap();
+                assert_eq!(last.trials, whole.trials, "{what}");
+                assert_eq!(parts.iter().map(|r| r.trial_iterations).sum::<u64>(), whole.trial_iterations, "{what}");
+                assert_eq!(parts.iter().map(MapResult::work).sum::<u64>(), whole.work(), "{what}");
+                if mode == "rate" {
+                    assert!(!found(&whole).is_empty(), "{what}: no solution to compare");
+                    assert_eq!(parts.iter().flat_map(found).collect::<Vec<_>>(), found(&whole), "{what}");
+                } else {
+                    let sol = |r: &MapResult| r.solution.as_ref().map(|(t, i, b)| (*t, *i, b.clone()));
+                    assert_eq!(sol(last), sol(&whole), "{what}");
+                }
+            }
+        }
+        assert!(cuts >= 10, "only {cuts} stops cut a run short");
+        // Another configuration, or a damaged snapshot, is refused with the batch unchanged.
+        let p = puzzle(4, 4, 1);
+        let cfg = DcConfig { trials: 2, max_iters: 100, stop_at_first: false, ..Default::default() };
+        let mut m = DcMap::new(&p, cfg.clone()).unwrap();
+        m.run(|_| {});
+        let snap = m.snapshot();
+        let mut other = DcMap::new(&p, DcConfig { layout: DcLayout::Hybrid, ..cfg.clone() }).unwrap();
+        let before = other.snapshot();
+        let e = other.restore(&snap).unwrap_err();
+        assert!(
+            matches!(&e, SnapshotError::Mismatch { what, .. } if what == "state per trial" || what == "layout"),
+            "{e}"
+        );
+        assert!(other.snapshot() == before);
+        let mut v = serde_json::to_value(&snap).unwrap();
+        v["chosen"][0] = 1_000_000.into();
+        let bad: DcSnapshot = serde_json::from_value(v).unwrap();
+        let mut fresh = DcMap::new(&p, cfg).unwrap();
+        assert!(matches!(fresh.restore(&bad), Err(SnapshotError::Damaged(_))));
     }
 
     #[test]

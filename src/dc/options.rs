@@ -112,6 +112,8 @@ impl DcOptions {
             keep_going: m.keep_going,
             on_solution: run.on_solution,
             cancel: run.cancel,
+            save_at_stop: run.save_at_stop,
+            resume: None,
         }
     }
 }

@@ -16,11 +16,12 @@
 //! Batch state is flat and trial-major; scratch belongs to one worker and is reused, so the
 //! iteration loop never allocates.
 
+use crate::assign::WarmState;
 use crate::assign::{AssignError, Precision};
 use crate::batch::BatchError;
 use crate::batch::{
-    self, Completion, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, Rounds, Span, Trial, TrialSummary,
-    chunk_size, completer,
+    self, Completion, Floats, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, RateSaved, Resumed, Rounds,
+    SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
 use crate::cancel::{Cancel, Deadline};
 use crate::f1::options::F1Options;
@@ -35,6 +36,7 @@ use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Parameters of a batched run.
@@ -101,6 +103,15 @@ pub struct MapConfig {
     pub on_solution: Option<batch::SolutionSink>,
     /// Ends the run at the next round when tripped, as at the time limit.
     pub cancel: Cancel,
+    /// When `cancel` stops the run, finish every trial's round and keep a snapshot of the
+    /// batch ([`F1Map::take_snapshot`]), from which the run continues exactly
+    /// (`batch::MapRun::save_at_stop`). The CPU backend only; the GPU backend ignores it.
+    pub save_at_stop: bool,
+    /// Continue the run saved in this snapshot (an earlier part of the same run, stopped by
+    /// its token) instead of starting every trial afresh. [`F1Map::new`] starts afresh all
+    /// the same; [`F1Map::restore`] continues it (the CPU backend and [`solve`] do). The CPU
+    /// backend only (the capability table refuses it on the GPU).
+    pub resume: Option<Arc<F1Snapshot>>,
 }
 
 /// Per-join weights that adapt to the joins that stay unmatched, after the adaptive
@@ -259,6 +270,14 @@ pub struct F1Map<'a> {
     adapt_w: Vec<f32>,
     /// The stepper's workers ([`F1Map::step`]), kept from one step to the next.
     steppers: Vec<Worker<'a>>,
+    /// Rate mode's bookkeeping over the run so far: the last [`F1Map::run`]'s, or a restored
+    /// snapshot's.
+    rate: Option<RateSaved>,
+    /// Set by [`F1Map::restore`], taken by the next [`F1Map::run`]: what the trials had done
+    /// before, which that run's counters leave out.
+    resumed: Option<Resumed>,
+    /// The last run's snapshot, when its token stopped it with `save_at_stop`.
+    stopped: Option<F1Snapshot>,
 }
 
 /// One F1 trial's bookkeeping; its own state is the iterate whose projections gave its
@@ -281,6 +300,9 @@ impl<'a> F1Map<'a> {
             base_w: None,
             adapt_w: Vec::new(),
             steppers: Vec::new(),
+            rate: None,
+            resumed: None,
+            stopped: None,
             f1,
             cfg,
         };
@@ -324,8 +346,18 @@ impl<'a> F1Map<'a> {
 
     /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
+    ///
+    /// After [`F1Map::restore`], the run continues the saved one; its counters count what it
+    /// does after the restore (`batch::MapResult::resumed`). With `save_at_stop`, a tripped
+    /// token stops the run only between rounds, every trial having finished the round it was
+    /// in, and the run keeps a snapshot of the batch there ([`F1Map::take_snapshot`]) unless
+    /// it stopped for another reason too (a solution, its budget, its time limit).
     pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
         let mut rounds = Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
+        if let Some(resumed) = self.resumed.take() {
+            rounds.resume(resumed, self.rate.as_ref());
+        }
+        self.stopped = None;
         let dim = self.f1.dim();
         let cells = self.puzzle.cells();
         let max_score = self.puzzle.max_score();
@@ -339,8 +371,12 @@ impl<'a> F1Map<'a> {
         let aw_len = self.adapt_w.len() / trials;
         let aw_used = if adaptive { aw_len } else { 0 };
         // A round of a large batch is long: past the deadline or when cancelled, the trials
-        // not yet begun in a round skip it, so the stop comes within one trial's round.
-        let until = Deadline::after(self.cfg.time_limit, &self.cfg.cancel);
+        // not yet begun in a round skip it, so the stop comes within one trial's round. A run
+        // that saves at a stop lets its token stop it only between rounds (every trial at
+        // the same round's end, the uninterrupted run's state there).
+        let (save, never) = (self.cfg.save_at_stop, Cancel::new());
+        let until = Deadline::after(self.cfg.time_limit, if save { &never } else { &self.cfg.cancel });
+        let cut = AtomicBool::new(false);
         loop {
             self.x
                 .par_chunks_mut(per * dim)
@@ -354,6 +390,7 @@ impl<'a> F1Map<'a> {
                         xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
                     {
                         if until.passed() {
+                            cut.store(true, Ordering::Relaxed);
                             break;
                         }
                         let trial = TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] };
@@ -375,6 +412,14 @@ impl<'a> F1Map<'a> {
                 break;
             }
         }
+        let stopped = save
+            && !cut.load(Ordering::Relaxed)
+            && rounds.stopped_by_token(&self.status, cfg.stop_at_first, cfg.max_iters, cfg.time_limit);
+        self.rate = rounds.rate_saved();
+        if stopped {
+            self.stopped = Some(self.snapshot());
+        }
+        let f1 = &self.f1;
         rounds.finish(puzzle, &self.status, &self.best_boards, |b| f1.placements(b))
     }
 
@@ -498,6 +543,134 @@ impl<'a> F1Map<'a> {
     }
 }
 
+/// The saved state of an F1 batch ([`F1Map::snapshot`]): everything that determines the rest
+/// of its run, so that a batch restored from it ([`F1Map::restore`]) goes on exactly as the
+/// saved one would have, bit for bit, on any number of threads. It holds what it was taken of
+/// (puzzle, method, trials, floats per trial, seed, the options that shape a trajectory:
+/// [`F1Snapshot::identity`]), each trial's record (counters, best score, stall and cycle
+/// memory, completion trigger, segment start, solutions, warm flag, its random stream), the
+/// best boards, rate mode's solution count and classes, the iterates `x`, each trial's
+/// assignment solvers as their next warm start reads them ([`WarmState`]), the adaptive
+/// weights, and with `keep_fixed_points` the iterates that solved. Not saved: the tables (made
+/// again from the puzzle), the workers' scratch (written before it is read, in every
+/// iteration), the solution sink and the token (the continuing run's own), the clock.
+///
+/// It serialises with serde (floats as the hexadecimal text of their bits, so JSON keeps them
+/// exactly); `backend::MapSnapshot` is the form a solve returns and continues.
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct F1Snapshot {
+    batch: SavedBatch,
+    x: Floats,
+    assigners: Vec<Vec<WarmState>>,
+    adapt_w: Floats,
+    fixed: Vec<Option<Floats>>,
+}
+
+impl F1Snapshot {
+    /// What it was taken of; a run continues it only when its own identity is the same.
+    pub fn identity(&self) -> &SnapshotIdentity {
+        &self.batch.identity
+    }
+
+    /// The iterations its trials had run, summed (from the run's start).
+    pub fn trial_iterations(&self) -> u64 {
+        self.batch.trial_iterations()
+    }
+}
+
+impl std::fmt::Debug for F1Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let id = self.identity();
+        f.debug_struct("F1Snapshot")
+            .field("method", &id.method)
+            .field("board", &format_args!("{}x{}", id.width, id.height))
+            .field("trials", &id.trials)
+            .field("trial_iterations", &self.trial_iterations())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> F1Map<'a> {
+    /// What a snapshot of this batch is taken of (see [`SnapshotIdentity`]).
+    fn identity(&self) -> SnapshotIdentity {
+        let c = &self.cfg;
+        let method = match c.kind {
+            MapKind::Rrr => "rrr",
+            MapKind::Dm => "dm",
+        };
+        let options = vec![
+            identity_option("beta", c.beta),
+            identity_option("edge", c.edge),
+            identity_option("cycle_restart", c.cycle_restart),
+            identity_option("stop_at_first", c.stop_at_first),
+            identity_option("warm_start", c.warm_start),
+            identity_option("complete", &c.complete),
+            identity_option("reduced_costs", c.reduced_costs),
+            identity_option("restart_stall", c.restart_stall),
+            identity_option("kick", c.kick),
+            identity_option("join_weights", c.join_weights),
+            identity_option("adapt", c.adapt),
+            identity_option("keep_going", c.keep_going),
+        ];
+        SnapshotIdentity::new(method, self.puzzle, self.status.len(), self.f1.dim(), c.seed, options)
+    }
+
+    /// The batch's state now, as [`F1Snapshot`] saves it. Taken between runs or steps, it
+    /// is the state the next [`F1Map::run`] or [`F1Map::step`] would go on from; with rate
+    /// mode's bookkeeping of the last run (or of the snapshot restored).
+    pub fn snapshot(&self) -> F1Snapshot {
+        F1Snapshot {
+            batch: SavedBatch::save(self.identity(), &self.status, &self.best_boards, self.rate.clone()),
+            x: Floats(self.x.clone()),
+            assigners: self.asg.iter().map(Assigners::warm_states).collect(),
+            adapt_w: Floats(self.adapt_w.clone()),
+            fixed: self.status.iter().map(|t| t.extra.clone().map(Floats)).collect(),
+        }
+    }
+
+    /// The snapshot the last [`F1Map::run`] kept when its token stopped it (with
+    /// `save_at_stop`, and for no other reason); None otherwise. Taken once.
+    pub fn take_snapshot(&mut self) -> Option<F1Snapshot> {
+        self.stopped.take()
+    }
+
+    /// Puts the batch in the state `s` saved, so that it goes on as the saved batch would
+    /// have; the next [`F1Map::run`] continues the saved run (its counters count from here).
+    /// Refused, with the batch unchanged, when `s` was taken of another puzzle, method,
+    /// batch size, seed or trajectory-shaping option ([`SnapshotError::Mismatch`], naming
+    /// the first difference), is of another format version, or is damaged.
+    pub fn restore(&mut self, s: &F1Snapshot) -> Result<(), SnapshotError> {
+        let (trials, dim, cells) = (self.status.len(), self.f1.dim(), self.puzzle.cells());
+        s.batch.check(&self.identity(), cells)?;
+        let damaged = |what: &str| Err(SnapshotError::Damaged(what.to_string()));
+        if s.x.0.len() != trials * dim || s.adapt_w.0.len() != self.adapt_w.len() {
+            return damaged("its iterates or adaptive weights are not the batch's size");
+        }
+        if s.assigners.len() != trials || s.fixed.len() != trials || s.fixed.iter().flatten().any(|f| f.0.len() != dim)
+        {
+            return damaged("its solvers or kept fixed points are not one per trial");
+        }
+        let f1 = &self.f1;
+        if !s.batch.best_boards.iter().enumerate().all(|(i, &j)| f1.is_candidate_of(i % cells, j)) {
+            return damaged("a best board places a piece its cell cannot hold");
+        }
+        let mut asg = self.asg.clone();
+        for (a, saved) in asg.iter_mut().zip(&s.assigners) {
+            a.set_warm_states(saved).map_err(SnapshotError::Damaged)?;
+        }
+        let status = s.batch.trials(self.puzzle.max_score(), |t| s.fixed[t].as_ref().map(|f| f.0.clone()))?;
+        self.x.copy_from_slice(&s.x.0);
+        self.adapt_w.copy_from_slice(&s.adapt_w.0);
+        self.best_boards.copy_from_slice(&s.batch.best_boards);
+        self.asg = asg;
+        self.status = status;
+        self.rate = s.batch.rate.clone();
+        self.resumed = Some(s.batch.resumed());
+        self.stopped = None;
+        Ok(())
+    }
+}
+
 /// The boxed side table of every F1 worker (256 entries of four floats).
 const SIDE_TABLE: u64 = 256 * 16;
 
@@ -517,7 +690,17 @@ pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
         + if cfg.adapt.is_some() { WORD * cells * 4 } else { WORD }  // adaptive weights
         + keep * (WORD * dim + ALLOC)                                 // the solving iterate
         + std::mem::size_of::<batch::TrialSummary>() as u64;
-    let per_trial = slack(per_trial);
+    // A snapshot saved at a stop or held to continue (`F1Snapshot`: a copy of the trial's
+    // iterate, record, solvers, best board, weights and kept iterate), and the solvers'
+    // copy a restore checks before it takes them.
+    let saves = cfg.save_at_stop || cfg.resume.is_some();
+    let snapshot = WORD * dim
+        + TRIAL_BOOKKEEPING
+        + 2 * s.assigners()
+        + WORD * cells
+        + if cfg.adapt.is_some() { WORD * cells * 4 } else { WORD }
+        + keep * (WORD * dim + ALLOC);
+    let per_trial = slack(per_trial + if saves { snapshot } else { 0 });
     let network = if cfg.complete.is_some() { s.network() } else { 0 };
     let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
     // The tables: per candidate its column, colour offsets, colours and placement, the weights'
@@ -740,8 +923,14 @@ pub fn default_iters(time_limit: Option<std::time::Duration>) -> u64 {
 }
 
 /// Runs a batch and checks the claimed solution with the exact verifier.
+///
+/// With `cfg.resume`, the batch continues that snapshot ([`F1Map::restore`]).
 pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -> Result<MapResult, BatchError> {
+    let resume = cfg.resume.clone();
     let mut map = F1Map::new(puzzle, cfg)?;
+    if let Some(snapshot) = resume {
+        map.restore(&snapshot)?;
+    }
     let result = map.run(progress);
     if let Some((_, _, board)) = &result.solution {
         let v = verify::check(puzzle, board);
@@ -920,6 +1109,180 @@ mod tests {
             assert!(bad.parse::<AdaptiveWeights>().is_err(), "{bad}");
         }
         assert_eq!("0.05,0.01,4".parse::<AdaptiveWeights>(), Ok(AdaptiveWeights { rate: 0.05, decay: 0.01, max: 4.0 }));
+    }
+
+    /// The batch run in parts: a token tripped after round `k` of each part for each `k` of
+    /// `stops` (while the run goes on), each part's snapshot through JSON into a fresh batch
+    /// on `threads(part)` threads. Returns each part's result, how many parts were cut by the
+    /// token, and the final state.
+    fn in_parts(
+        p: &Puzzle,
+        cfg: &MapConfig,
+        stops: &[usize],
+        threads: impl Fn(usize) -> usize,
+    ) -> (Vec<MapResult>, usize, F1Snapshot) {
+        let (mut parts, mut from, mut cut) = (Vec::new(), None::<F1Snapshot>, 0);
+        for (i, k) in stops.iter().map(Some).chain([None]).enumerate() {
+            let cancel = Cancel::new();
+            let c = MapConfig { save_at_stop: true, cancel: cancel.clone(), ..cfg.clone() };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(i)).build().unwrap();
+            let (r, snap, end) = pool.install(|| {
+                let mut m = F1Map::new(p, c).unwrap();
+                if let Some(s) = &from {
+                    m.restore(s).unwrap();
+                }
+                let mut rounds = 0;
+                let r = m.run(|_| {
+                    rounds += 1;
+                    if Some(&rounds) == k {
+                        cancel.cancel();
+                    }
+                });
+                (r, m.take_snapshot(), m.snapshot())
+            });
+            parts.push(r);
+            let Some(snap) = snap else { return (parts, cut, end) };
+            assert!(k.is_some(), "a snapshot without a stop request");
+            cut += 1;
+            let text = serde_json::to_string(&snap).unwrap();
+            let back: F1Snapshot = serde_json::from_str(&text).unwrap();
+            assert!(back == snap, "the snapshot reads back as written");
+            from = Some(back);
+        }
+        unreachable!("the last part has no stop request")
+    }
+
+    /// What a rate-mode record must repeat: index, trial, segment, trial iteration, class,
+    /// whether new, the board.
+    fn found(r: &MapResult) -> Vec<(usize, usize, u64, u64, usize, bool, Board)> {
+        let rate = r.rate.as_ref().map(|r| r.solutions.as_slice()).unwrap_or_default();
+        rate.iter()
+            .map(|f| (f.index, f.trial, f.segment_iterations, f.trial_iteration, f.class, f.new_class, f.board.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_run_stopped_and_continued_is_the_run_that_never_stopped() {
+        let mut cuts = 0;
+        for kind in [MapKind::Rrr, MapKind::Dm] {
+            for (mode, w, h, seed, iters) in [
+                ("rate", 4, 4, 1, 3_000),
+                ("rate", 4, 4, 2, 2_000),
+                ("first", 6, 6, 3, 30_000),
+                ("all", 5, 5, 4, 3_000),
+                ("extras", 5, 5, 5, 2_000),
+            ] {
+                let p = puzzle(w, h, seed);
+                let extras = mode == "extras";
+                let cfg = MapConfig {
+                    kind,
+                    trials: 3,
+                    max_iters: iters,
+                    seed,
+                    keep_going: mode == "rate",
+                    stop_at_first: mode == "first",
+                    restart_stall: Some(700),
+                    // Adaptive weights, kicks, completions and the kept fixed points saved too.
+                    adapt: extras.then_some(AdaptiveWeights { rate: 0.1, decay: 0.02, max: 3.0 }),
+                    kick: extras.then_some(0.5),
+                    complete: extras.then(|| Completion { k: 2, stall: 300, ..Completion::default() }),
+                    keep_fixed_points: extras,
+                    ..Default::default()
+                };
+                let what = format!("{kind:?} {mode} seed {seed}");
+                let mut whole_map = F1Map::new(&p, cfg.clone()).unwrap();
+                let whole = whole_map.run(|_| {});
+                let whole_end = whole_map.snapshot();
+                if extras {
+                    assert!(whole.trials.iter().any(|t| t.completions > 0 && t.stall_restarts > 0), "{what}");
+                }
+                for stops in [&[1usize][..], &[3, 1, 7], &[20, 20]] {
+                    let (parts, cut, end) = in_parts(&p, &cfg, stops, |i| 1 + i % 2);
+                    cuts += cut;
+                    let what = format!("{what}, stops {stops:?}");
+                    assert!(end == whole_end, "{what}: the final state differs");
+                    let last = parts.last().unwrap();
+                    assert_eq!(last.trials, whole.trials, "{what}");
+                    let sol = |r: &MapResult| r.solution.as_ref().map(|(t, i, b)| (*t, *i, b.clone()));
+                    let sum = |f: fn(&MapResult) -> u64| parts.iter().map(f).sum::<u64>();
+                    assert_eq!(sum(|r| r.trial_iterations), whole.trial_iterations, "{what}");
+                    assert_eq!(sum(MapResult::work), whole.work(), "{what}");
+                    if mode == "rate" {
+                        let all: Vec<_> = parts.iter().flat_map(found).collect();
+                        assert_eq!(all, found(&whole), "{what}: the solutions");
+                        let distinct = |r: &MapResult| r.rate.as_ref().unwrap().distinct;
+                        assert_eq!(parts.iter().map(distinct).sum::<usize>(), distinct(&whole), "{what}");
+                        assert!(!found(&whole).is_empty(), "{what}: no solution to compare");
+                    } else {
+                        assert_eq!(sol(last), sol(&whole), "{what}");
+                        assert_eq!((&last.best, last.best_score), (&whole.best, whole.best_score), "{what}");
+                    }
+                    assert!(parts[1..].iter().all(|r| r.resumed.is_some()), "{what}");
+                }
+            }
+        }
+        assert!(cuts >= 40, "only {cuts} stops cut a run short");
+    }
+
+    #[test]
+    fn a_snapshot_refuses_another_puzzle_or_configuration_and_a_damaged_one() {
+        let p = puzzle(4, 4, 1);
+        let cfg = MapConfig { trials: 2, max_iters: 200, stop_at_first: false, seed: 3, ..Default::default() };
+        let mut m = F1Map::new(&p, cfg.clone()).unwrap();
+        m.run(|_| {});
+        let snap = m.snapshot();
+        let refuse = |q: &Puzzle, c: MapConfig| {
+            let mut other = F1Map::new(q, c).unwrap();
+            let before = other.snapshot();
+            let e = other.restore(&snap).unwrap_err();
+            assert!(other.snapshot() == before, "a refused restore changed the batch");
+            e
+        };
+        let what = |e: SnapshotError| match e {
+            SnapshotError::Mismatch { what, .. } => what,
+            e => panic!("{e}"),
+        };
+        assert_eq!(what(refuse(&puzzle(4, 4, 2), cfg.clone())), "puzzle");
+        assert_eq!(what(refuse(&puzzle(5, 4, 1), cfg.clone())), "puzzle");
+        assert_eq!(what(refuse(&p, MapConfig { trials: 3, ..cfg.clone() })), "trials");
+        assert_eq!(what(refuse(&p, MapConfig { kind: MapKind::Dm, ..cfg.clone() })), "method");
+        assert_eq!(what(refuse(&p, MapConfig { seed: 4, ..cfg.clone() })), "seed");
+        assert_eq!(what(refuse(&p, MapConfig { beta: 0.8, ..cfg.clone() })), "beta");
+        assert_eq!(what(refuse(&p, MapConfig { keep_going: true, ..cfg.clone() })), "keep_going");
+        let precision = MapConfig { reduced_costs: Precision::F32, ..cfg.clone() };
+        assert_eq!(what(refuse(&p, precision)), "reduced_costs");
+        let e = refuse(&puzzle(4, 4, 2), cfg.clone()).to_string();
+        assert!(e.starts_with("the snapshot does not fit this run: its puzzle is 4x4 puzzle"), "{e}");
+        // The budget and the time limit are each part's own.
+        let mut more =
+            F1Map::new(&p, MapConfig { max_iters: 400, time_limit: Some(Duration::from_secs(9)), ..cfg.clone() })
+                .unwrap();
+        more.restore(&snap).unwrap();
+        // Damaged snapshots are refused, not a panic.
+        let damage = |f: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = serde_json::to_value(&snap).unwrap();
+            f(&mut v);
+            let bad: F1Snapshot = serde_json::from_value(v).unwrap();
+            let mut fresh = F1Map::new(&p, cfg.clone()).unwrap();
+            let before = fresh.snapshot();
+            let e = fresh.restore(&bad).unwrap_err();
+            assert!(matches!(e, SnapshotError::Damaged(_) | SnapshotError::Version { .. }), "{e}");
+            assert!(fresh.snapshot() == before);
+        };
+        damage(&|v| v["batch"]["trials"][0]["hash_pos"] = 16.into());
+        damage(&|v| v["batch"]["trials"][1]["start_improved_at"] = 10_000.into());
+        damage(&|v| v["batch"]["best_boards"][0] = 9_999.into());
+        damage(&|v| v["batch"]["identity"]["version"] = 99.into());
+        damage(&|v| v["x"] = "00000000".into());
+        damage(&|v| v["assigners"][0][1]["x"][0] = 500.into());
+        damage(&|v| v["assigners"][1][1]["y"][0] = v["assigners"][1][1]["y"][1].clone());
+        damage(&|v| {
+            v["batch"]["trials"].as_array_mut().unwrap().pop();
+        });
+        // Text that is not whole floats does not read.
+        let mut v = serde_json::to_value(&snap).unwrap();
+        v["x"] = "0000000g".into();
+        assert!(serde_json::from_value::<F1Snapshot>(v).is_err());
     }
 
     #[test]

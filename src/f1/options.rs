@@ -180,6 +180,8 @@ impl F1Options {
             keep_going: m.keep_going,
             on_solution: run.on_solution,
             cancel: run.cancel,
+            save_at_stop: run.save_at_stop,
+            resume: None,
         }
     }
 }

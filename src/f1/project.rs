@@ -11,7 +11,7 @@
 //!   then a maximum-weight assignment of pieces to cells, then embed the board. Corner, edge
 //!   and inner cells never share pieces, so this is three independent assignments.
 
-use crate::assign::{AssignError, Assigner, Precision, Real};
+use crate::assign::{AssignError, Assigner, Precision, Real, WarmState};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
 /// Which edge projection the map uses.
@@ -151,6 +151,23 @@ impl Assigners {
         match &self.0 {
             Solvers::F64(_) => Precision::F64,
             Solvers::F32(_) => Precision::F32,
+        }
+    }
+
+    /// What each class's solver carries to its next solve (its warm start), in class order.
+    pub fn warm_states(&self) -> Vec<WarmState> {
+        match &self.0 {
+            Solvers::F64(v) => crate::assign::warm_states(v),
+            Solvers::F32(v) => crate::assign::warm_states(v),
+        }
+    }
+
+    /// Puts every class's solver in its saved state ([`Assigners::warm_states`] of solvers of
+    /// the same puzzle and precision); refused, with nothing changed, when they do not fit.
+    pub fn set_warm_states(&mut self, states: &[WarmState]) -> Result<(), String> {
+        match &mut self.0 {
+            Solvers::F64(v) => crate::assign::set_warm_states(v, states),
+            Solvers::F32(v) => crate::assign::set_warm_states(v, states),
         }
     }
 }
@@ -714,6 +731,12 @@ impl F1 {
     /// The candidate id of placement `pl` at cell `c`, if it is a candidate there.
     pub fn candidate_id(&self, c: usize, pl: Placement) -> Option<u32> {
         (self.cand_off[c]..self.cand_off[c + 1]).find(|&j| self.cand_place[j as usize] == pl)
+    }
+
+    /// Whether `j` is a candidate id of cell `c` (a board read from outside is checked with
+    /// it before any table is indexed by its ids).
+    pub fn is_candidate_of(&self, c: usize, j: u32) -> bool {
+        c < self.cells && (self.cand_off[c]..self.cand_off[c + 1]).contains(&j)
     }
 
     /// The placements of a board given as candidate ids.

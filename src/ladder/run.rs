@@ -158,6 +158,7 @@ fn run_part(
         found: s
             .found
             .iter()
+            .flatten()
             .map(|f| FoundAt { trial: f.trial as u64, at: f.trial_iteration, length: f.segment_iterations })
             .collect(),
         provenance: None,

@@ -195,6 +195,23 @@ impl Puzzle {
     pub fn num_colors(&self) -> usize {
         self.num_colors
     }
+    /// The puzzle's identity as one number: FNV-1a ([`crate::hash`]) over its size, colours,
+    /// pieces in order and hints. Two puzzles with the same fingerprint are, for every
+    /// practical purpose, the same puzzle (a map's snapshot is checked against it before a
+    /// run continues from it).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = crate::hash::Fnv1a::new();
+        for v in [self.width as u64, self.height as u64, self.num_colors as u64, self.pieces.len() as u64] {
+            h = h.word(v);
+        }
+        for p in &self.pieces {
+            h = h.bytes(p);
+        }
+        for hint in &self.hints {
+            h = h.word(hint.cell as u64).word(hint.piece as u64).word(u64::from(hint.rot));
+        }
+        h.finish()
+    }
     /// Number of interior joins, the maximum score: `J = 2WH - W - H`.
     pub fn max_score(&self) -> usize {
         2 * self.width * self.height - self.width - self.height

@@ -848,3 +848,44 @@ mod devices {
         assert_eq!(p.machines[0].work.mean, None);
     }
 }
+
+/// A stop in the middle of rate-mode map runs writes each as its part 1; `--resume` restores
+/// the batch each saved and runs it on as part 2: the parts' work sums to the budget, and the
+/// solutions are the uninterrupted run's, at the same iterations.
+#[test]
+fn a_map_run_stopped_and_resumed_is_the_run_never_stopped() {
+    let cfg = ladder::parse_config(
+        "runs = 2\nseed = 9\n[[instances]]\ngenerate = { width = 5, height = 5, seed = 4 }\n[[methods]]\nmethod = \"rrr\"\nkeep_going = true\ntrials = 2\nmax_iters = 150000\n",
+    )
+    .unwrap();
+    let whole_dir = tmp("restore-whole");
+    let whole = one_thread(|| fresh(&cfg, &whole_dir)).unwrap();
+    let dir = tmp("restore-parts");
+    let stop = Cancel::new();
+    let stopper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stop.cancel_because("SIGTERM");
+        })
+    };
+    let whole_part = ladder::Part::default();
+    let at = |resume| ladder::Where { shard: None, resume, part: &whole_part, wait_lock: None };
+    let first = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, at(false), &stop, |_, _| {})).unwrap();
+    stopper.join().unwrap();
+    assert_eq!(first.len(), 1, "one run in flight at the stop: {first:?}");
+    assert_eq!((first[0].part, first[0].interrupted.as_deref()), (Some(1), Some("SIGTERM")));
+    assert!(ladder::state_path(&dir, &first[0].key(), 1).exists(), "the batch was saved at the stop");
+    let rest = one_thread(|| ladder::run(&cfg, Path::new("."), &dir, at(true), &Cancel::new(), |_, _| {})).unwrap();
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert_eq!((rest[0].part, rest[0].continued.as_deref()), (Some(2), Some("restored")), "{rest:?}");
+    assert!(!ladder::state_path(&dir, &first[0].key(), 1).exists(), "a saved batch that has served is removed");
+    let on_file = ladder::join_parts(ladder::read_folder(&dir).unwrap());
+    for w in &whole {
+        let got = on_file.iter().find(|r| r.key() == w.key()).unwrap();
+        assert_eq!(got.work, w.work, "{:?}", w.key());
+        assert_eq!(got.solutions, w.solutions, "{:?}", w.key());
+        assert_eq!(got.found, w.found, "{:?}: the same solutions at the same iterations", w.key());
+        assert!(got.is_whole());
+    }
+}

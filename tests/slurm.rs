@@ -294,6 +294,11 @@ fn under_slurm_the_recipe_runs_and_a_term_and_a_requeue_lose_no_work() {
             assert_eq!(nums, (1..=parts.len() as u64).collect::<Vec<_>>(), "{parts:?}");
             assert!(parts.iter().filter(|p| p.get("interrupted").is_some()).count() == parts.len() - 1, "{parts:?}");
             assert!(parts.iter().any(|p| p["provenance"]["job"]["restarts"].as_u64() >= Some(1)), "{parts:?}");
+            // A map on the CPU goes on from the batch it saved at the stop.
+            assert!(
+                parts.iter().filter(|p| p["part"].as_u64() > Some(1)).all(|p| p["continued"] == "restored"),
+                "{parts:?}"
+            );
         }
         // Stopped and continued, the map is the run never stopped: the same solutions at the
         // same iterations.

@@ -38,6 +38,7 @@ pub use plan::{Instance, Job, Part, Shard, load_instances, plan};
 pub use provenance::{Machine, Provenance, RunClock, SchedulerJob, cpu_model, host_name, requeue_job};
 pub use records::{BySize, FoundAt, Record, join_parts, read_folder, read_records, results_path, tally};
 pub use run::{
-    Done, Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, Where, puzzle_folder, run, run_job, run_job_on,
+    Continuation, Done, Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, Where, puzzle_folder, run, run_job,
+    run_job_on, state_path,
 };
 pub use shard_file::{SYNC_EVERY, ShardFile, lock_path};

@@ -36,7 +36,28 @@ pub fn run_job_on(
     machine: Option<&str>,
     cancel: &Cancel,
 ) -> Result<Record> {
-    run_part(inst, spec, run, base_seed, machine, cancel, None).map(|(r, _)| r)
+    run_part(inst, spec, run, base_seed, machine, cancel, None, None).map(|(r, _)| r)
+}
+
+/// Where a map's batch saved at a stop waits for its run's next part: `out/state/`, one JSON
+/// file per (run key, part that saved it).
+pub fn state_path(out: &Path, key: &(String, String, u64), part: u32) -> PathBuf {
+    let h = crate::hash::Fnv1a::new().bytes(key.0.as_bytes()).word(0).bytes(key.1.as_bytes()).word(key.2).finish();
+    out.join("state").join(format!("{h:016x}-run{}-part{part}.json", key.2))
+}
+
+/// Writes a saved batch whole or not at all (a temporary file synced, then renamed).
+fn save_state(path: &Path, snapshot: &crate::backend::MapSnapshot) -> std::io::Result<()> {
+    use std::io::Write;
+    let text = snapshot.to_json().map_err(std::io::Error::other)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
 }
 
 /// How a run cut short goes on: its next part's number and what its parts on file spent.
@@ -86,7 +107,10 @@ impl Continuation {
 }
 
 /// One part of a run: the whole run (`cont` None), or its continuation (an error when nothing
-/// is left of its budget), with the CPU seconds of the thread that ran it.
+/// is left of its budget), with the CPU seconds of the thread that ran it. With `out`, a map on
+/// the CPU saves its batch there when a stop cuts it short ([`state_path`]), and a
+/// continuation restores the batch its previous part saved (else it starts fresh).
+#[allow(clippy::too_many_arguments, reason = "one part's facts")]
 fn run_part(
     inst: &Instance,
     spec: &MethodSpec,
@@ -95,6 +119,7 @@ fn run_part(
     machine: Option<&str>,
     cancel: &Cancel,
     cont: Option<&Continuation>,
+    out: Option<&Path>,
 ) -> Result<(Record, Option<f64>)> {
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
@@ -107,16 +132,45 @@ fn run_part(
         one.trials = 1;
     }
     let fail = |e: &dyn std::fmt::Display| Error::Run { instance: inst.name.clone(), reason: e.to_string() };
-    if let Some(c) = cont
-        && c.budget(&mut one).is_none()
-    {
-        return Err(fail(&"nothing is left of the run's budget"));
-    }
+    let key = (inst.name.clone(), spec.label(), run);
     let selected = crate::solve::pick_backend(&one).map_err(|e| fail(&e))?;
     let backend = selected.backend;
+    // A map on the CPU saves its batch at a stop, and its next part goes on from it.
+    let saves = one.is_map() && !backend.is_gpu() && out.is_some();
+    one.save_at_stop = saves;
+    let restored = match (cont, out) {
+        (Some(c), Some(out)) if saves => std::fs::read_to_string(state_path(out, &key, c.part - 1))
+            .ok()
+            .and_then(|t| crate::backend::MapSnapshot::from_json(&t).ok()),
+        _ => None,
+    };
+    let continued = match (cont, &restored) {
+        (None, _) => None,
+        (Some(c), Some(s)) => {
+            // The same run, from where it stopped: its seed and per-trial budget stand, only
+            // the seconds left change.
+            if let Some(t) = one.time_limit {
+                one.time_limit = Some((t - c.spent.wall_s).max(0.5));
+            }
+            one.resume = Some(s.clone());
+            Some("restored")
+        }
+        (Some(c), None) => {
+            if c.budget(&mut one).is_none() {
+                return Err(fail(&"nothing is left of the run's budget"));
+            }
+            Some("fresh")
+        }
+    };
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
     let s = crate::solve::solve(p, &one, backend.as_ref(), cancel, &mut |_| {}).map_err(|e| fail(&e))?;
     let cpu_s = s.cpu_s;
+    if let (Some(snapshot), Some(out)) = (&s.snapshot, out) {
+        // Saved before the part's line is written: a part on file whose state is missing (a
+        // failed write) is continued fresh, which the statistics allow (docs/scaling.md).
+        let part = cont.map_or(1, |c| c.part);
+        let _ = save_state(&state_path(out, &key, part), snapshot);
+    }
     // The best score, recomputed from the board by the exact verifier.
     let best = s.report.board.as_ref().map_or(0, |b| verify::check(p, b).score);
     // A stop request cut the run short unless it had ended by itself: a run that stops at its
@@ -154,7 +208,7 @@ fn run_part(
         device,
         part,
         interrupted,
-        continued: cont.map(|_| "fresh".to_string()),
+        continued: continued.map(String::from),
         found: s
             .found
             .iter()
@@ -581,7 +635,8 @@ pub fn run(
             }
         }
         let clock = machine.start();
-        let (mut rec, cpu_s) = run_part(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel, cont.as_ref())?;
+        let (mut rec, cpu_s) =
+            run_part(inst, &spec, j.run, cfg.seed, cfg.machine.as_deref(), cancel, cont.as_ref(), Some(out))?;
         rec.provenance = Some(clock.finish(cpu_s));
         // A part stopped before it did anything is not worth a line.
         if rec.interrupted.is_some() && rec.work == 0 && !rec.solved {
@@ -603,6 +658,10 @@ pub fn run(
                     format!("{e}; every run on file is whole: --resume goes on from it"),
                 ));
             }
+        }
+        // The previous part's saved batch has served.
+        if let Some(c) = cont {
+            let _ = std::fs::remove_file(state_path(out, &rec.key(), c.part - 1));
         }
         progress(&rec, finished());
         Ok(Some(rec))

@@ -131,6 +131,8 @@ fn results(dir: &Path) -> std::collections::BTreeMap<String, serde_json::Value> 
         if f.extension().is_some_and(|x| x == "jsonl") {
             for mut v in whole_lines(&std::fs::read_to_string(&f).unwrap(), s(&f)) {
                 v.as_object_mut().unwrap().remove("wall_s");
+                // Where and when it ran, its CPU seconds and memory: the machine's, not the run's.
+                v.as_object_mut().unwrap().remove("provenance");
                 // A trace's times are wall clock too; its scores must agree.
                 if let Some(t) = v.get_mut("trace").and_then(|t| t.as_array_mut()) {
                     t.iter_mut().for_each(|p| *p = p[1].clone());

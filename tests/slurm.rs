@@ -93,7 +93,19 @@ impl Cluster {
     /// A requeued task waits about two minutes before it is eligible (`Reason=BeginTime`):
     /// once it is pending, make it eligible now (the test's shortcut; the recipe waits).
     fn release_now(&self, job: &str, tasks: &[u32]) {
-        self.wait_for(job, 60.0, "pending again", |s| !s.is_empty() && s.iter().all(|t| t == "PENDING"));
+        let start = Instant::now();
+        let pending = |t: u32| {
+            let out = self.run("squeue", &["-h", "-j", job, "-o", "%K %T"]);
+            String::from_utf8_lossy(&out.stdout).lines().any(|l| l.trim() == format!("{t} PENDING"))
+        };
+        while !tasks.iter().all(|&t| pending(t)) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "job {job}: tasks {tasks:?} not pending again; {}",
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
         for t in tasks {
             self.ok("scontrol", &["update", &format!("JobId={job}_{t}"), "StartTime=now"]);
         }
@@ -213,7 +225,7 @@ generate = { width = 6, height = 6, seed = 3 }
 method = "rrr"
 keep_going = true
 trials = 2
-max_iters = 250000
+max_iters = 400000
 "#;
 
 #[test]
@@ -258,7 +270,9 @@ fn under_slurm_the_recipe_runs_and_a_term_and_a_requeue_lose_no_work() {
     let out = c.dir.join("long");
     std::fs::write(&script, filled(2, &cfg, &out, &logs)).unwrap();
     let job = submit(&c, &script);
-    let wait_running = || c.wait_for(&job, 60.0, "running", |s| s.len() == 2 && s.iter().all(|t| t == "RUNNING"));
+    // Every task started (a task may end before another starts).
+    let wait_running =
+        || c.wait_for(&job, 60.0, "running", |s| s.iter().any(|t| t == "RUNNING") && s.iter().all(|t| t != "PENDING"));
     let pause = |lo: u64, hi: u64| {
         let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
         std::thread::sleep(Duration::from_millis(lo + ns % (hi - lo)));
@@ -271,15 +285,19 @@ fn under_slurm_the_recipe_runs_and_a_term_and_a_requeue_lose_no_work() {
     c.release_now(&job, &[1, 2]);
     wait_running();
     pause(1000, 3000);
-    // An operator's requeue of one task: Slurm sends it TERM and holds it.
-    c.ok("scontrol", &["requeue", &format!("{job}_1")]);
-    std::thread::sleep(Duration::from_millis(500));
-    c.release_now(&job, &[1]);
+    // An operator's requeue of a task still running: Slurm sends it TERM and holds it.
+    let tasks = c.ok("squeue", &["-h", "-j", &job, "-o", "%K %T"]);
+    if let Some(task) = tasks.lines().find(|l| l.ends_with("RUNNING")).and_then(|l| l.split_whitespace().next()) {
+        let task: u32 = task.parse().unwrap();
+        c.ok("scontrol", &["requeue", &format!("{job}_{task}")]);
+        std::thread::sleep(Duration::from_millis(500));
+        c.release_now(&job, &[task]);
+    }
     c.wait_for(&job, 240.0, "done", <[String]>::is_empty);
 
     let got = records(&out);
     let want = whole(&cfg, "long-whole");
-    let budget = 2 * 250_000;
+    let budget = 2 * 400_000;
     let mut parted = 0;
     for w in &want {
         let parts: Vec<&serde_json::Value> = got.iter().filter(|g| key(g) == key(w)).collect();

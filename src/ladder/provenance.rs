@@ -84,7 +84,8 @@ impl SchedulerJob {
 /// job's processes, which are exiting anyway. Ok(None) when not under Slurm; the error is
 /// scontrol's own words.
 pub fn requeue_job() -> std::result::Result<Option<String>, String> {
-    let Some(id) = std::env::var("SLURM_JOB_ID").ok().filter(|v| !v.is_empty()) else { return Ok(None) };
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let Some(id) = requeue_target(var) else { return Ok(None) };
     let out = std::process::Command::new("scontrol")
         .args(["requeue", &id])
         .output()
@@ -94,6 +95,16 @@ pub fn requeue_job() -> std::result::Result<Option<String>, String> {
     } else {
         let why = String::from_utf8_lossy(&out.stderr).trim().replace('\n', " ");
         Err(format!("scontrol requeue {id} failed: {why}"))
+    }
+}
+
+/// The job `scontrol requeue` must name for this task: an array task as `ARRAYJOB_TASK` (one
+/// array task's `SLURM_JOB_ID` may equal the array job's id, and requeueing that id requeues
+/// every task of the array), else `SLURM_JOB_ID`; None when not under Slurm.
+fn requeue_target(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    match (var("SLURM_ARRAY_JOB_ID"), var("SLURM_ARRAY_TASK_ID")) {
+        (Some(job), Some(task)) => Some(format!("{job}_{task}")),
+        _ => var("SLURM_JOB_ID"),
     }
 }
 
@@ -223,6 +234,17 @@ mod tests {
         let k = SchedulerJob::from_env(env(&[("JOB_COMPLETION_INDEX", "7")])).unwrap();
         assert_eq!((k.scheduler.as_str(), k.array_task.as_deref()), ("kubernetes", Some("7")));
         assert_eq!(SchedulerJob::from_env(env(&[])), None);
+    }
+
+    #[test]
+    fn an_array_task_requeues_itself_alone() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
+        let task = env(&[("SLURM_JOB_ID", "3"), ("SLURM_ARRAY_JOB_ID", "3"), ("SLURM_ARRAY_TASK_ID", "2")]);
+        assert_eq!(requeue_target(task).as_deref(), Some("3_2"));
+        assert_eq!(requeue_target(env(&[("SLURM_JOB_ID", "7")])).as_deref(), Some("7"));
+        assert_eq!(requeue_target(env(&[])), None);
     }
 
     #[test]

@@ -941,6 +941,62 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_machines_are_listed_and_mixed_cpu_models_warned() {
+        let on = |r: Record, host: &str, cpu: &str| Record {
+            provenance: Some(crate::ladder::Provenance {
+                host: host.into(),
+                cpu: cpu.into(),
+                threads: 1,
+                ..Default::default()
+            }),
+            ..r
+        };
+        let one = vec![
+            on(rec("rrr", 5, 5, 0, true, 1.0, 10), "a", "Xeon"),
+            on(rec("rrr", 5, 5, 1, true, 1.0, 10), "b", "Xeon"),
+        ];
+        let md = machines_markdown(&one);
+        assert!(md.contains("| rrr | Xeon | a, b | 2 |"), "{md}");
+        assert!(!md.contains("Warning"), "{md}");
+        let mut mixed = one.clone();
+        mixed.push(on(rec("rrr", 5, 5, 2, true, 1.0, 10), "c", "EPYC"));
+        mixed.push(on(rec("scan", 5, 5, 0, true, 1.0, 10), "c", "EPYC"));
+        let md = machines_markdown(&mixed);
+        assert!(md.contains("the CPU runs of rrr mix 2 CPU models (EPYC; Xeon)"), "{md}");
+        assert!(!md.contains("runs of scan mix"), "{md}");
+        assert_eq!(machines_markdown(&[rec("rrr", 5, 5, 0, true, 1.0, 10)]), "", "no provenance, no section");
+    }
+
+    #[test]
+    fn a_runs_parts_are_joined_and_a_run_still_cut_short_leaves_the_per_budget_table() {
+        let part = |r: Record, part: u32, why: Option<&str>| Record {
+            part: Some(part),
+            interrupted: why.map(String::from),
+            ..r
+        };
+        let dir = std::env::temp_dir().join(format!("concur-report-parts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let lines = [
+            part(rec("rrr", 5, 5, 0, false, 2.0, 100), 1, Some("SIGTERM")),
+            part(rec("rrr", 5, 5, 0, true, 1.0, 30), 2, None),
+            rec("rrr", 5, 5, 1, true, 1.0, 50),
+            part(rec("rrr", 5, 5, 2, false, 4.0, 70), 1, Some("SIGUSR1")),
+        ];
+        let text: String = lines.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
+        std::fs::write(dir.join("results.jsonl"), text).unwrap();
+        let merged = merge(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(merged.len(), 3, "{merged:?}");
+        let run0 = merged.iter().find(|r| r.run == 0).unwrap();
+        assert_eq!((run0.work, run0.wall_s, run0.solved, run0.part), (130, 3.0, true, Some(2)));
+        assert!(run0.is_whole());
+        assert!(!merged.iter().find(|r| r.run == 2).unwrap().is_whole());
+        let w = write(std::slice::from_ref(&dir), &dir.join("report")).unwrap();
+        assert_eq!(w.records, 3);
+        assert_eq!(w.rows[0].runs, 2, "the run still cut short is not a run of its budget: {:?}", w.rows[0]);
+    }
+
     /// A record of `label` on a `w` x `h` board: solved in `secs` or censored there.
     fn rec(label: &str, w: usize, h: usize, run: u64, solved: bool, secs: f64, work: u64) -> Record {
         Record {

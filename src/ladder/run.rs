@@ -365,8 +365,8 @@ pub struct Ladder {
 
 impl Request {
     /// Checks the request before any run, in this order: the deadline a positive number of
-    /// seconds, the config read and parsed, the threads at least one and within the cores,
-    /// the results folder taking files.
+    /// seconds, the config read and parsed, the part's method labels the config's, the
+    /// threads at least one and within the cores, the results folder taking files.
     pub fn check(self) -> std::result::Result<Ladder, RequestError> {
         let deadline = match self.deadline {
             None => None,
@@ -380,6 +380,13 @@ impl Request {
         let text =
             std::str::from_utf8(&bytes).map_err(|source| RequestError::NotText { path: path.clone(), source })?;
         let config = parse_config(text).map_err(|source| RequestError::Config { path, source })?;
+        let labels: Vec<String> = config.methods.iter().map(MethodSpec::label).collect();
+        if let Some(bad) = self.methods.iter().find(|m| !labels.contains(m)) {
+            return Err(RequestError::Run(Error::config(format!(
+                "no method is labelled {bad:?}; the labels are {}",
+                labels.join(", ")
+            ))));
+        }
         let puzzle_dir = puzzle_folder(self.puzzles);
         let wait_lock = match self.wait_lock {
             None => None,

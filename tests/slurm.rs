@@ -67,10 +67,20 @@ impl Cluster {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
-    /// The states of a job's tasks (`squeue`; empty once every task has ended).
-    fn states(&self, job: &str) -> Vec<String> {
+    /// The states of a job's tasks (`squeue`; empty once every task has ended), or squeue's
+    /// complaint when it could not answer (a busy controller).
+    fn states(&self, job: &str) -> Result<Vec<String>, String> {
         let out = self.run("squeue", &["-h", "-j", job, "-o", "%T"]);
-        String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()
+        let err = String::from_utf8_lossy(&out.stderr);
+        // A job no longer known (ended long ago) is empty; any other complaint is no answer.
+        if !out.status.success() && !err.contains("Invalid job id") {
+            return Err(err.trim().to_string());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect())
     }
 
     /// Waits until `ok` holds of the job's task states, at most `secs`.
@@ -78,14 +88,13 @@ impl Cluster {
         let start = Instant::now();
         loop {
             let s = self.states(job);
-            if ok(&s) {
+            if s.as_ref().is_ok_and(|s| ok(s)) {
                 return;
             }
-            assert!(
-                start.elapsed().as_secs_f64() < secs,
-                "job {job}: not {what} after {secs} s: {s:?}; {}",
-                self.logs()
-            );
+            if start.elapsed().as_secs_f64() >= secs {
+                let queue = String::from_utf8_lossy(&self.run("squeue", &["-h", "-o", "%i %T %r"]).stdout).to_string();
+                panic!("job {job}: not {what} after {secs} s: {s:?}; the queue: {queue}; {}", self.logs());
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
     }

@@ -16,8 +16,7 @@
 //! Batch state is flat and trial-major; scratch belongs to one worker and is reused, so the
 //! iteration loop never allocates.
 
-use crate::assign::WarmState;
-use crate::assign::{AssignError, Precision};
+use crate::assign::{AssignError, Precision, WarmState};
 use crate::batch::BatchError;
 use crate::batch::{
     self, Completion, Floats, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, RateSaved, Resumed, Rounds,

@@ -115,6 +115,9 @@ impl Cluster {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+        // A task started again within the second its last run was killed is refused by the
+        // node ("Job credential revoked", the reason for Slurm's own delay): let it pass.
+        std::thread::sleep(Duration::from_secs(2));
         for t in tasks {
             self.ok("scontrol", &["update", &format!("JobId={job}_{t}"), "StartTime=now"]);
         }

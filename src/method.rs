@@ -17,12 +17,15 @@ use crate::search::scan::ScanSolveOptions;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The solving methods by name: what `--method` and a ladder entry's `method` say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// The solving methods by name: what `--method` and a ladder entry's `method` say, and what
+/// a ladder's records carry (serialised as the same lowercase name). The default is RRR, as
+/// [`SolveSpec`](crate::solve::SolveSpec)'s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum MethodName {
     /// RRR (reflect-reflect-relax) between "edges match" and "pieces used once".
+    #[default]
     Rrr,
     /// The general-beta difference map between the same two sets.
     Dm,

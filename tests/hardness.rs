@@ -71,7 +71,7 @@ fn record(instance: &str, cells: usize, label: &str, run: u64, work: f64, soluti
         width: w,
         height: h,
         colors: 3 + cells % 5,
-        method: method.into(),
+        method: method.parse().unwrap(),
         label: label.into(),
         params: serde_json::json!({}),
         run,

@@ -324,7 +324,7 @@ fn the_example_ladders_use_scan_and_ac4_as_controls() {
     let dir2 = tmp("scan2");
     let b = fresh(&cfg, &dir2).unwrap();
     assert_eq!(a.len(), 2);
-    assert!(a.iter().all(|r| r.solved && r.method == "scan" && r.work > 0), "{a:?}");
+    assert!(a.iter().all(|r| r.solved && r.method == concur::MethodName::Scan && r.work > 0), "{a:?}");
     assert_eq!(canon(a), canon(b));
 }
 
@@ -556,7 +556,7 @@ max_nodes = 1000
     let recs = fresh(&cfg, &dir).unwrap();
     assert_eq!(recs.len(), 5);
     for r in &recs {
-        if r.method == "scan" {
+        if r.method == concur::MethodName::Scan {
             assert!(r.trace.is_empty(), "{r:?}");
             continue;
         }
@@ -617,7 +617,7 @@ fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
         let seed = r.seed.to_string();
         let mut argv = vec!["solve", puzzle.to_str().unwrap(), "--seed", &seed, "--threads", "1"];
         // A map's batch is one trial in a ladder unless its entry says otherwise.
-        if ["rrr", "dm", "dc"].contains(&r.method.as_str()) {
+        if r.method.is_map() {
             argv.extend(["--trials", "1"]);
         }
         argv.extend(args.split_whitespace());
@@ -714,7 +714,7 @@ mod devices {
             width: 8,
             height: 7,
             colors: 10,
-            method: "rrr".into(),
+            method: concur::MethodName::Rrr,
             label: label.into(),
             params: serde_json::json!({}),
             run,
@@ -888,4 +888,38 @@ fn a_map_run_stopped_and_resumed_is_the_run_never_stopped() {
         assert_eq!(got.found, w.found, "{:?}: the same solutions at the same iterations", w.key());
         assert!(got.is_whole());
     }
+}
+
+/// Every ladder record committed under `benches/results` reads back as a typed record (its
+/// method a known method): a file whose first line is a ladder record (it has `instance`,
+/// `label` and `work_unit`) must read whole.
+#[test]
+fn every_committed_ladder_record_reads_back_typed() {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, files);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results"), &mut files);
+    let (mut ladder_files, mut records) = (0, 0);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let Some(first) = text.lines().next().and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok()) else {
+            continue;
+        };
+        if !["instance", "label", "work_unit"].iter().all(|k| first.get(k).is_some()) {
+            continue;
+        }
+        let rs = ladder::read_records(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(rs.iter().all(|r| concur::MethodName::ALL.contains(&r.method)));
+        ladder_files += 1;
+        records += rs.len();
+    }
+    assert!(ladder_files >= 10 && records >= 1000, "{ladder_files} files, {records} records: the walk found too few");
 }

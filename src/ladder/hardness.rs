@@ -49,6 +49,7 @@ use super::Record;
 use super::fit::{self, Axis, BootOptions, CountRegression, FitError, Measured, Unit};
 use super::stats::{self, Pooled};
 use super::svg::{ErrorPoint, ScatterBand, ScatterPlot, scatter_plot};
+use crate::MethodName;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -150,10 +151,10 @@ pub fn labels(records: &[Record]) -> Option<Labels> {
             .map(|_| name.to_string())
             .or_else(|| all.iter().find(|(_, r)| pred(r)).map(|(l, _)| l.to_string()))
     };
-    let map = find("rrr", &|r| r.method == "rrr" || r.method == "dm")?;
-    let scan = find("scan", &|r| r.method == "scan")?;
+    let map = find("rrr", &|r| matches!(r.method, MethodName::Rrr | MethodName::Dm))?;
+    let scan = find("scan", &|r| r.method == MethodName::Scan)?;
     let ac4 = find("backtrack ac4", &|r| {
-        r.method == "backtrack" && r.params.get("ac").and_then(|v| v.as_str()) == Some("ac4")
+        r.method == MethodName::Backtrack && r.params.get("ac").and_then(|v| v.as_str()) == Some("ac4")
     });
     Some(Labels { map, scan, ac4 })
 }

@@ -18,8 +18,8 @@ pub struct Record {
     pub height: usize,
     /// Colours, grey excluded.
     pub colors: usize,
-    /// The method's name (`rrr`, `scan`, ...).
-    pub method: String,
+    /// The method (serialised as its name: `rrr`, `scan`, ...).
+    pub method: crate::MethodName,
     /// The method entry's label ([`MethodSpec::label`](super::MethodSpec::label)).
     pub label: String,
     /// The entry's parameters as the config gave them, with the time limit the run ran under.

@@ -1004,7 +1004,7 @@ mod tests {
             width: w,
             height: h,
             colors: 4,
-            method: "rrr".into(),
+            method: crate::MethodName::Rrr,
             label: label.into(),
             params: serde_json::json!({"time_limit": 10.0, "max_iters": 1000000}),
             run,

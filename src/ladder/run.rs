@@ -187,7 +187,7 @@ fn run_part(
         width: p.width(),
         height: p.height(),
         colors: p.num_colors() - 1,
-        method: one.name().name().to_string(),
+        method: one.name(),
         label: spec.label(),
         params: spec.params(),
         run,

@@ -52,13 +52,7 @@ impl OnFile {
     /// Reads what was appended to the folder's `*.jsonl` since the last reading (new files
     /// whole). A line being written (no newline yet) waits for the next reading.
     pub fn refresh(&mut self) -> Result<()> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return Ok(()) };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        for f in files {
+        for f in super::records::results_files(&self.dir) {
             let from = self.read_to.get(&f).copied().unwrap_or(0);
             let len = match std::fs::metadata(&f) {
                 Ok(m) => m.len(),

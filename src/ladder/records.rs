@@ -238,16 +238,22 @@ pub fn tally(records: &[Record], into: &mut Tally) {
     }
 }
 
-/// The records of every `*.jsonl` in a folder (none when it does not exist).
-pub fn read_folder(dir: &Path) -> Result<Vec<Record>> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(out) };
+/// The results files of a folder: every `*.jsonl` in it, sorted (none when it cannot be
+/// read).
+pub fn results_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     files.sort();
-    for f in files {
+    files
+}
+
+/// The records of every `*.jsonl` in a folder (none when it does not exist).
+pub fn read_folder(dir: &Path) -> Result<Vec<Record>> {
+    let mut out = Vec::new();
+    for f in results_files(dir) {
         out.extend(read_records(&f)?);
     }
     Ok(out)

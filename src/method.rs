@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 /// The solving methods by name: what `--method` and a ladder entry's `method` say, and what
 /// a ladder's records carry (serialised as the same lowercase name). The default is RRR, as
-/// [`SolveSpec`](crate::solve::SolveSpec)'s.
+/// a run's is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]

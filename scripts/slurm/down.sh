@@ -17,14 +17,8 @@ fi
 DIR=$(realpath "$1")
 CONF=$DIR/slurm.conf
 
-# Prints the pid in pid file $1 if that process is alive and named $2.
-live_pid() {
-  local pid
-  [[ -s $1 ]] || return 1
-  pid=$(<"$1")
-  [[ $pid =~ ^[0-9]+$ ]] && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$2" ]] || return 1
-  echo "$pid"
-}
+# shellcheck source=scripts/slurm/pid.sh
+. "$(dirname "$0")/pid.sh"
 
 # True if process $1 was started for DIR (SLURM_CONF in its environment, or -f CONF).
 ours() {

@@ -37,14 +37,8 @@ export SLURM_CONF=$CONF
 CTLD_PORT=${SLURMCTLD_PORT:-6817}
 SLURMD_PORT=${SLURMD_PORT:-6818}
 
-# Prints the pid recorded in pid file $1 if that process is alive and named $2.
-live_pid() {
-  local pid
-  [[ -s $1 ]] || return 1
-  pid=$(<"$1")
-  [[ $pid =~ ^[0-9]+$ ]] && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$2" ]] || return 1
-  echo "$pid"
-}
+# shellcheck source=scripts/slurm/pid.sh
+. "$(dirname "$0")/pid.sh"
 
 # --- munge: key, runtime dir, daemon (as the munge user), self-test.
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then

@@ -442,18 +442,11 @@ impl Ladder {
         let cfg = &self.config;
         let instances = load_instances(cfg, &self.puzzle_dir)?;
         let on_file = OnFile::read(&self.out)?;
-        let mut pooled = Tally::new();
-        for dir in &cfg.pool {
-            tally(&read_folder(dir)?, &mut pooled);
-        }
+        let pooled = pooled_tally(cfg)?;
         let labels: Vec<String> = cfg.methods.iter().map(MethodSpec::label).collect();
         Ok(planned(cfg, &instances, self.shard, &self.part, &on_file, true).iter().any(|(j, _)| {
-            let (inst, label) = (&instances[j.instance], &labels[j.method]);
-            let c = inst.puzzle.cells();
-            cfg.stops
-                .iter()
-                .find(|s| s.applies(label, c))
-                .is_none_or(|rule| !rule.reached(spent_in(&pooled, on_file.tally(), &rule.group(label, &inst.name, c))))
+            let inst = &instances[j.instance];
+            !rule_reached(cfg, &pooled, on_file.tally(), &labels[j.method], &inst.name, inst.puzzle.cells())
         }))
     }
 
@@ -533,10 +526,26 @@ fn planned(
     jobs
 }
 
-/// What a group has spent in two tallies together.
-fn spent_in(a: &Tally, b: &Tally, group: &super::Group) -> Spent {
-    let (x, y) = (a.get(group).copied().unwrap_or_default(), b.get(group).copied().unwrap_or_default());
-    Spent { solutions: x.solutions + y.solutions, core_hours: x.core_hours + y.core_hours, work: x.work + y.work }
+/// The tally of the config's pooled folders.
+fn pooled_tally(cfg: &Config) -> Result<Tally> {
+    let mut pooled = Tally::new();
+    for dir in &cfg.pool {
+        tally(&read_folder(dir)?, &mut pooled);
+    }
+    Ok(pooled)
+}
+
+/// Whether the stopping rule of a run of `label` on `instance` (of `cells` cells) is reached,
+/// counting the pooled folders and the records on file together (false without a rule).
+fn rule_reached(cfg: &Config, pooled: &Tally, on_file: &Tally, label: &str, instance: &str, cells: usize) -> bool {
+    let Some(rule) = cfg.stops.iter().find(|s| s.applies(label, cells)) else { return false };
+    let group = rule.group(label, instance, cells);
+    let (x, y) = (pooled.get(&group).copied().unwrap_or_default(), on_file.get(&group).copied().unwrap_or_default());
+    rule.reached(Spent {
+        solutions: x.solutions + y.solutions,
+        core_hours: x.core_hours + y.core_hours,
+        work: x.work + y.work,
+    })
 }
 
 /// Runs a ladder into `out`. With `at.resume`, runs already on file in `out` (in the
@@ -590,17 +599,16 @@ pub fn run(
     let on_file = OnFile::read(out)?;
     let jobs = planned(cfg, &instances, shard, part, &on_file, resume);
     let on_file = Mutex::new(on_file);
-    let mut pooled = Tally::new();
-    for dir in &cfg.pool {
-        tally(&read_folder(dir)?, &mut pooled);
-    }
+    let pooled = pooled_tally(cfg)?;
     // Whether a group's stopping rule is reached, counting the pooled folders and every
     // result on file in `out` now (other shards' too: what they appended since the last look).
     let stopped = |label: &str, instance: &str, c: usize| -> Result<bool> {
-        let Some(rule) = cfg.stops.iter().find(|s| s.applies(label, c)) else { return Ok(false) };
+        if !cfg.stops.iter().any(|s| s.applies(label, c)) {
+            return Ok(false);
+        }
         let mut on = on_file.lock().unwrap_or_else(|e| e.into_inner());
         on.refresh()?;
-        Ok(rule.reached(spent_in(&pooled, on.tally(), &rule.group(label, instance, c))))
+        Ok(rule_reached(cfg, &pooled, on.tally(), label, instance, c))
     };
     let machine = Machine::here(rayon::current_num_threads());
     let started = std::time::Instant::now();

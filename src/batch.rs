@@ -364,49 +364,47 @@ pub enum BatchError {
     },
 }
 
-/// The options every map has (rrr, dm, dc), flattened into each formulation's options
-/// (`f1::F1Options`, `dc::DcOptions`): the step, the trials' stop rules,
-/// rate mode and the arc-consistent completion. Its `Default` is where these defaults live.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct MapOptions {
-    /// Step size of the map (0.7, the best measured for rrr, dm and dc on Brendan Owen's set
-    /// 1: BENCHMARKS.md, the beta sweep).
-    pub beta: f32,
-    /// Do not restart trials caught in exact limit cycles.
-    pub no_cycle_restart: bool,
-    /// Run every trial to its budget instead of stopping at the first solution (success
-    /// rates, iteration quartiles).
-    pub all_trials: bool,
-    /// Rate mode: a solution does not end the run. Each solved trial's board is verified and
-    /// recorded, and the trial goes on from a fresh point of its seeded stream, until the time
-    /// limit or every trial's iteration budget (`Rounds::keep_going`).
-    pub keep_going: bool,
-    /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
-    /// (or stalls), free those cells plus a halo and search them with the backtracker.
-    pub complete: Option<usize>,
-    /// The halo's radius around the mismatched cells (with `complete`).
-    pub complete_radius: usize,
-    /// Node limit of one completion search (with `complete`).
-    pub complete_nodes: u64,
-    /// Iterations without improvement after which a trial's best board is completed (with
-    /// `complete`).
-    pub complete_stall: u64,
-}
-
-impl Default for MapOptions {
-    fn default() -> Self {
-        let c = Completion::default();
-        MapOptions {
-            beta: 0.7,
-            no_cycle_restart: false,
-            all_trials: false,
-            keep_going: false,
-            complete: None,
-            complete_radius: c.radius,
-            complete_nodes: c.max_nodes,
-            complete_stall: c.stall,
-        }
+crate::options::options_table! {
+    /// The options every map has (rrr, dm, dc), flattened into each formulation's options
+    /// (`f1::F1Options`, `dc::DcOptions`): the step, the trials' stop rules, rate mode and the
+    /// arc-consistent completion.
+    pub struct MapOptions {
+        /// The map's step size (0.7, the best measured for rrr, dm and dc on Brendan Owen's
+        /// set 1: BENCHMARKS.md, the beta sweep).
+        [Map]
+        pub beta: f32 = 0.7,
+        /// Do not restart trials caught in exact limit cycles.
+        [Map]
+        pub no_cycle_restart: bool = false,
+        /// Run every trial to its budget instead of stopping at the first solution (success
+        /// rates and iteration quartiles).
+        [Map]
+        pub all_trials: bool = false,
+        /// Rate mode: a solution does not end the run. Each solved trial's board is verified
+        /// and recorded, and the trial goes on from a fresh point of its seeded stream, until
+        /// --time-limit or every trial's --max-iters; the run reports its trial-iterations,
+        /// every solution, and how many are distinct up to turning the board.
+        [Map]
+        pub keep_going: bool = false,
+        /// Arc-consistent completion: when a trial's best board has at most K mismatched joins
+        /// (or stalls), free those cells plus a halo and search them with the backtracker.
+        [Map, value_name = "K"]
+        pub complete: Option<usize> = None,
+        /// The halo's radius around the mismatched cells of --complete.
+        [Map]
+        pub complete_radius: usize = Completion::DEFAULT.radius,
+        /// Node limit of one completion search.
+        [Map]
+        pub complete_nodes: u64 = Completion::DEFAULT.max_nodes,
+        /// Iterations without improvement after which a trial's best board is completed.
+        [Map]
+        pub complete_stall: u64 = Completion::DEFAULT.stall,
+    }
+    idle(o) {
+        complete_radius if o.complete.is_none() => "without --complete";
+        complete_nodes if o.complete.is_none() => "without --complete";
+        complete_stall if o.complete.is_none() => "without --complete";
+        all_trials if o.keep_going => "with --keep-going (rate mode runs every trial to its budget)";
     }
 }
 
@@ -427,20 +425,6 @@ impl MapOptions {
             return Err(crate::error::SpecError::range("beta", "in (0, 2]", self.beta));
         }
         Ok(())
-    }
-
-    /// The options without effect given the others (see [`crate::options::Options::idle`]).
-    pub fn idle(&self) -> Vec<(&'static str, String)> {
-        let mut idle = Vec::new();
-        if self.complete.is_none() {
-            for key in ["complete_radius", "complete_nodes", "complete_stall"] {
-                idle.push((key, "without --complete".to_string()));
-            }
-        }
-        if self.keep_going {
-            idle.push(("all_trials", "with --keep-going (rate mode runs every trial to its budget)".into()));
-        }
-        idle
     }
 }
 
@@ -554,9 +538,15 @@ pub(crate) fn completer<'p>(puzzle: &'p Puzzle, network: &Arc<Network>, c: &Comp
     Backtracker::with_network(puzzle, network.clone(), bcfg)
 }
 
+impl Completion {
+    /// The defaults of `--complete`'s companions (and of K, 4, for the callers that complete
+    /// without one given).
+    pub const DEFAULT: Completion = Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 };
+}
+
 impl Default for Completion {
     fn default() -> Self {
-        Completion { k: 4, stall: 5_000, radius: 1, max_nodes: 20_000 }
+        Completion::DEFAULT
     }
 }
 

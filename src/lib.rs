@@ -18,7 +18,7 @@
 //! use concur::backend::CpuBackend;
 //! use concur::f1::F1Options;
 //! use concur::puzzle::generate::{GenerateOptions, generate};
-//! use concur::{Cancel, Method, SolveSpec};
+//! use concur::{Cancel, Method, RunOptions, SolveSpec};
 //!
 //! // Brendan Owen's colour counts for the size; the same seed gives the same puzzle.
 //! let opts = GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 7 };
@@ -27,7 +27,8 @@
 //! // RRR with a smaller step than its default, one thread, everything else at its default.
 //! let mut rrr = F1Options::default();
 //! rrr.map.beta = 0.5;
-//! let spec = SolveSpec { method: Method::Rrr(rrr), seed: 7, threads: Some(1), ..SolveSpec::default() };
+//! let run = RunOptions { seed: 7, threads: Some(1), ..RunOptions::default() };
+//! let spec = SolveSpec { method: Method::Rrr(rrr), run, ..SolveSpec::default() };
 //!
 //! // The token is the caller's: another thread may trip it to end the run early.
 //! let cancel = Cancel::new();
@@ -51,7 +52,7 @@
 //! use concur::backend::CpuBackend;
 //! use concur::batch::{Found, SolutionSink};
 //! use concur::puzzle::generate::{GenerateOptions, generate};
-//! use concur::{Cancel, MethodName, SolveSpec};
+//! use concur::{Cancel, MethodName, RunOptions, SolveSpec};
 //! use std::sync::{Arc, Mutex};
 //!
 //! let opts = GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 5 };
@@ -73,7 +74,8 @@
 //! if let concur::Method::Rrr(o) = &mut method {
 //!     o.map.keep_going = true;
 //! }
-//! let spec = SolveSpec { method, seed: 1, threads: Some(1), on_solution: Some(sink), ..SolveSpec::default() };
+//! let run = RunOptions { seed: 1, threads: Some(1), ..RunOptions::default() };
+//! let spec = SolveSpec { method, run, on_solution: Some(sink), ..SolveSpec::default() };
 //! let solved = concur::solve::solve(&puzzle, &spec, &CpuBackend, &cancel, &mut |_| {})?;
 //! let found = heard.lock().expect("not poisoned");
 //! assert!(found.len() >= 5 && solved.cancelled);
@@ -114,4 +116,4 @@ pub mod verify;
 pub use cancel::Cancel;
 pub use error::{Error, Result, SpecError};
 pub use method::{Method, MethodName};
-pub use solve::{SolveError, SolveSpec, Solved};
+pub use solve::{RunOptions, SolveError, SolveSpec, Solved};

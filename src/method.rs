@@ -2,14 +2,14 @@
 //! options type per method, whose `Default` is the one place its defaults live. The command
 //! line's flags and a ladder entry's keys are the options' serde keys, and both build the
 //! same value through [`Method::from_given`], which refuses an option the method does not
-//! have, one it would not use given the others ([`crate::options::Options::idle`]), and a
+//! have, one it would not use given the others ([`crate::options::Table::idle`]), and a
 //! value out of range.
 
 use crate::batch::MapKind;
 use crate::dc::DcOptions;
 use crate::error::SpecError;
 use crate::f1::F1Options;
-use crate::options::{self, Options};
+use crate::options::{self, Options, Row, Table};
 use crate::search::alns::AlnsOptions;
 use crate::search::backtrack::BacktrackOptions;
 use crate::search::hill::HillOptions;
@@ -17,88 +17,155 @@ use crate::search::scan::ScanSolveOptions;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The solving methods by name: what `--method` and a ladder entry's `method` say, and what
-/// a ladder's records carry (serialised as the same lowercase name). The default is RRR, as
-/// a run's is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum MethodName {
-    /// RRR (reflect-reflect-relax) between "edges match" and "pieces used once".
-    #[default]
-    Rrr,
-    /// The general-beta difference map between the same two sets.
-    Dm,
-    /// Divide and concur (Gravel & Elser): replicas per constraint, averaged by concur.
-    Dc,
-    /// Arc-consistent backtracking with restarts.
-    Backtrack,
-    /// The row-scan tree search (lookup tables, join budgets), randomised with restarts.
-    Scan,
-    /// Hill-climbing over full boards with restarts (a control).
-    Hill,
-    /// Adaptive large-neighbourhood search (a control).
-    Alns,
+/// The one list of the methods: for each, its variant, its name (`--method`, the JSON, a
+/// ladder's records), its options type, the type of its part of a report (`report::Outcome`),
+/// and whether it is a map (which runs on a backend) or a search. It hands the list to the
+/// macro named (`$then!`), which writes what it needs from it: [`MethodName`] and [`Method`]
+/// here, the report's outcome in `report`. Adding a method is a line here, its options type
+/// and its outcome type.
+macro_rules! methods {
+    ($then:ident) => {
+        $then! {
+            /// RRR (reflect-reflect-relax) between "edges match" and "pieces used once" (F1).
+            Rrr "rrr" F1Options MapOutcome map,
+            /// The general-beta difference map between the same two sets (F1).
+            Dm "dm" F1Options MapOutcome map,
+            /// Divide and concur (Gravel & Elser, F2): replicas per constraint, averaged by
+            /// concur.
+            Dc "dc" DcOptions MapOutcome map,
+            /// Arc-consistent backtracking with restarts.
+            Backtrack "backtrack" BacktrackOptions BacktrackOutcome search,
+            /// The row-scan tree search (lookup tables, join budgets), randomised with restarts.
+            Scan "scan" ScanSolveOptions ScanOutcome search,
+            /// Hill-climbing over full boards with restarts (a control).
+            Hill "hill" HillOptions LocalOutcome search,
+            /// Adaptive large-neighbourhood search (a control).
+            Alns "alns" AlnsOptions AlnsOutcome search,
+        }
+    };
+}
+pub(crate) use methods;
+
+/// `true` for a map, `false` for a search (a column of `methods!`).
+macro_rules! is_map {
+    (map) => {
+        true
+    };
+    (search) => {
+        false
+    };
+}
+
+/// [`MethodName`] and [`Method`] from the list.
+macro_rules! method_types {
+    ($($(#[doc = $doc:literal])* $v:ident $name:literal $opts:ident $outcome:ident $kind:ident,)*) => {
+        /// The solving methods by name: what `--method` and a ladder entry's `method` say, and
+        /// what a ladder's records carry (serialised as the same lowercase name). The default
+        /// is RRR, as a run's is.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+        #[serde(rename_all = "lowercase")]
+        pub enum MethodName {
+            #[default]
+            $($(#[doc = $doc])* $v,)*
+        }
+
+        impl MethodName {
+            /// Every method, in the command line's order.
+            pub const ALL: [MethodName; [$($name),*].len()] = [$(MethodName::$v),*];
+
+            /// The name the command line, the JSON and a ladder's records use.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(MethodName::$v => $name,)*
+                }
+            }
+
+            /// Whether it is one of the maps, which run on a backend (rrr, dm, dc).
+            pub fn is_map(self) -> bool {
+                match self {
+                    $(MethodName::$v => is_map!($kind),)*
+                }
+            }
+
+            /// The method at its defaults.
+            pub fn with_defaults(self) -> Method {
+                match self {
+                    $(MethodName::$v => Method::$v($opts::default()),)*
+                }
+            }
+
+            /// The rows of its options type (each option declared once: [`options::Table`]),
+            /// less those it never uses.
+            pub fn rows(self) -> Vec<Row> {
+                let rows = match self {
+                    $(MethodName::$v => <$opts as Table>::rows(),)*
+                };
+                rows.into_iter().filter(|r| r.methods.is_none_or(|m| m.contains(&self.name()))).collect()
+            }
+        }
+
+        /// A method and its options. Serialised with the options' keys beside `"method"`, as a
+        /// ladder entry and `solve --json` write it; read back with [`Method::from_given`]
+        /// (which checks) or serde (which does not).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "method", rename_all = "lowercase")]
+        pub enum Method {
+            $($(#[doc = $doc])* $v($opts),)*
+        }
+
+        impl Method {
+            /// The method's name.
+            pub fn name(&self) -> MethodName {
+                match self {
+                    $(Method::$v(_) => MethodName::$v,)*
+                }
+            }
+
+            /// The options without effect given the others ([`Table::idle`]).
+            pub fn idle(&self) -> Vec<(&'static str, String)> {
+                match self {
+                    $(Method::$v(o) => o.idle(),)*
+                }
+            }
+
+            /// Refuses values out of range, contradictions, an idle option set away from its
+            /// default ([`options::check_idle`]), and an option of its type that the method
+            /// never uses set away from its default.
+            pub fn check(&self) -> Result<(), SpecError> {
+                match self {
+                    $(Method::$v(o) => {
+                        o.check().and_then(|()| options::check_idle(o))?;
+                        never_used(self.name(), o)
+                    })*
+                }
+            }
+        }
+    };
+}
+methods!(method_types);
+
+/// Refuses a key of `options` that `name` never uses (a row whose `methods` leave it out) set
+/// away from its default.
+fn never_used<T: Options>(name: MethodName, options: &T) -> Result<(), SpecError> {
+    let (Ok(mine), Ok(default)) = (serde_json::to_value(options), serde_json::to_value(T::default())) else {
+        return Ok(());
+    };
+    for row in T::rows() {
+        let Some(users) = row.methods.filter(|m| !m.contains(&name.name())) else { continue };
+        if mine.get(row.key) != default.get(row.key) {
+            let names = users.join(", ");
+            let why = format!("with --method {name} (it is an option of {names} only)");
+            return Err(SpecError::no_effect(row.key, why));
+        }
+    }
+    Ok(())
 }
 
 impl MethodName {
-    /// Every method, in the command line's order.
-    pub const ALL: [MethodName; 7] = [
-        MethodName::Rrr,
-        MethodName::Dm,
-        MethodName::Dc,
-        MethodName::Backtrack,
-        MethodName::Scan,
-        MethodName::Hill,
-        MethodName::Alns,
-    ];
-
-    /// The name the command line, the JSON and a ladder's records use.
-    pub fn name(self) -> &'static str {
-        match self {
-            MethodName::Rrr => "rrr",
-            MethodName::Dm => "dm",
-            MethodName::Dc => "dc",
-            MethodName::Backtrack => "backtrack",
-            MethodName::Scan => "scan",
-            MethodName::Hill => "hill",
-            MethodName::Alns => "alns",
-        }
-    }
-
-    /// Whether it is one of the maps, which run on a backend (rrr, dm, dc).
-    pub fn is_map(self) -> bool {
-        matches!(self, MethodName::Rrr | MethodName::Dm | MethodName::Dc)
-    }
-
-    /// The method at its defaults.
-    pub fn with_defaults(self) -> Method {
-        match self {
-            MethodName::Rrr => Method::Rrr(F1Options::default()),
-            MethodName::Dm => Method::Dm(F1Options::default()),
-            MethodName::Dc => Method::Dc(DcOptions::default()),
-            MethodName::Backtrack => Method::Backtrack(BacktrackOptions::default()),
-            MethodName::Scan => Method::Scan(ScanSolveOptions::default()),
-            MethodName::Hill => Method::Hill(HillOptions::default()),
-            MethodName::Alns => Method::Alns(AlnsOptions::default()),
-        }
-    }
-
-    /// The keys of the method's options (its options type's serde keys, less those it never
-    /// uses), sorted.
+    /// The keys of the method's options, in its table's order.
     pub fn keys(self) -> Vec<String> {
-        let mut k = options::keys(&self.with_defaults());
-        k.retain(|k| k != "method" && !self.never_uses().iter().any(|(n, _)| n == k));
-        k
-    }
-
-    /// Keys its options type has that this method never uses, with why ("has no effect ..."):
-    /// the fused pass is rrr's, though dm shares rrr's options.
-    pub fn never_uses(self) -> &'static [(&'static str, &'static str)] {
-        match self {
-            MethodName::Dm => &[("fused_passes", "with --method dm (the fused pass is rrr's)")],
-            _ => &[],
-        }
+        self.rows().iter().map(|r| r.key.to_string()).collect()
     }
 }
 
@@ -118,49 +185,14 @@ impl std::str::FromStr for MethodName {
     }
 }
 
-/// A method and its options. Serialised with the options' keys beside `"method"`, as a
-/// ladder entry and `solve --json` write it; read back with [`Method::from_given`] (which
-/// checks) or serde (which does not).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "lowercase")]
-pub enum Method {
-    /// RRR in edge-colour space (F1).
-    Rrr(F1Options),
-    /// The difference map in edge-colour space (F1).
-    Dm(F1Options),
-    /// Divide and concur (F2).
-    Dc(DcOptions),
-    /// The arc-consistent backtracker.
-    Backtrack(BacktrackOptions),
-    /// The row-scan search.
-    Scan(ScanSolveOptions),
-    /// The hill-climber.
-    Hill(HillOptions),
-    /// Adaptive large-neighbourhood search.
-    Alns(AlnsOptions),
-}
-
 impl Default for Method {
     /// RRR at its measured defaults.
     fn default() -> Self {
-        Method::Rrr(F1Options::default())
+        MethodName::default().with_defaults()
     }
 }
 
 impl Method {
-    /// The method's name.
-    pub fn name(&self) -> MethodName {
-        match self {
-            Method::Rrr(_) => MethodName::Rrr,
-            Method::Dm(_) => MethodName::Dm,
-            Method::Dc(_) => MethodName::Dc,
-            Method::Backtrack(_) => MethodName::Backtrack,
-            Method::Scan(_) => MethodName::Scan,
-            Method::Hill(_) => MethodName::Hill,
-            Method::Alns(_) => MethodName::Alns,
-        }
-    }
-
     /// Whether it is one of the maps (rrr, dm, dc).
     pub fn is_map(&self) -> bool {
         self.name().is_map()
@@ -187,44 +219,6 @@ impl Method {
     /// Whether the run is in rate mode (`keep_going`, the maps only).
     pub fn keep_going(&self) -> bool {
         self.map_options().is_some_and(|m| m.keep_going)
-    }
-
-    /// The options without effect given the others ([`Options::idle`]), with the method's
-    /// own: the fused pass is rrr's.
-    pub fn idle(&self) -> Vec<(&'static str, String)> {
-        let mut idle = match self {
-            Method::Rrr(o) | Method::Dm(o) => o.idle(),
-            Method::Dc(o) => o.idle(),
-            Method::Backtrack(o) => o.idle(),
-            Method::Scan(o) => o.idle(),
-            Method::Hill(o) => o.idle(),
-            Method::Alns(o) => o.idle(),
-        };
-        idle.extend(self.name().never_uses().iter().map(|(k, why)| (*k, why.to_string())));
-        idle
-    }
-
-    /// Refuses values out of range, contradictions, and an idle option set away from its
-    /// default ([`options::check_idle`]).
-    pub fn check(&self) -> Result<(), SpecError> {
-        match self {
-            Method::Rrr(o) => o.check().and_then(|()| options::check_idle(o)),
-            Method::Dm(o) => {
-                o.check().and_then(|()| options::check_idle(o))?;
-                if let Some((key, why)) = self.name().never_uses().iter().find(|(k, _)| {
-                    serde_json::to_value(o).ok().and_then(|v| v.get(*k).cloned())
-                        != serde_json::to_value(F1Options::default()).ok().and_then(|v| v.get(*k).cloned())
-                }) {
-                    return Err(SpecError::no_effect(key, *why));
-                }
-                Ok(())
-            }
-            Method::Dc(o) => o.check().and_then(|()| options::check_idle(o)),
-            Method::Backtrack(o) => o.check().and_then(|()| options::check_idle(o)),
-            Method::Scan(o) => o.check().and_then(|()| options::check_idle(o)),
-            Method::Hill(o) => o.check().and_then(|()| options::check_idle(o)),
-            Method::Alns(o) => o.check().and_then(|()| options::check_idle(o)),
-        }
     }
 
     /// The method `name` with the options given in `given` (keys as the options' serde keys,

@@ -63,45 +63,34 @@ pub struct Printed {
     pub output_error: Option<String>,
 }
 
-/// What each method did, tagged by its name.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "method", rename_all = "lowercase")]
-pub enum Outcome {
-    /// RRR (F1, `--method rrr`).
-    Rrr(MapOutcome),
-    /// The difference map (F1, `--method dm`).
-    Dm(MapOutcome),
-    /// Divide and concur (F2, `--method dc`).
-    Dc(MapOutcome),
-    /// The arc-consistent backtracker.
-    Backtrack(BacktrackOutcome),
-    /// The row-scan search.
-    Scan(ScanOutcome),
-    /// The hill-climber.
-    Hill(LocalOutcome),
-    /// Adaptive large-neighbourhood search.
-    Alns(AlnsOutcome),
+/// The report's outcome from the method list ([`crate::method`]'s `methods!`).
+macro_rules! outcome {
+    ($($(#[doc = $doc:literal])* $v:ident $name:literal $opts:ident $outcome:ident $kind:ident,)*) => {
+        /// What each method did, tagged by its name.
+        #[derive(Clone, Debug, Serialize)]
+        #[serde(tag = "method", rename_all = "lowercase")]
+        pub enum Outcome {
+            $($(#[doc = $doc])* $v($outcome),)*
+        }
+
+        impl Outcome {
+            /// The method's name.
+            pub fn method(&self) -> MethodName {
+                match self {
+                    $(Outcome::$v(_) => MethodName::$v,)*
+                }
+            }
+        }
+    };
 }
+crate::method::methods!(outcome);
 
 impl Outcome {
-    /// The method's name.
-    pub fn method(&self) -> MethodName {
-        match self {
-            Outcome::Rrr(_) => MethodName::Rrr,
-            Outcome::Dm(_) => MethodName::Dm,
-            Outcome::Dc(_) => MethodName::Dc,
-            Outcome::Backtrack(_) => MethodName::Backtrack,
-            Outcome::Scan(_) => MethodName::Scan,
-            Outcome::Hill(_) => MethodName::Hill,
-            Outcome::Alns(_) => MethodName::Alns,
-        }
-    }
-
     /// A map's outcome (rrr, dm, dc).
     pub fn map(&self) -> Option<&MapOutcome> {
         match self {
             Outcome::Rrr(m) | Outcome::Dm(m) | Outcome::Dc(m) => Some(m),
-            _ => None,
+            Outcome::Backtrack(_) | Outcome::Scan(_) | Outcome::Hill(_) | Outcome::Alns(_) => None,
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::error::SpecError;
 use crate::f1::map::{self, MapConfig};
 use crate::limits::{self, LimitError, MemoryBudget, OutputFile};
 use crate::method::{Method, MethodName};
+use crate::options::{Row, Table};
 use crate::puzzle::Puzzle;
 use crate::report::SolveReport;
 use crate::search::alns::{self, AlnsConfig, AlnsOptions};
@@ -35,39 +36,63 @@ use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Duration;
 
+crate::options::one_value!(BackendChoice);
+
+crate::options::options_table! {
+    /// The run's own options, beside the method's ([`SolveSpec::run`]): the seed, the
+    /// budgets, the threads, the batch, where a map runs, and rate mode's solutions file.
+    pub struct RunOptions {
+        /// The seed of every random choice of the run.
+        [Common]
+        pub seed: u64 = 0,
+        /// Wall-clock limit in seconds.
+        [Common, value_name = "SECS"]
+        pub time_limit: Option<f64> = None,
+        /// Iterations per trial (maps; 100,000 without a time limit), moves (hill; 1e8) or
+        /// iterations (alns; 1e7); no cap under a time limit.
+        [Common, methods = ["rrr", "dm", "dc", "hill", "alns"]]
+        pub max_iters: Option<u64> = None,
+        /// Node limit of a tree search (none by default).
+        [Common, methods = ["backtrack", "scan"]]
+        pub max_nodes: Option<u64> = None,
+        /// Worker threads (default: every core).
+        [Common, methods = ["rrr", "dm", "dc", "scan"]]
+        pub threads: Option<usize> = None,
+        /// Independent trials of the map, run as one batch.
+        [Common, methods = ["rrr", "dm", "dc"]]
+        pub trials: usize = MapRun::default().trials,
+        /// Where the map runs: auto takes a hardware GPU when there is one and falls back to the
+        /// CPU, saying which on stderr; gpu fails without a usable adapter.
+        [Gpu, methods = ["rrr", "dm", "dc"]]
+        pub backend: BackendChoice = BackendChoice::Auto,
+        /// The GPU adapter: the first whose name contains this (case-insensitive); `all`: every
+        /// hardware adapter, a batch's trials split over them.
+        [Gpu, methods = ["rrr", "dm", "dc"]]
+        pub adapter: Option<String> = None,
+        /// With --keep-going: append every solution to this file as one JSON line when it is
+        /// found (flushed, so a killed run keeps every solution found).
+        [Output, value_name = "FILE", methods = ["rrr", "dm", "dc"]]
+        pub solutions: Option<PathBuf> = None,
+    }
+    idle(o) {
+        adapter if o.backend == BackendChoice::Cpu => "with --backend cpu";
+    }
+}
+
 /// A run: the method with its options, and the run's own options. [`SolveSpec::default`]
 /// is `concur solve PUZZLE` with no flags (RRR at its measured defaults); set the fields that
 /// differ with `..SolveSpec::default()`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SolveSpec {
     /// The method and its options.
     #[serde(flatten)]
     pub method: Method,
-    /// The seed of every random choice of the run.
-    pub seed: u64,
-    /// Independent trials of a map, run as one batch (the maps).
-    pub trials: usize,
-    /// Worker threads (the maps and the scan; default: every core).
-    pub threads: Option<usize>,
-    /// Wall-clock limit in seconds.
-    pub time_limit: Option<f64>,
-    /// Iterations per trial (maps; default 100,000), moves (hill; default 1e8) or iterations
-    /// (alns; default 1e7); no cap by default under a time limit.
-    pub max_iters: Option<u64>,
-    /// Node limit of a tree search (backtrack, scan).
-    pub max_nodes: Option<u64>,
-    /// Where a map runs: `auto` takes a hardware GPU when there is one and falls back to the
-    /// CPU, saying which; `gpu` fails without a usable adapter.
-    pub backend: BackendChoice,
-    /// The GPU adapter: the first whose name contains this (case-insensitive), or `all`, every
-    /// hardware adapter.
-    pub adapter: Option<String>,
+    /// The run's own options (seed, trials, threads, limits, backend, solutions file).
+    #[serde(flatten)]
+    pub run: RunOptions,
     /// Which trials get a fixed-point certificate (the command line's `--dump-state`).
     #[serde(skip)]
     pub certify: Certify,
-    /// Rate mode: append every solution to this file as one JSON line when it is found
-    /// (flushed, so a killed run keeps every solution found).
-    pub solutions: Option<PathBuf>,
     /// Rate mode: hear every solution as it is found (beside `solutions`).
     #[serde(skip)]
     pub on_solution: Option<SolutionSink>,
@@ -87,45 +112,54 @@ pub struct SolveSpec {
     pub save_at_stop: bool,
 }
 
-impl Default for SolveSpec {
-    /// RRR at its defaults, seed 0, the batch of [`MapRun::default`], every core, no limits,
-    /// the backend `auto`.
-    fn default() -> Self {
-        SolveSpec {
-            method: Method::default(),
-            seed: 0,
-            trials: MapRun::default().trials,
-            threads: None,
-            time_limit: None,
-            max_iters: None,
-            max_nodes: None,
-            backend: BackendChoice::Auto,
-            adapter: None,
-            certify: Certify::None,
-            solutions: None,
-            on_solution: None,
-            resume: None,
-            save_at_stop: false,
-        }
-    }
+/// The methods that use the run's option `key` (None: not a run option), from its row.
+pub fn run_key_methods(key: &str) -> Option<Vec<MethodName>> {
+    let row = RunOptions::rows().into_iter().find(|r| r.key == key)?;
+    Some(match row.methods {
+        None => MethodName::ALL.to_vec(),
+        Some(names) => MethodName::ALL.into_iter().filter(|m| names.contains(&m.name())).collect(),
+    })
 }
 
-/// The run's own option keys, beside the method's (and `method`).
-pub const RUN_KEYS: [&str; 9] =
-    ["seed", "trials", "threads", "time_limit", "max_iters", "max_nodes", "backend", "adapter", "solutions"];
+/// One option a method takes, with its default: its row and the default's JSON value (an
+/// `f32` default in its shortest form, 0.7 rather than 0.699999988).
+#[derive(Clone, Debug)]
+pub struct OptionDefault {
+    /// The option as its table declares it.
+    pub row: Row,
+    /// Its default.
+    pub default: Value,
+}
 
-/// The methods that use the run's option `key` (None: not a run option).
-pub fn run_key_methods(key: &str) -> Option<Vec<MethodName>> {
-    use MethodName::*;
-    let all = MethodName::ALL.to_vec();
-    Some(match key {
-        "seed" | "time_limit" => all,
-        "trials" | "backend" | "adapter" | "solutions" => vec![Rrr, Dm, Dc],
-        "threads" => vec![Rrr, Dm, Dc, Scan],
-        "max_iters" => vec![Rrr, Dm, Dc, Hill, Alns],
-        "max_nodes" => vec![Backtrack, Scan],
-        _ => return None,
-    })
+/// Every option `name` takes, the run's first and then its own, each with its default: what
+/// Python's keyword arguments and their defaults are read from.
+pub fn options_of(name: MethodName) -> Vec<OptionDefault> {
+    let run = serde_json::to_value(RunOptions::default()).unwrap_or_default();
+    let own = serde_json::to_value(name.with_defaults()).unwrap_or_default();
+    let mut out = Vec::new();
+    for row in RunOptions::rows() {
+        if run_key_methods(row.key).is_some_and(|m| m.contains(&name)) {
+            out.push(OptionDefault { row, default: shortest(run.get(row.key).cloned().unwrap_or_default()) });
+        }
+    }
+    for row in name.rows() {
+        out.push(OptionDefault { row, default: shortest(own.get(row.key).cloned().unwrap_or_default()) });
+    }
+    out
+}
+
+/// A value with every number that is an `f32` written in the `f32`'s shortest form.
+fn shortest(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            let short = (f as f32).to_string().parse::<f64>().ok().filter(|_| f64::from(f as f32) == f);
+            short.and_then(serde_json::Number::from_f64).map_or(Value::Number(n), Value::Number)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(shortest).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, shortest(v))).collect()),
+        v => v,
+    }
 }
 
 /// Errors of a solve: a spec that cannot run, a backend that fails, or a claim the exact
@@ -188,34 +222,27 @@ impl SolveSpec {
         let mut options = given.clone();
         options.remove("method");
         let mut run = Map::new();
-        for key in RUN_KEYS {
-            if let Some(v) = options.remove(key) {
-                run.insert(key.to_string(), v);
+        for row in RunOptions::rows() {
+            if let Some(v) = options.remove(row.key) {
+                run.insert(row.key.to_string(), v);
             }
         }
         let method = Method::from_given(name, &options)?;
-        let mut spec = SolveSpec { method, ..SolveSpec::default() };
+        // One key at a time first, so that a value that does not read names its key.
         for (key, value) in &run {
-            let bad = |e: serde_json::Error| SpecError::Value { key: key.clone(), reason: e.to_string() };
-            let v = value.clone();
-            match key.as_str() {
-                "seed" => spec.seed = serde_json::from_value(v).map_err(bad)?,
-                "trials" => spec.trials = serde_json::from_value(v).map_err(bad)?,
-                "threads" => spec.threads = serde_json::from_value(v).map_err(bad)?,
-                "time_limit" => spec.time_limit = serde_json::from_value(v).map_err(bad)?,
-                "max_iters" => spec.max_iters = serde_json::from_value(v).map_err(bad)?,
-                "max_nodes" => spec.max_nodes = serde_json::from_value(v).map_err(bad)?,
-                "backend" => spec.backend = serde_json::from_value(v).map_err(bad)?,
-                "adapter" => spec.adapter = serde_json::from_value(v).map_err(bad)?,
-                "solutions" => spec.solutions = serde_json::from_value(v).map_err(bad)?,
-                _ => unreachable!("RUN_KEYS are matched above"),
-            }
+            let one: Map<String, Value> = [(key.clone(), value.clone())].into_iter().collect();
+            serde_json::from_value::<RunOptions>(Value::Object(one))
+                .map_err(|e| SpecError::Value { key: key.clone(), reason: e.to_string() })?;
         }
+        let run_options: RunOptions = serde_json::from_value(Value::Object(run.clone())).map_err(|e| {
+            SpecError::Value { key: run.keys().next().cloned().unwrap_or_default(), reason: e.to_string() }
+        })?;
+        let spec = SolveSpec { method, run: run_options, ..SolveSpec::default() };
         for key in run.keys() {
             spec.check_run_key(key)?;
         }
-        if run.contains_key("adapter") && spec.backend == BackendChoice::Cpu {
-            return Err(SpecError::no_effect("adapter", "with --backend cpu"));
+        if let Some((key, because)) = spec.run.idle().into_iter().find(|(k, _)| run.contains_key(*k)) {
+            return Err(SpecError::no_effect(key, because));
         }
         spec.check()?;
         Ok(spec)
@@ -226,37 +253,31 @@ impl SolveSpec {
     /// values out of range, and outputs that contradict the run.
     pub fn check(&self) -> Result<(), SpecError> {
         self.method.check()?;
-        let d = SolveSpec::default();
-        let set = [
-            ("trials", self.trials != d.trials),
-            ("threads", self.threads.is_some()),
-            ("max_iters", self.max_iters.is_some()),
-            ("max_nodes", self.max_nodes.is_some()),
-            ("backend", self.backend != d.backend),
-            ("adapter", self.adapter.is_some()),
-            ("solutions", self.solutions.is_some()),
-        ];
-        for (key, is_set) in set {
-            if is_set {
-                self.check_run_key(key)?;
+        let (mine, default) = (serde_json::to_value(&self.run), serde_json::to_value(RunOptions::default()));
+        if let (Ok(mine), Ok(default)) = (mine, default) {
+            for row in RunOptions::rows() {
+                if mine.get(row.key) != default.get(row.key) {
+                    self.check_run_key(row.key)?;
+                }
             }
         }
-        if let Some(t) = self.time_limit
+        crate::options::check_idle(&self.run)?;
+        if let Some(t) = self.run.time_limit
             && !(0.0..=limits::MAX_SECONDS).contains(&t)
         {
             return Err(SpecError::range("time_limit", "a number of seconds from 0 to 1e9", t));
         }
-        if self.threads == Some(0) {
+        if self.run.threads == Some(0) {
             return Err(SpecError::range("threads", "at least 1", 0));
         }
-        if self.is_map() && self.trials == 0 {
+        if self.is_map() && self.run.trials == 0 {
             return Err(SpecError::range("trials", "at least 1", 0));
         }
-        if let Some(a) = self.adapter.as_deref().filter(|a| a.trim().is_empty()) {
+        if let Some(a) = self.run.adapter.as_deref().filter(|a| a.trim().is_empty()) {
             return Err(SpecError::range("adapter", "a part of an adapter's name, or all", format!("{a:?}")));
         }
         let keep_going = self.method.keep_going();
-        if self.solutions.is_some() && !keep_going {
+        if self.run.solutions.is_some() && !keep_going {
             return Err(SpecError::no_effect("solutions", "without --keep-going (it records a rate-mode run)"));
         }
         if self.certify != Certify::None && !self.is_map() {
@@ -300,8 +321,8 @@ impl SolveSpec {
             return Ok(());
         }
         let as_it_runs = match key {
-            "backend" => self.backend != BackendChoice::Gpu,
-            "threads" => self.threads.is_none_or(|t| t == 1),
+            "backend" => self.run.backend != BackendChoice::Gpu,
+            "threads" => self.run.threads.is_none_or(|t| t == 1),
             _ => false,
         };
         if as_it_runs {
@@ -312,27 +333,27 @@ impl SolveSpec {
     }
 
     fn time_limit(&self) -> Option<Duration> {
-        self.time_limit.map(Duration::from_secs_f64)
+        self.run.time_limit.map(Duration::from_secs_f64)
     }
 
     /// Iterations per trial of a map: as given, else [`map::default_iters`].
     pub fn map_iters(&self) -> u64 {
-        self.max_iters.unwrap_or_else(|| map::default_iters(self.time_limit()))
+        self.run.max_iters.unwrap_or_else(|| map::default_iters(self.time_limit()))
     }
 
     /// A local search's cap on moves or iterations: as given, else none under a time limit
     /// (the clock bounds the run, as for the maps), else `cap`.
     fn local_cap(&self, cap: u64) -> Option<u64> {
-        self.max_iters.or(if self.time_limit.is_some() { None } else { Some(cap) })
+        self.run.max_iters.or(if self.run.time_limit.is_some() { None } else { Some(cap) })
     }
 
     /// How a map's batch runs: trials, budget, seed, and `cancel`.
     fn map_run(&self, cancel: &Cancel) -> MapRun {
         MapRun {
-            trials: self.trials,
+            trials: self.run.trials,
             max_iters: self.map_iters(),
             time_limit: self.time_limit(),
-            seed: self.seed,
+            seed: self.run.seed,
             on_solution: self.on_solution.clone(),
             cancel: cancel.clone(),
             save_at_stop: self.save_at_stop,
@@ -365,23 +386,29 @@ impl SolveSpec {
 
     fn backtrack_config(&self, cancel: &Cancel) -> Option<BacktrackConfig> {
         let Method::Backtrack(o) = &self.method else { return None };
-        Some(o.config(self.seed, self.time_limit(), self.max_nodes, cancel.clone()))
+        Some(o.config(self.run.seed, self.time_limit(), self.run.max_nodes, cancel.clone()))
     }
 
     fn scan_config(&self, cancel: &Cancel) -> Option<ScanSolveConfig> {
         let Method::Scan(o) = &self.method else { return None };
         // No count: every core.
-        Some(o.config(self.seed, self.time_limit(), self.max_nodes, self.threads.unwrap_or(0), cancel.clone()))
+        Some(o.config(
+            self.run.seed,
+            self.time_limit(),
+            self.run.max_nodes,
+            self.run.threads.unwrap_or(0),
+            cancel.clone(),
+        ))
     }
 
     fn hill_config(&self, cancel: &Cancel) -> Option<HillConfig> {
         let Method::Hill(o) = &self.method else { return None };
-        Some(o.config(self.seed, self.local_cap(HillOptions::MAX_MOVES), self.time_limit(), cancel.clone()))
+        Some(o.config(self.run.seed, self.local_cap(HillOptions::MAX_MOVES), self.time_limit(), cancel.clone()))
     }
 
     fn alns_config(&self, cancel: &Cancel) -> Option<AlnsConfig> {
         let Method::Alns(o) = &self.method else { return None };
-        Some(o.config(self.seed, self.local_cap(AlnsOptions::MAX_ITERATIONS), self.time_limit(), cancel.clone()))
+        Some(o.config(self.run.seed, self.local_cap(AlnsOptions::MAX_ITERATIONS), self.time_limit(), cancel.clone()))
     }
 
     /// The batch of a map, for `backend` (F1's `--assign auto` resolved there).
@@ -410,7 +437,7 @@ impl SolveSpec {
     pub fn preflight(&self, puzzle: &Puzzle, backend: &dyn Backend) -> Result<(), SolveError> {
         self.check()?;
         self.supported_by(backend).map_err(EngineError::from)?;
-        if let Some(path) = &self.solutions {
+        if let Some(path) = &self.run.solutions {
             OutputFile::check(path)?;
         }
         let budget = MemoryBudget::here()?;
@@ -418,9 +445,9 @@ impl SolveSpec {
         let propagate = matches!(&self.method, Method::Dc(o) if o.propagate.is_some());
         let network = self.name() == MethodName::Backtrack || complete || propagate;
         budget.check_tables(&self.what(puzzle, ""), limits::tables(puzzle, network))?;
-        let threads = self.threads.unwrap_or_else(rayon::current_num_threads);
+        let threads = self.run.threads.unwrap_or_else(rayon::current_num_threads);
         if let Some(estimate) = self.with_job(backend, |job| backend.estimate(puzzle, job, threads)) {
-            budget.check_trials(&self.what(puzzle, backend.memory_place()), &estimate, self.trials as u64)?;
+            budget.check_trials(&self.what(puzzle, backend.memory_place()), &estimate, self.run.trials as u64)?;
         }
         Ok(())
     }
@@ -432,13 +459,13 @@ impl SolveSpec {
 /// get the CPU backend.
 pub fn pick_backend(spec: &SolveSpec) -> Result<backend::Selected, SolveError> {
     let cpu = |note| backend::Selected { backend: Box::new(backend::CpuBackend), note };
-    if !spec.is_map() || spec.backend == BackendChoice::Cpu {
+    if !spec.is_map() || spec.run.backend == BackendChoice::Cpu {
         return Ok(cpu(None));
     }
-    let sel = backend::select(spec.backend, spec.adapter.as_deref())?;
+    let sel = backend::select(spec.run.backend, spec.run.adapter.as_deref())?;
     match spec.supported_by(sel.backend.as_ref()) {
         Ok(()) => Ok(sel),
-        Err(e) if spec.backend == BackendChoice::Gpu => Err(EngineError::from(e).into()),
+        Err(e) if spec.run.backend == BackendChoice::Gpu => Err(EngineError::from(e).into()),
         Err(e) => Ok(cpu(Some(format!("backend auto: cpu ({e})")))),
     }
 }
@@ -507,7 +534,7 @@ pub struct Solved {
 /// Runs `spec` on `puzzle`: the maps on `backend`, the searches on the CPU, after the checks
 /// of [`SolveSpec::preflight`]. It ends at its own end, at its time limit, or at the next
 /// check after `cancel` is tripped, with what it had (every solution verified). `progress`
-/// hears a map's rounds and a scan's reports. With `spec.threads`, the work runs on a pool of
+/// hears a map's rounds and a scan's reports. With `spec.run.threads`, the work runs on a pool of
 /// that many threads.
 pub fn solve(
     puzzle: &Puzzle,
@@ -526,7 +553,7 @@ pub fn solve(
             s
         })
     };
-    let mut solved = match spec.threads {
+    let mut solved = match spec.run.threads {
         Some(n) if spec.is_map() => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
@@ -534,7 +561,8 @@ pub fn solve(
             .install(|| timed(progress)),
         _ => timed(progress),
     }?;
-    let one_thread = spec.threads == Some(1) || run_key_methods("threads").is_some_and(|m| !m.contains(&spec.name()));
+    let one_thread =
+        spec.run.threads == Some(1) || run_key_methods("threads").is_some_and(|m| !m.contains(&spec.name()));
     if !one_thread {
         solved.cpu_s = None;
     }
@@ -560,7 +588,7 @@ fn run(
     let solved = if let Some(cfg) = spec.backtrack_config(cancel) {
         let ac = cfg.consistency;
         let (board, ending, stats) = backtrack::solve(puzzle, cfg);
-        let report = SolveReport::from_backtrack(puzzle, board, ending, &stats, ac, spec.seed);
+        let report = SolveReport::from_backtrack(puzzle, board, ending, &stats, ac, spec.run.seed);
         Solved::of(report, stats.nodes, "nodes", Vec::new())
     } else if let Some(cfg) = spec.scan_config(cancel) {
         let progress = std::sync::Mutex::new(progress);
@@ -651,7 +679,7 @@ fn run_map(
     };
     check_claim(puzzle, &batch.result)?;
     let Batch { result, certificates, certificate_error, snapshot } = batch;
-    let mut report = SolveReport::from_map(puzzle, spec.name(), &result, spec.seed, params, backend.label());
+    let mut report = SolveReport::from_map(puzzle, spec.name(), &result, spec.run.seed, params, backend.label());
     if result.trials.iter().all(|t| t.iterations == 0) {
         // Stopped before any trial's first iteration: no board was chosen yet.
         report.board = None;
@@ -692,14 +720,14 @@ fn rate_sink(puzzle: &Puzzle, spec: &SolveSpec) -> Result<Option<SolutionSink>, 
         return Ok(None);
     }
     let caller = spec.on_solution.clone();
-    let Some(path) = &spec.solutions else { return Ok(caller) };
+    let Some(path) = &spec.run.solutions else { return Ok(caller) };
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map_err(|e| LimitError::Unwritable { path: path.display().to_string(), reason: e.to_string() })?;
     let head = serde_json::json!({
-        "method": spec.name().name(), "seed": spec.seed, "trials": spec.trials,
+        "method": spec.name().name(), "seed": spec.run.seed, "trials": spec.run.trials,
         "width": puzzle.width(), "height": puzzle.height(),
     });
     Ok(Some(SolutionSink::new(move |found: &Found| {
@@ -737,9 +765,9 @@ mod tests {
     fn defaults_are_the_options_and_a_bare_entry_reads_as_them() {
         let d = SolveSpec::default();
         assert_eq!(d.name(), MethodName::Rrr);
-        assert_eq!(d.trials, MapConfig::default().trials);
+        assert_eq!(d.run.trials, MapConfig::default().trials);
         let from = SolveSpec::from_given(&given(json!({"method": "rrr"}))).unwrap();
-        assert_eq!((from.method, from.trials, from.seed), (d.method.clone(), d.trials, d.seed));
+        assert_eq!((from.method, from.run.trials, from.run.seed), (d.method.clone(), d.run.trials, d.run.seed));
         let c = d.map_config(&Cancel::new()).unwrap();
         let m = MapConfig::default();
         assert_eq!(
@@ -761,7 +789,8 @@ mod tests {
         let e = SolveSpec::from_given(&given(json!({"solutions": "s.jsonl"}))).unwrap_err();
         assert_eq!(e.key(), Some("solutions"));
         // The same held for a spec built in code.
-        let s = SolveSpec { method: MethodName::Backtrack.with_defaults(), threads: Some(2), ..Default::default() };
+        let run = RunOptions { threads: Some(2), ..RunOptions::default() };
+        let s = SolveSpec { method: MethodName::Backtrack.with_defaults(), run, ..Default::default() };
         assert!(s.check().is_err());
     }
 

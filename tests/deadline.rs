@@ -10,7 +10,7 @@ use crate::common::generated;
 use concur::backend::Backend;
 use concur::backend::gpu::GpuBackend;
 use concur::cancel::Cancel;
-use concur::{MethodName, SolveSpec};
+use concur::{MethodName, RunOptions, SolveSpec};
 use std::time::{Duration, Instant};
 
 /// A difference-map run of `trials` trials with every trial run to its budget (so only the
@@ -22,7 +22,11 @@ fn long_dm(trials: usize, time_limit: Option<f64>) -> SolveSpec {
         o.map.beta = 0.5;
     }
     let max_iters = if time_limit.is_some() { None } else { Some(1_000_000_000) };
-    SolveSpec { method, trials, time_limit, max_iters, ..SolveSpec::default() }
+    SolveSpec {
+        method,
+        run: RunOptions { trials, time_limit, max_iters, ..RunOptions::default() },
+        ..SolveSpec::default()
+    }
 }
 
 /// The seconds of one iteration of a report: its wall time over the iterations its trials ran.

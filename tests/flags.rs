@@ -82,15 +82,15 @@ fn every_solve_flag_is_used_by_the_method_or_refused_naming_it() {
             let mut argv = base.clone();
             argv.push(&flag);
             argv.extend(value);
-            let (parsed, matches) = cli::parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            let (parsed, _) = cli::parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
             let Cmd::Solve(a) = parsed.cmd else { panic!("solve") };
-            let got = a.spec(matches.subcommand_matches("solve").expect("solve"));
+            let got = a.spec();
             match got {
                 Ok(spec) => {
                     // Taken: the run differs from the one without the flag.
-                    let (without, wm) = cli::parse_from(&base).unwrap();
+                    let (without, _) = cli::parse_from(&base).unwrap();
                     let Cmd::Solve(b) = without.cmd else { panic!("solve") };
-                    let plain = b.spec(wm.subcommand_matches("solve").unwrap()).unwrap();
+                    let plain = b.spec().unwrap();
                     let same = serde_json::to_value(&spec).unwrap() == serde_json::to_value(&plain).unwrap();
                     assert!(!same || id == "hybrid", "{argv:?}: taken but the run is the same without it");
                     assert!(users.contains(&m), "{argv:?}: taken by a method the help does not name");

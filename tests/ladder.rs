@@ -341,9 +341,13 @@ fn budgets_set_the_time_limit_by_board_size() {
     )
     .unwrap();
     let m = &cfg.methods[0];
-    assert_eq!(cfg.method_for(m, 9).spec.time_limit, Some(2.0));
-    assert_eq!(cfg.method_for(m, 16).spec.time_limit, Some(3.0));
-    assert_eq!(cfg.method_for(m, 36).spec.time_limit, Some(7.0), "past the last budget the method's own limit holds");
+    assert_eq!(cfg.method_for(m, 9).spec.run.time_limit, Some(2.0));
+    assert_eq!(cfg.method_for(m, 16).spec.run.time_limit, Some(3.0));
+    assert_eq!(
+        cfg.method_for(m, 36).spec.run.time_limit,
+        Some(7.0),
+        "past the last budget the method's own limit holds"
+    );
     let dir = tmp("budgets");
     let recs = fresh(&cfg, &dir).unwrap();
     let mut limits: Vec<(usize, f64)> =
@@ -695,7 +699,7 @@ max_iters = 2000
     let gpu = "[[instances]]\ngenerate = { width = 3, height = 3 }\n[[methods]]\nmethod = \"rrr\"\nbackend = \"gpu\"\ntrials = 64\nkeep_going = true\n";
     let m = &ladder::parse_config(gpu).unwrap().methods[0];
     assert_eq!(
-        (m.spec.backend, m.spec.trials, m.spec.method.keep_going()),
+        (m.spec.run.backend, m.spec.run.trials, m.spec.method.keep_going()),
         (concur::backend::BackendChoice::Gpu, 64, true)
     );
 }

@@ -60,6 +60,7 @@ __all__ = [
     "SpecError",
     "adapters",
     "count",
+    "options",
     "read_results",
     "read_solution",
     "render_svg",
@@ -69,6 +70,20 @@ __all__ = [
 ]
 
 Progress = Callable[[dict[str, Any]], Any]
+
+
+def options(method: str = "rrr") -> dict[str, Any]:
+    """The options ``method`` takes, each with its default, as the engine declares them (one
+    table per options type; the command line's flags and a ladder's keys come from the same
+    tables): the keyword arguments of :func:`solve`, :func:`solutions` and the steppers, the
+    run's own first. ``concur.options("dc")["layout"]`` is ``"hybrid"``. A default of None
+    means "not set" (the option is off, or the engine chooses, as its doc says)."""
+    return {o["key"]: o["default"] for o in _concur._options(method)}
+
+
+# The defaults written in the signatures below are the engine's, read once at import.
+_RRR = options("rrr")
+_DC = options("dc")
 
 
 def _puzzle(puzzle: Any) -> Puzzle:
@@ -99,11 +114,11 @@ def solve(
     *,
     trials: int | None = None,
     threads: int | None = None,
-    seed: int = 0,
+    seed: int = _RRR["seed"],
     time_limit: float | None = None,
     max_iters: int | None = None,
     max_nodes: int | None = None,
-    backend: str = "auto",
+    backend: str = _RRR["backend"],
     adapter: str | None = None,
     progress: Progress | None = None,
     certify: str | None = None,
@@ -154,11 +169,11 @@ def solutions(
     *,
     trials: int | None = None,
     threads: int | None = None,
-    seed: int = 0,
+    seed: int = _RRR["seed"],
     time_limit: float | None = None,
     max_iters: int | None = None,
     max_nodes: int | None = None,
-    backend: str = "auto",
+    backend: str = _RRR["backend"],
     adapter: str | None = None,
     progress: Progress | None = None,
     **options: Any,
@@ -241,10 +256,10 @@ class F1Map(_concur._Stepper):
         puzzle: Puzzle,
         *,
         map: str = "rrr",
-        trials: int = 8,
-        beta: float = 0.7,
-        join_weights: Iterable[float] = (1, 1, 4),
-        seed: int = 0,
+        trials: int = _RRR["trials"],
+        beta: float = _RRR["beta"],
+        join_weights: Iterable[float] = tuple(_RRR["join_weights"]),
+        seed: int = _RRR["seed"],
         backend: str = "cpu",
         adapter: str | None = None,
         threads: int | None = None,
@@ -281,9 +296,9 @@ class DcMap(_concur._Stepper):
         puzzle: Puzzle,
         *,
         map: str = "rrr",
-        trials: int = 8,
-        beta: float = 0.7,
-        seed: int = 0,
+        trials: int = _DC["trials"],
+        beta: float = _DC["beta"],
+        seed: int = _DC["seed"],
         backend: str = "cpu",
         threads: int | None = None,
         max_iters: int | None = None,

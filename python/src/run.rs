@@ -84,9 +84,9 @@ fn spec_of(given: &Bound<'_, PyDict>, certify: Option<&str>) -> PyResult<(SolveS
     };
     spec.check().map_err(|e| errors::spec(&e))?;
     let mut notes = Vec::new();
-    if let Some(t) = spec.threads {
+    if let Some(t) = spec.run.threads {
         let (t, note) = limits::cap_threads("threads", t);
-        spec.threads = Some(t);
+        spec.run.threads = Some(t);
         notes.extend(note);
     }
     Ok((spec, notes))
@@ -108,7 +108,7 @@ impl Heard {
         Heard {
             f,
             last: Instant::now(),
-            trials: spec.trials,
+            trials: spec.run.trials,
             max_score: puzzle.max_score(),
             failed: Arc::new(Mutex::new(None)),
             cancel: cancel.clone(),

@@ -343,7 +343,7 @@ impl Stepper {
             }
             other => errors::solve(&other),
         })?;
-        let pool = match spec.threads {
+        let pool = match spec.run.threads {
             None => None,
             Some(n) => {
                 let (n, _) = concur::limits::cap_threads("threads", n);
@@ -355,7 +355,7 @@ impl Stepper {
                 )
             }
         };
-        let max_iters = spec.max_iters.unwrap_or(u64::MAX);
+        let max_iters = spec.run.max_iters.unwrap_or(u64::MAX);
         // SAFETY: the engine borrows the puzzle behind the Arc, a heap allocation that does
         // not move. `State` holds both, the engine declared (so dropped) before the Arc; the
         // Arc is never replaced and the engine never moved out of the state, so the borrow

@@ -174,3 +174,22 @@ pub fn _read_results(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>
     };
     from_serde(py, &records.map_err(input)?)
 }
+
+/// The options ``method`` takes, as the engine declares them (one table per options type):
+/// a list of dicts, each with its ``key`` (the keyword argument, the command line's flag with
+/// ``_`` for ``-``), ``default``, ``doc`` and ``heading``, the run's options first. The
+/// defaults of :class:`F1Map`, :class:`DcMap` and :func:`solve` are read from it.
+#[pyfunction]
+pub fn _options<'py>(py: Python<'py>, method: &str) -> PyResult<Bound<'py, PyList>> {
+    let name: concur::MethodName = method.parse().map_err(|e: String| spec_error(e, Some("method")))?;
+    let list = PyList::empty(py);
+    for o in concur::solve::options_of(name) {
+        let item = pyo3::types::PyDict::new(py);
+        item.set_item("key", o.row.key)?;
+        item.set_item("default", from_serde(py, &o.default)?)?;
+        item.set_item("doc", o.row.help())?;
+        item.set_item("heading", o.row.heading.title())?;
+        list.append(item)?;
+    }
+    Ok(list)
+}

@@ -49,8 +49,8 @@ fn time_limit(secs: Option<f64>) -> Result<Option<Duration>> {
 
 /// The run's flags checked into the library's typed run, then [`concur::solve::solve`] on the
 /// backend asked for; prints and writes what it found.
-fn solve(a: SolveArgs, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode> {
-    let mut spec = a.spec(matches)?;
+fn solve(a: SolveArgs, cancel: &Cancel) -> Result<ExitCode> {
+    let mut spec = a.spec()?;
     spec.certify = match (&a.dump_state, a.dump_all) {
         (None, _) => Certify::None,
         (Some(_), false) => Certify::Solved,
@@ -65,16 +65,16 @@ fn solve(a: SolveArgs, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<Ex
     }
     // Lines for the user wait until every check has passed, so that a refusal is one line.
     let mut notes = Vec::new();
-    if let Some(t) = spec.threads {
+    if let Some(t) = spec.run.threads {
         let (t, note) = limits::cap_threads("--threads", t);
-        spec.threads = Some(t);
+        spec.run.threads = Some(t);
         notes.extend(note);
     }
     let selected = concur::solve::pick_backend(&spec)?;
     notes.extend(selected.note);
     spec.preflight(&puzzle, selected.backend.as_ref())?;
     notes.iter().for_each(|l| eprintln!("{l}"));
-    let (max, trials) = (puzzle.max_score(), spec.trials);
+    let (max, trials) = (puzzle.max_score(), spec.run.trials);
     let bar = if spec.is_map() {
         progress_bar(spec.map_iters())
     } else if spec.name() == concur::MethodName::Scan {
@@ -390,7 +390,8 @@ fn demo(a: DemoArgs, cancel: &Cancel) -> Result<ExitCode> {
     let (size, seed) = (a.size, a.seed);
     let opts = GenerateOptions { width: size, height: size, frame_colors: None, inner_colors: None, seed };
     let (puzzle, _) = generate(&opts)?;
-    let spec = SolveSpec { seed, max_iters: Some(200_000), ..Default::default() };
+    let run = concur::solve::RunOptions { seed, max_iters: Some(200_000), ..Default::default() };
+    let spec = SolveSpec { run, ..Default::default() };
     let cfg = spec.map_config(cancel).expect("the demo runs RRR");
     println!(
         "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta {}, {} trials)...",
@@ -477,7 +478,7 @@ fn parse() -> Result<std::result::Result<(Cli, clap::ArgMatches), ExitCode>> {
 fn run(cli: Cli, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode> {
     let sub = |name: &str| matches.subcommand_matches(name).cloned().unwrap_or_default();
     match cli.cmd {
-        Cmd::Solve(a) => solve(a, &sub("solve"), cancel),
+        Cmd::Solve(a) => solve(a, cancel),
         Cmd::Verify(a) => verify_cmd(a),
         Cmd::Generate(a) => generate_cmd(a, cancel),
         Cmd::Demo(a) => demo(a, cancel),

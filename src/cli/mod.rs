@@ -3,12 +3,13 @@
 //! which parses, dispatches and prints) and the docs test (`tests/docs.rs`, which parses every
 //! `concur ...` command in the docs with it).
 //!
-//! `concur solve`'s flags ([`solve::SolveArgs`]) become the library's typed run through the
+//! `concur solve`'s flags ([`solve::SolveArgs`], its run flags made from the options tables)
+//! become the library's typed run through the
 //! same keys as a ladder entry ([`crate::solve::SolveSpec::from_given`]); the flags of `bench`
 //! and `ladder` are the library's requests ([`BenchRequest`], [`Request`]), which the
 //! library's constructors check ([`crate::bench::BenchOptions::from_request`],
-//! [`Request::check`]). Parse with [`parse_from`] (or [`command`]), which adds to each of
-//! `solve`'s run flags its default and the methods that use it, read from the library.
+//! [`Request::check`]). Parse with [`parse_from`] (or [`command`]); each of `solve`'s run
+//! flags ends its help with its default and the methods that use it, read from the library.
 //!
 //! The argument structs defined here carry no doc comments of their own, so the variants'
 //! give the subcommands' about texts.
@@ -251,28 +252,19 @@ impl CountArgs {
     }
 }
 
-/// The whole command line, with `solve`'s run flags annotated ([`solve::annotate`]).
+/// The whole command line.
 pub fn command() -> clap::Command {
-    Cli::command().mut_subcommand("solve", solve::annotate)
+    Cli::command()
 }
 
 /// Parses `args` (the program's name first): the parsed flags and the matches they came from
-/// (for the value source of each flag). The annotations of [`command`] change only the help
-/// text, so the plain command parses, and the annotated one is built only to print a help.
+/// (for the value source of each flag).
 pub fn parse_from<I, T>(args: I) -> Result<(Cli, clap::ArgMatches), clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    use clap::error::ErrorKind;
-    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let matches = match Cli::command().try_get_matches_from(&args) {
-        Ok(m) => m,
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) => {
-            command().try_get_matches_from(&args)?
-        }
-        Err(e) => return Err(e),
-    };
+    let matches = command().try_get_matches_from(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     Ok((cli, matches))
 }

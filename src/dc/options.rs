@@ -5,51 +5,44 @@
 use super::{DcConfig, DcLayout, Readout, Weights};
 use crate::batch::{MapKind, MapOptions, MapRun};
 use crate::error::SpecError;
-use serde::{Deserialize, Serialize};
 
-/// The options of divide and concur: the map's own ([`MapOptions`], flattened: the same
-/// keys) and the formulation's. `Default` is where their defaults live.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct DcOptions {
-    /// The options every map has, under the same keys.
-    #[serde(flatten)]
-    pub map: MapOptions,
-    /// The map between concur and divide.
-    pub dc_map: MapKind,
-    /// The constraint weights in the concur mean: `uniform`, or Elser's `adaptive` weights.
-    pub weights: Weights,
-    /// The step of the adaptive weights (with `--weights adaptive`).
-    pub gamma: f32,
-    /// The constraints: `hybrid` (the best measured): one global assignment constraint and
-    /// the joins; `plain`: a constraint per cell, per piece and per join (the layout the GPU
-    /// backend runs).
-    pub layout: DcLayout,
-    /// An alias of `layout = "hybrid"` (`false`: `"plain"`), kept for older scripts and
-    /// ladders; [`DcOptions::normalised`] folds it into `layout`.
-    pub hybrid: Option<bool>,
-    /// How the board is read out of the concur values: the per-cell `argmax` (the
-    /// assignment readout on the last iteration of each round), or the max-weight
-    /// `assignment` every iteration.
-    pub readout: Readout,
-    /// Fold arc consistency in (the certain weight of the three-weight algorithm): once per
-    /// round the candidates ruled out given the cells whose concur value reaches TAU, in
-    /// (0, 1], are held at 0.
-    pub propagate: Option<f32>,
-}
+crate::options::one_value!(MapKind, Weights, DcLayout, Readout);
 
-impl Default for DcOptions {
-    fn default() -> Self {
-        DcOptions {
-            map: MapOptions::default(),
-            dc_map: MapKind::Rrr,
-            weights: Weights::Uniform,
-            gamma: 0.1,
-            layout: DcLayout::Hybrid,
-            hybrid: None,
-            readout: Readout::Argmax,
-            propagate: None,
-        }
+crate::options::options_table! {
+    /// The options of divide and concur (`--method dc`): every map's ([`MapOptions`],
+    /// flattened: the same keys) and the formulation's.
+    pub struct DcOptions {
+        flatten pub map: MapOptions,
+        /// The map between concur and divide.
+        [DivideAndConcur]
+        pub dc_map: MapKind = MapKind::Rrr,
+        /// The constraint weights in the concur mean: uniform, or Elser's adaptive weights.
+        [DivideAndConcur]
+        pub weights: Weights = Weights::Uniform,
+        /// The step of the adaptive weights.
+        [DivideAndConcur]
+        pub gamma: f32 = 0.1,
+        /// The constraints: hybrid (one global assignment constraint and the joins, the best
+        /// measured) or plain (a constraint per cell, per piece and per join; the GPU's layout).
+        [DivideAndConcur]
+        pub layout: DcLayout = DcLayout::Hybrid,
+        /// An alias of --layout hybrid, kept for older scripts and ladders (`hybrid = false` in
+        /// a ladder means `layout = "plain"`).
+        [DivideAndConcur, arg = |a: clap::Arg| a.conflicts_with("layout").num_args(0).default_missing_value("true")]
+        pub hybrid: Option<bool> = None,
+        /// How the board is read out of the concur values: the per-cell argmax (the assignment
+        /// readout on the last iteration of each round), or the max-weight assignment every
+        /// iteration.
+        [DivideAndConcur]
+        pub readout: Readout = Readout::Argmax,
+        /// Fold arc consistency in (the certain weight of the three-weight algorithm): once per
+        /// round the candidates ruled out given the cells whose concur value reaches TAU, in
+        /// (0, 1], are held at 0.
+        [DivideAndConcur, value_name = "TAU"]
+        pub propagate: Option<f32> = None,
+    }
+    idle(o) {
+        gamma if o.weights != Weights::Adaptive => "without --weights adaptive";
     }
 }
 
@@ -66,14 +59,6 @@ impl crate::options::Options for DcOptions {
             return Err(SpecError::conflict("hybrid", "is an alias of --layout hybrid; give one of the two"));
         }
         Ok(())
-    }
-
-    fn idle(&self) -> Vec<(&'static str, String)> {
-        let mut idle = self.map.idle();
-        if self.weights != Weights::Adaptive {
-            idle.push(("gamma", "without --weights adaptive".into()));
-        }
-        idle
     }
 }
 

@@ -57,65 +57,58 @@ impl std::str::FromStr for JoinWeights {
     }
 }
 
-/// The options of F1 (`--method rrr`, `dm`): the map's own ([`MapOptions`], flattened: the
-/// same keys) and F1's. `Default` is where their defaults live.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct F1Options {
-    /// The options every map has, under the same keys.
-    #[serde(flatten)]
-    pub map: MapOptions,
-    /// The edge projection of the map: the average per join (P_E), or one colour per join
-    /// (P_E1).
-    pub edge: EdgeProjection,
-    /// Restart a trial after this many iterations without a new best score since its last
-    /// (re)start; 0 never restarts. It rescues the trials the weighted metric traps, at no
-    /// measured cost (BENCHMARKS.md).
-    pub restart_stall: u64,
-    /// A stall restart perturbs x by S * (u - 1/2) per coordinate instead of drawing a
-    /// fresh random point.
-    pub kick: Option<f32>,
-    /// The metric between the constraint classes: the weights of the sides of frame-frame,
-    /// frame-inner and inner-inner joins (P_P picks the nearest board in that metric); 1,1,1 is
-    /// the uniform metric. The default, 1,1,4, is the best measured.
-    pub join_weights: JoinWeights,
-    /// An adaptive metric on top of the join weights: each join's weight grows by RATE times
-    /// its class weight in every iteration that leaves it unmatched, decays back by the
-    /// fraction DECAY, and stays below MAX times its class weight.
-    pub adapt: Option<AdaptiveWeights>,
-    /// Solve every assignment cold instead of warm-starting from the previous duals.
-    pub cold_assign: bool,
-    /// Where the assignments are solved: `auto` (the backend's fastest measured placement),
-    /// `cpu` (the host's exact JV; the weights read back every iteration on the GPU backend),
-    /// `gpu-jv` (alias `gpu`), `gpu-jv-sg`, `gpu-jv-sg-staged` or `gpu-auction` (the device
-    /// kernels: in the device loop, blocks of K iterations with no host wait; the auction
-    /// under `--complete` from the host, an iteration at a time). The JSON's `assign` says
-    /// which ran.
-    pub assign: AssignOn,
-    /// rrr in the GPU's device loop: one fused pass per trial (update, score, track, edges,
-    /// weights; the trial's state in workgroup memory) instead of five dispatches, where the
-    /// state fits; the same iterates bit for bit.
-    pub fused_passes: bool,
-    /// The precision of the host assignments' potentials and reduced costs: f64 (the
-    /// reference) or f32 (twice the lanes per vector; optimal up to f32 rounding, so near-ties
-    /// may break differently).
-    pub reduced_costs: Precision,
-}
+crate::options::one_value!(JoinWeights, AdaptiveWeights, EdgeProjection, AssignOn, Precision);
 
-impl Default for F1Options {
-    fn default() -> Self {
-        F1Options {
-            map: MapOptions::default(),
-            edge: EdgeProjection::Average,
-            restart_stall: DEFAULT_RESTART_STALL,
-            kick: None,
-            join_weights: JoinWeights(DEFAULT_JOIN_WEIGHTS),
-            adapt: None,
-            cold_assign: false,
-            assign: AssignOn::Auto,
-            fused_passes: false,
-            reduced_costs: Precision::F64,
-        }
+crate::options::options_table! {
+    /// The options of F1 (`--method rrr`, `dm`): every map's ([`MapOptions`], flattened: the
+    /// same keys) and F1's.
+    pub struct F1Options {
+        flatten pub map: MapOptions,
+        /// F1's edge projection: the average per join (P_E), or one colour per join (P_E1).
+        [Map]
+        pub edge: EdgeProjection = EdgeProjection::Average,
+        /// Restart a trial after this many iterations without a new best score since its last
+        /// (re)start; 0 never restarts. It rescues the trials the weighted metric traps, at no
+        /// measured cost (BENCHMARKS.md).
+        [Map, value_name = "L"]
+        pub restart_stall: u64 = DEFAULT_RESTART_STALL,
+        /// A stall restart perturbs x by S * (u - 1/2) per coordinate instead of drawing a
+        /// fresh random point.
+        [Map, value_name = "S"]
+        pub kick: Option<f32> = None,
+        /// The metric between the constraint classes: the weights of the sides of frame-frame,
+        /// frame-inner and inner-inner joins (1,1,1 is the uniform metric; P_P picks the
+        /// nearest board in that metric).
+        [Map, value_name = "FF,FI,II"]
+        pub join_weights: JoinWeights = JoinWeights(DEFAULT_JOIN_WEIGHTS),
+        /// An adaptive metric on top of the join weights: a join's weight grows by RATE times
+        /// its class weight in every iteration that leaves it unmatched, decays back by the
+        /// fraction DECAY, and stays below MAX times its class weight.
+        [Map, value_name = "RATE,DECAY,MAX"]
+        pub adapt: Option<AdaptiveWeights> = None,
+        /// Solve every assignment cold instead of warm-starting from the previous duals.
+        [Map]
+        pub cold_assign: bool = false,
+        /// The precision of the host assignments' potentials and reduced costs: f64 (the
+        /// reference) or f32 (twice the lanes per vector; near-ties may break differently).
+        [Map]
+        pub reduced_costs: Precision = Precision::F64,
+        /// Where rrr's and dm's assignments are solved: auto (the backend's fastest measured:
+        /// gpu-jv on the GPU, the host's JV where the run needs the host every iteration), cpu
+        /// (the host's exact JV; the reference), gpu-jv (alias gpu: the device's exact shortest
+        /// augmenting paths, a workgroup per problem), gpu-jv-sg (a subgroup per problem),
+        /// gpu-jv-sg-staged (each problem's costs in workgroup memory) or gpu-auction. The
+        /// JSON's `assign` says which ran.
+        [Gpu]
+        pub assign: AssignOn = AssignOn::Auto,
+        /// rrr in the device loop: one fused pass per trial instead of five dispatches, where
+        /// the state fits; the same iterates bit for bit.
+        [Gpu, methods = ["rrr"]]
+        pub fused_passes: bool = false,
+    }
+    idle(o) {
+        kick if o.restart_stall == 0 => "with --restart-stall 0 (a kick is what a stall restart does)";
+        fused_passes if !(o.assign == AssignOn::Auto || o.assign.on_device()) => "without the device loop (--assign auto or gpu-*)";
     }
 }
 
@@ -138,17 +131,6 @@ impl crate::options::Options for F1Options {
             ));
         }
         Ok(())
-    }
-
-    fn idle(&self) -> Vec<(&'static str, String)> {
-        let mut idle = self.map.idle();
-        if self.restart_stall == 0 {
-            idle.push(("kick", "with --restart-stall 0 (a kick is what a stall restart does)".into()));
-        }
-        if !(self.assign == AssignOn::Auto || self.assign.on_device()) {
-            idle.push(("fused_passes", "without the device loop (--assign auto or gpu-*)".into()));
-        }
-        idle
     }
 }
 

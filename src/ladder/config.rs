@@ -149,7 +149,7 @@ impl Config {
     pub fn method_for(&self, m: &MethodSpec, cells: usize) -> MethodSpec {
         let mut m = m.clone();
         if let Some(b) = self.budgets.iter().find(|b| b.max_cells >= cells) {
-            m.spec.time_limit = Some(b.time_limit);
+            m.spec.run.time_limit = Some(b.time_limit);
         }
         m
     }
@@ -261,9 +261,9 @@ impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
         let no_backend = !params.contains_key("backend");
         let mut spec = SolveSpec::from_given(&params).map_err(|e| format!("method {label_text:?}: {e}"))?;
         if no_backend && spec.is_map() {
-            spec.backend = BackendChoice::Cpu;
+            spec.run.backend = BackendChoice::Cpu;
         }
-        if spec.backend == BackendChoice::Cpu {
+        if spec.run.backend == BackendChoice::Cpu {
             spec.supported_by(&crate::backend::CpuBackend).map_err(|e| format!("method {label_text:?}: {e}"))?;
         }
         Ok(MethodSpec { label, max_cells, spec, given: given.into_iter().filter(|(k, _)| k != "max_cells").collect() })
@@ -289,7 +289,7 @@ impl MethodSpec {
     /// The parameters of one run: as given, with the time limit it runs under.
     pub fn params(&self) -> serde_json::Value {
         let mut o = self.given.clone();
-        if let Some(t) = self.spec.time_limit {
+        if let Some(t) = self.spec.run.time_limit {
             o.insert("time_limit".into(), t.into());
         }
         serde_json::Value::Object(o)
@@ -325,7 +325,7 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if cfg.budgets.iter().any(|b| !seconds(b.time_limit)) {
         return Err(Error::config("every budget needs a positive time_limit of at most 1e9 seconds"));
     }
-    if let Some(m) = cfg.methods.iter().find(|m| m.spec.time_limit.is_some_and(|t| !seconds(t))) {
+    if let Some(m) = cfg.methods.iter().find(|m| m.spec.run.time_limit.is_some_and(|t| !seconds(t))) {
         return Err(Error::config(format!(
             "method {:?}: time_limit must be a positive number of seconds, at most 1e9",
             m.label()

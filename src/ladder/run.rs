@@ -82,26 +82,26 @@ impl Continuation {
     /// left of the budget.
     pub fn budget(&self, one: &mut crate::solve::SolveSpec) -> Option<()> {
         let spent = &self.spent;
-        if let Some(t) = one.time_limit {
+        if let Some(t) = one.run.time_limit {
             let left = t - spent.wall_s;
             if left < 0.5 {
                 return None;
             }
-            one.time_limit = Some(left);
+            one.run.time_limit = Some(left);
         }
         if one.is_map() {
             let iters = one.map_iters();
             if iters != u64::MAX {
-                let per_trial = spent.work / one.trials.max(1) as u64;
-                one.max_iters = Some(iters.checked_sub(per_trial).filter(|&n| n > 0)?);
+                let per_trial = spent.work / one.run.trials.max(1) as u64;
+                one.run.max_iters = Some(iters.checked_sub(per_trial).filter(|&n| n > 0)?);
             }
-        } else if let Some(cap) = one.max_iters {
-            one.max_iters = Some(cap.checked_sub(spent.work).filter(|&n| n > 0)?);
+        } else if let Some(cap) = one.run.max_iters {
+            one.run.max_iters = Some(cap.checked_sub(spent.work).filter(|&n| n > 0)?);
         }
-        if let Some(cap) = one.max_nodes {
-            one.max_nodes = Some(cap.checked_sub(spent.work).filter(|&n| n > 0)?);
+        if let Some(cap) = one.run.max_nodes {
+            one.run.max_nodes = Some(cap.checked_sub(spent.work).filter(|&n| n > 0)?);
         }
-        one.seed = Self::seed(one.seed, self.part);
+        one.run.seed = Self::seed(one.run.seed, self.part);
         Some(())
     }
 }
@@ -124,12 +124,12 @@ fn run_part(
     let p = &inst.puzzle;
     let seed = crate::rng::trial_seed(base_seed, run);
     let mut one = spec.spec.clone();
-    one.seed = seed;
+    one.run.seed = seed;
     if crate::solve::run_key_methods("threads").is_some_and(|m| m.contains(&one.name())) {
-        one.threads = Some(1);
+        one.run.threads = Some(1);
     }
     if one.is_map() && !spec.given.contains_key("trials") {
-        one.trials = 1;
+        one.run.trials = 1;
     }
     let fail = |e: &dyn std::fmt::Display| Error::Run { instance: inst.name.clone(), reason: e.to_string() };
     let key = (inst.name.clone(), spec.label(), run);
@@ -149,8 +149,8 @@ fn run_part(
         (Some(c), Some(s)) => {
             // The same run, from where it stopped: its seed and per-trial budget stand, only
             // the seconds left change.
-            if let Some(t) = one.time_limit {
-                one.time_limit = Some((t - c.spent.wall_s).max(0.5));
+            if let Some(t) = one.run.time_limit {
+                one.run.time_limit = Some((t - c.spent.wall_s).max(0.5));
             }
             one.resume = Some(s.clone());
             Some("restored")
@@ -191,7 +191,7 @@ fn run_part(
         label: spec.label(),
         params: spec.params(),
         run,
-        seed: one.seed,
+        seed: one.run.seed,
         backend: backend.label(),
         solved: s.report.solved,
         mechanism: s.mechanism.filter(|_| s.report.solved),
@@ -204,7 +204,7 @@ fn run_part(
         trace: s.trace,
         solutions: s.solutions,
         distinct_solutions: s.distinct_solutions,
-        trials: (one.is_map() && one.trials > 1).then_some(one.trials as u64),
+        trials: (one.is_map() && one.run.trials > 1).then_some(one.run.trials as u64),
         device,
         part,
         interrupted,
@@ -640,13 +640,13 @@ pub fn run(
         }
         if let Some(d) = part.deadline {
             let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
-            let budget = spec.spec.time_limit.unwrap_or(f64::INFINITY);
+            let budget = spec.spec.run.time_limit.unwrap_or(f64::INFINITY);
             if left < MIN_DEADLINE_RUN_S.min(budget) {
                 finished();
                 return Ok(None);
             }
             if left < budget {
-                spec.spec.time_limit = Some(left.floor());
+                spec.spec.run.time_limit = Some(left.floor());
             }
         }
         let clock = machine.start();

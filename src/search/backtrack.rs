@@ -42,34 +42,33 @@ pub struct BacktrackConfig {
     pub meter: Option<Meter>,
 }
 
-/// The options of the arc-consistent backtracker (`--method backtrack`): what a user sets,
-/// with the defaults in one place.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct BacktrackOptions {
-    /// Propagation after each placement: forward checking, AC-3, AC-2001 or AC-4.
-    pub ac: Consistency,
-    /// Which open cell to branch on.
-    pub order: CellOrder,
-    /// Nodes per Luby restart unit.
-    pub restart_base: u64,
-    /// No Luby restarts (a complete search).
-    pub no_restarts: bool,
-}
+crate::options::one_value!(Consistency, CellOrder);
 
-impl Default for BacktrackOptions {
-    fn default() -> Self {
-        BacktrackOptions { ac: Consistency::Ac3, order: CellOrder::MrvDegree, restart_base: 256, no_restarts: false }
+crate::options::options_table! {
+    /// The options of the arc-consistent backtracker (`--method backtrack`).
+    pub struct BacktrackOptions {
+        /// The backtracker's propagation after each placement: forward checking, AC-3, AC-2001
+        /// or AC-4.
+        [TreeSearch]
+        pub ac: Consistency = Consistency::Ac3,
+        /// The backtracker's cell ordering: which open cell to branch on.
+        [TreeSearch]
+        pub order: CellOrder = CellOrder::MrvDegree,
+        /// Nodes per Luby restart unit.
+        [TreeSearch]
+        pub restart_base: u64 = 256,
+        /// No Luby restarts (a complete search).
+        [TreeSearch]
+        pub no_restarts: bool = false,
+    }
+    idle(o) {
+        restart_base if o.no_restarts => "with --no-restarts";
     }
 }
 
 impl crate::options::Options for BacktrackOptions {
     fn check(&self) -> Result<(), crate::error::SpecError> {
         crate::search::check_restarts(self.restart_base)
-    }
-
-    fn idle(&self) -> Vec<(&'static str, String)> {
-        crate::search::idle_restarts(self.no_restarts)
     }
 }
 

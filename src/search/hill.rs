@@ -284,18 +284,12 @@ impl Default for HillConfig {
     }
 }
 
-/// The options of the hill-climber (`--method hill`): what a user sets, with the defaults in
-/// one place.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct HillOptions {
-    /// Restart after this many moves without improvement (0: never).
-    pub plateau: u64,
-}
-
-impl Default for HillOptions {
-    fn default() -> Self {
-        HillOptions { plateau: 5_000 }
+crate::options::options_table! {
+    /// The options of the hill-climber (`--method hill`).
+    pub struct HillOptions {
+        /// Hill-climber: restart after this many moves without improvement (0: never).
+        [LocalSearch]
+        pub plateau: u64 = 5_000,
     }
 }
 

@@ -17,8 +17,3 @@ pub(crate) fn check_restarts(restart_base: u64) -> Result<(), crate::error::Spec
     }
     Ok(())
 }
-
-/// Without restarts their unit has no effect.
-pub(crate) fn idle_restarts(no_restarts: bool) -> Vec<(&'static str, String)> {
-    if no_restarts { vec![("restart_base", "with --no-restarts".into())] } else { Vec::new() }
-}

@@ -182,35 +182,31 @@ pub struct AlnsConfig {
     pub cancel: crate::cancel::Cancel,
 }
 
-/// The options of ALNS (`--method alns`): what a user sets, with the defaults in one place.
-/// The engine's other settings (cooling, rewards, reaction) are [`AlnsConfig`]'s.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct AlnsOptions {
-    /// The fewest cells one destroy removes.
-    pub destroy_min: usize,
-    /// The most cells one destroy removes (None: a third of the board, 4..=48).
-    pub destroy_max: Option<usize>,
-    /// The destroy operators to use (empty: all of them).
-    pub operators: Vec<Destroy>,
-    /// No exact (assignment) refill of non-adjacent holes.
-    pub no_exact_repair: bool,
-    /// Restart from a new board after this many iterations without a new best (0: never).
-    pub restart_after: u64,
-    /// The starting temperature of the annealing acceptance.
-    pub temperature: f64,
-}
+crate::options::one_value!(Destroy);
 
-impl Default for AlnsOptions {
-    fn default() -> Self {
-        AlnsOptions {
-            destroy_min: 4,
-            destroy_max: None,
-            operators: Vec::new(),
-            no_exact_repair: false,
-            restart_after: 2_000,
-            temperature: 1.5,
-        }
+crate::options::options_table! {
+    /// The options of adaptive large-neighbourhood search (`--method alns`): what a user sets.
+    /// The engine's other settings (cooling, rewards, reaction) are [`AlnsConfig`]'s.
+    pub struct AlnsOptions {
+        /// ALNS: the fewest cells one destroy removes.
+        [LocalSearch]
+        pub destroy_min: usize = 4,
+        /// ALNS: the most cells one destroy removes (default: a third of the board, 4..=48).
+        [LocalSearch]
+        pub destroy_max: Option<usize> = None,
+        /// ALNS: the destroy operators to use, comma separated (default: all).
+        [LocalSearch]
+        pub operators: Vec<Destroy> = Vec::new(),
+        /// ALNS: no exact (assignment) refill of non-adjacent holes.
+        [LocalSearch]
+        pub no_exact_repair: bool = false,
+        /// ALNS: restart from a new board after this many iterations without a new best (0:
+        /// never).
+        [LocalSearch]
+        pub restart_after: u64 = 2_000,
+        /// ALNS: the starting temperature of the annealing acceptance.
+        [LocalSearch]
+        pub temperature: f64 = 1.5,
     }
 }
 

@@ -145,47 +145,41 @@ pub struct ScanSolveConfig {
     pub cancel: Cancel,
 }
 
-/// The options of the row-scan search (`--method scan`): what a user sets, with the defaults
-/// in one place.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct ScanSolveOptions {
-    /// Nodes per Luby restart unit.
-    pub restart_base: u64,
-    /// No Luby restarts: each thread walks its tree to the end.
-    pub no_restarts: bool,
-    /// The tree of each restart: the smallest by Knuth's estimate, or one at random.
-    pub tree: TreeChoice,
-    /// Random probes of Knuth's estimator per candidate tree.
-    pub probes: u64,
-    /// The row-chain cut (the row under each placement must chain); it shrinks the tree by
-    /// about a third on small boards but makes a node about 2.5 times dearer (BENCHMARKS.md).
-    pub row_chain: bool,
-    /// The walker: `fast`, or `table` (the plain walker, the oracle of the fast one; both
-    /// walk the same trees node for node).
-    pub scan_walker: ScanWalker,
-}
+crate::options::one_value!(TreeChoice, ScanWalker);
 
-impl Default for ScanSolveOptions {
-    fn default() -> Self {
-        ScanSolveOptions {
-            restart_base: 1 << 20,
-            no_restarts: false,
-            tree: TreeChoice::Estimate,
-            probes: 1_000,
-            row_chain: false,
-            scan_walker: ScanWalker::Fast,
-        }
+crate::options::options_table! {
+    /// The options of the row-scan search (`--method scan`).
+    pub struct ScanSolveOptions {
+        /// Nodes per Luby restart unit.
+        [TreeSearch]
+        pub restart_base: u64 = 1 << 20,
+        /// No Luby restarts: each thread walks its tree to the end.
+        [TreeSearch]
+        pub no_restarts: bool = false,
+        /// The scan's tree of each restart: the smallest by Knuth's estimate, or one at random.
+        [TreeSearch]
+        pub tree: TreeChoice = TreeChoice::Estimate,
+        /// The scan's random probes of Knuth's estimator per candidate tree.
+        [TreeSearch]
+        pub probes: u64 = 1_000,
+        /// The scan's row-chain cut (the row under each placement must chain); it shrinks the
+        /// tree by about a third on small boards but makes a node about 2.5 times dearer
+        /// (BENCHMARKS.md).
+        [TreeSearch]
+        pub row_chain: bool = false,
+        /// The scan's walker: fast, or table (the plain walker, the oracle of the fast one;
+        /// both walk the same trees node for node).
+        [TreeSearch]
+        pub scan_walker: ScanWalker = ScanWalker::Fast,
+    }
+    idle(o) {
+        restart_base if o.no_restarts => "with --no-restarts";
     }
 }
 
 impl crate::options::Options for ScanSolveOptions {
     fn check(&self) -> Result<(), crate::error::SpecError> {
         crate::search::check_restarts(self.restart_base)
-    }
-
-    fn idle(&self) -> Vec<(&'static str, String)> {
-        crate::search::idle_restarts(self.no_restarts)
     }
 }
 

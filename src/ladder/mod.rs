@@ -15,30 +15,14 @@
 //! the results files, the stops' tally), `run.rs` (running one job, the ladder request and
 //! its checks, the ladder run).
 
-pub mod devices;
-pub mod fit;
-pub mod hardness;
 pub mod report;
-pub mod stats;
-pub mod svg;
+pub mod run;
 
-mod config;
-mod on_file;
-mod plan;
-mod provenance;
-mod records;
-mod run;
-mod shard_file;
-
-pub use config::{
-    Budget, Config, GenSpec, Group, InstanceSpec, MAX_RUNS, MethodSpec, Scope, Spent, Stop, Tally, parse_config,
-};
-pub use on_file::{OnFile, Parts, RunKey};
-pub use plan::{Instance, Job, Part, Shard, load_instances, plan};
-pub use provenance::{Machine, Provenance, RunClock, SchedulerJob, cpu_model, host_name, requeue_job};
-pub use records::{BySize, FoundAt, Record, join_parts, read_folder, read_records, results_path, tally};
+pub use report::{devices, fit, hardness, stats, svg};
 pub use run::{
-    Continuation, Done, Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, Where, puzzle_folder, run, run_job,
-    run_job_on, state_path,
+    Budget, BySize, Config, Continuation, Done, FoundAt, GenSpec, Group, Instance, InstanceSpec, Job, Ladder, MAX_RUNS,
+    MIN_DEADLINE_RUN_S, Machine, MethodSpec, OnFile, Part, Parts, Provenance, Record, Request, RequestError, RunClock,
+    RunKey, SYNC_EVERY, SchedulerJob, Scope, Shard, ShardFile, Spent, Stop, Tally, Where, cpu_model, host_name,
+    join_parts, load_instances, lock_path, parse_config, plan, puzzle_folder, read_folder, read_records, requeue_job,
+    results_path, run, run_job, run_job_on, state_path, tally,
 };
-pub use shard_file::{SYNC_EVERY, ShardFile, lock_path};

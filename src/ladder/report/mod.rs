@@ -2,12 +2,18 @@
 //! within the budget and Kaplan-Meier estimates of time and work to solution in which unsolved
 //! runs are censored at their budget (not dropped), with bootstrap intervals; fits of their
 //! growth with board area; run-time distribution plots. The statistics are in
-//! [`super::stats`].
+//! [`stats`].
 
-use super::stats::{self, KaplanMeier, LineFit};
-use super::svg::{Curve, Series, log_plot, rtd_plot};
-use super::svg::{Panel, PooledPoint, PooledSeries, pooled_plot, sparse_from};
-use super::{Record, read_records};
+pub mod devices;
+pub mod fit;
+pub mod hardness;
+pub mod stats;
+pub mod svg;
+
+use self::stats::{KaplanMeier, LineFit};
+use self::svg::{Curve, Series, log_plot, rtd_plot};
+use self::svg::{Panel, PooledPoint, PooledSeries, pooled_plot, sparse_from};
+use crate::ladder::run::{Record, join_parts, read_records};
 use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -183,7 +189,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Vec<Record>> {
             }
         }
     }
-    Ok(super::join_parts(by_key.into_values().collect()))
+    Ok(join_parts(by_key.into_values().collect()))
 }
 
 /// The machines the records were run on, from their provenance: per method label, each CPU
@@ -719,15 +725,15 @@ pub struct Written {
     pub fits: Vec<Fit>,
     /// Every file written, `summary.json` last.
     pub files: Vec<PathBuf>,
-    /// Work per solution by machine ([`super::devices`]).
-    pub devices: Vec<super::devices::Pooling>,
-    /// The map against instance hardness ([`super::hardness`]); absent when the records hold
+    /// Work per solution by machine ([`devices`]).
+    pub devices: Vec<devices::Pooling>,
+    /// The map against instance hardness ([`hardness`]); absent when the records hold
     /// fewer than three instances run by both a map and the scan.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hardness_fit: Option<super::hardness::Summary>,
+    pub hardness_fit: Option<hardness::Summary>,
     /// Its per-instance pooled rates.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hardness_instances: Option<Vec<super::hardness::Instance>>,
+    pub hardness_instances: Option<Vec<hardness::Instance>>,
 }
 
 /// The run-time distribution plots, one per board size: `(file name, SVG)`.
@@ -831,10 +837,9 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
         }
         let max = here.iter().map(|r| r.scores.max_score).max().unwrap_or(0) as f64;
         let lo = (lo / 10.0).floor() * 10.0;
-        let y =
-            super::svg::YAxis { lo: lo.min(max - 1.0), hi: max, label: "mean best score (matched joins)", decimals: 0 };
+        let y = svg::YAxis { lo: lo.min(max - 1.0), hi: max, label: "mean best score (matched joins)", decimals: 0 };
         let title = format!("Best score against time, {w}x{h} (of {max}), mean over runs");
-        out.push((scores_file(w, h), super::svg::step_plot(&title, &curves, budget, &y)));
+        out.push((scores_file(w, h), svg::step_plot(&title, &curves, budget, &y)));
     }
     out
 }
@@ -842,7 +847,7 @@ pub fn score_plots(records: &[Record], rows: &[Row]) -> Vec<(String, String)> {
 /// Merges `inputs` and writes `report.md`, `pooled.svg`, `seconds.svg`, `work.svg`, one
 /// `rtd-WxH.svg` per board size and `summary.json` into `out`; where the records hold a map and
 /// the scan on three or more common instances, also `hardness.svg` and the section on work per
-/// solution against hardness ([`super::hardness`], with the optional inputs of the folders'
+/// solution against hardness ([`hardness`], with the optional inputs of the folders'
 /// `hardness-inputs/`).
 pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let records = merge(inputs)?;
@@ -873,14 +878,14 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
             })
             .collect()
     };
-    let pools = super::devices::pool(&records);
-    let inputs = super::hardness::read_inputs(inputs)
+    let pools = devices::pool(&records);
+    let inputs = hardness::read_inputs(inputs)
         .map_err(|e| Error::Hardness { path: e.path().to_string(), reason: e.to_string() })?;
-    let hard = super::hardness::analyse(&records, inputs, &super::hardness::Options::default());
+    let hard = hardness::analyse(&records, inputs, &hardness::Options::default());
     let md = markdown(&whole, &rows, &fits)
         + &machines_markdown(&records)
-        + &super::devices::markdown(&pools)
-        + &hard.as_ref().map_or_else(String::new, super::hardness::markdown);
+        + &devices::markdown(&pools)
+        + &hard.as_ref().map_or_else(String::new, hardness::markdown);
     let w = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| Error::io("write", p, e));
     let mut files = Vec::new();
     let mut put = |name: &str, s: &str| -> Result<()> {
@@ -916,7 +921,7 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         put(&name, &svg)?;
     }
     if let Some(h) = &hard {
-        put(super::hardness::FIGURE_FILE, &super::hardness::figure(h))?;
+        put(hardness::FIGURE_FILE, &hardness::figure(h))?;
     }
     files.push(out.join("summary.json"));
     let (hardness_fit, hardness_instances) = match hard {
@@ -1191,7 +1196,7 @@ mod tests {
         let label = "backtrack ac4 with a long label (3/5)";
         let at = svg.find(&format!(">{label}<")).expect("legend entry");
         let x: f64 = svg[..at].rsplit("x=\"").next().unwrap().split('"').next().unwrap().parse().unwrap();
-        assert!(x + super::super::svg::text_width(label) <= width, "{x} + text > {width}");
+        assert!(x + svg::text_width(label) <= width, "{x} + text > {width}");
         assert!(svg.contains("stroke-dasharray"), "the budget line");
         assert!(svg.contains(">10 s<") && svg.contains(">10 ms<"), "decade labels");
     }
@@ -1221,7 +1226,7 @@ mod tests {
         }
         // The map's 8x8 is a one-sided bound: an open marker (a white ring in its colour) with an
         // arrow, once per panel, plus the legend's example; the scan's points are filled.
-        let rrr = super::super::svg::PALETTE[0];
+        let rrr = svg::PALETTE[0];
         let rings = svg.matches(&format!(r#"fill="white" stroke="{rrr}""#)).count();
         assert_eq!(rings, 2, "the map's bound in both panels");
         assert_eq!(svg.matches(r##"fill="white" stroke="#555555""##).count(), 1, "the legend's open marker");
@@ -1235,7 +1240,7 @@ mod tests {
 
     #[test]
     fn a_run_time_distribution_turns_dotted_where_fewer_than_three_runs_remain_at_risk() {
-        use super::super::svg::{SPARSE_NOTE, sparse_from};
+        use svg::{SPARSE_NOTE, sparse_from};
         assert_eq!(sparse_from(&[5.0, 1.0, 3.0, 9.0]), 3.0);
         assert_eq!(sparse_from(&[5.0, 1.0]), 0.0);
         // Seven runs censored at 10 s and a last one solved at 30 s: one run at risk when it

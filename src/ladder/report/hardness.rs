@@ -45,11 +45,11 @@
 //!   instances beyond the campaign (set 1's 8x8, 10x10, the 16x16) placed on the fitted line
 //!   ([`place`]); with a `size` the core-rates table has, in that size's core-seconds.
 
-use super::Record;
 use super::fit::{self, Axis, BootOptions, CountRegression, FitError, Measured, Unit};
 use super::stats::{self, Pooled};
 use super::svg::{ErrorPoint, ScatterBand, ScatterPlot, scatter_plot};
 use crate::MethodName;
+use crate::ladder::run::Record;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -727,11 +727,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            resamples: super::report::RESAMPLES,
-            seed: stats::stable_hash("hardness"),
-            censor_factor: fit::CENSOR_FACTOR,
-        }
+        Options { resamples: super::RESAMPLES, seed: stats::stable_hash("hardness"), censor_factor: fit::CENSOR_FACTOR }
     }
 }
 

@@ -18,8 +18,8 @@
 //!   alike. The rate is taken as known: its own spread (the load of the machine) is not in
 //!   the interval.
 
-use super::Record;
 use super::stats::{self, Pooled};
+use crate::ladder::run::Record;
 use std::collections::BTreeMap;
 
 /// What one machine's runs of a (method, size) say.
@@ -140,12 +140,12 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
 }
 
 fn sci(v: f64) -> String {
-    super::report::fmt_work(v)
+    super::fmt_work(v)
 }
 
 /// `mean [lo, hi]` of seconds, `> lo` without a solution.
 fn fmt_seconds(s: &[Option<f64>; 3]) -> String {
-    let f = super::report::fmt_secs;
+    let f = super::fmt_secs;
     match s {
         [Some(m), Some(lo), Some(hi)] => format!("{} [{}, {}]", f(*m), f(*lo), f(*hi)),
         [None, Some(lo), _] => format!("> {} (none solved)", f(*lo)),

@@ -379,8 +379,8 @@ impl Report {
 }
 
 /// Re-checks a certificate against its puzzle, from `x` alone.
-pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::Result<Report> {
-    let bad = |m: String| crate::Error::certificate(m);
+pub fn check(puzzle: &Puzzle, cert: &Certificate) -> crate::error::Result<Report> {
+    let bad = |m: String| crate::error::Error::certificate(m);
     if cert.format != FORMAT {
         return Err(bad(format!("unknown certificate format {:?}, expected {FORMAT:?}", cert.format)));
     }

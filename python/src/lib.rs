@@ -4,6 +4,7 @@
 //! from the options a user gave, keyed as the command line's flags), on a worker thread while
 //! the calling thread, with the GIL released, watches for Ctrl-C. See docs/python.md.
 
+mod blocking;
 mod convert;
 mod errors;
 mod puzzle;

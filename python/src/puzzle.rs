@@ -1,8 +1,8 @@
 //! `concur.Puzzle`: a validated puzzle, read, generated or built from an array of pieces.
 
+use crate::blocking::blocking;
 use crate::convert::{board_array, board_of, int_rows, matrix};
 use crate::errors::{Kind, error, input, limit};
-use crate::run::blocking;
 use concur::Cancel;
 use concur::meter::Watch;
 use concur::puzzle::format;

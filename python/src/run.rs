@@ -2,6 +2,7 @@
 //! released, watches for Ctrl-C ([`blocking`]); one solve ([`solve`], `concur.solve`) and rate
 //! mode as a stream of solutions ([`Stream`], behind `concur.solutions`).
 
+use crate::blocking::{POLL, blocking};
 use crate::convert::{board_array, from_json_text, from_serde, to_json, vector};
 use crate::errors::{self, Kind, error, spec_error};
 use crate::puzzle::PyPuzzle;
@@ -19,46 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How often the waiting thread looks for a signal.
-const POLL: Duration = Duration::from_millis(100);
-
 /// How often a progress callback is called at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
-
-/// Runs `work` on a worker thread while this thread, with the GIL released, looks for signals
-/// every 100 ms. A signal whose handler raises (Ctrl-C: `KeyboardInterrupt`) trips `cancel`,
-/// which the library answers within about a second; the work's end is awaited and the
-/// signal's exception raised. A panic in the work is a `ConcurError`.
-pub fn blocking<T: Send>(py: Python<'_>, cancel: &Cancel, work: impl FnOnce() -> T + Send) -> PyResult<T> {
-    let (out, signal) = py.detach(|| {
-        std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel::<()>();
-            let handle = s.spawn(move || {
-                let out = work();
-                drop(tx);
-                out
-            });
-            let mut signal = None;
-            while let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(POLL) {
-                if signal.is_none()
-                    && let Err(e) = Python::attach(|py| py.check_signals())
-                {
-                    signal = Some(e);
-                    cancel.cancel();
-                }
-            }
-            (handle.join(), signal)
-        })
-    });
-    if let Some(e) = signal {
-        return Err(e);
-    }
-    out.map_err(|p| error(Kind::Concur, format!("internal error: {}", panic_text(p.as_ref()))))
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
-}
 
 /// A dict of Python options as the keys `SolveSpec::from_given` reads.
 pub fn given_map(given: &Bound<'_, PyDict>) -> PyResult<Map<String, serde_json::Value>> {

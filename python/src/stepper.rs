@@ -5,10 +5,11 @@
 //! iterates computed on the host as the certificates compute them (`certify::evaluate`,
 //! `certify::evaluate_dc`; on the device stepper from the iterates read back).
 
+use crate::blocking::blocking;
 use crate::convert::{boards_array, float_matrix, from_serde, matrix, vector};
 use crate::errors::{self, Kind, error, input, spec_error};
 use crate::puzzle::PyPuzzle;
-use crate::run::{blocking, given_map};
+use crate::run::given_map;
 use concur::backend::gpu::f1::F1GpuStepper;
 use concur::backend::gpu::{GpuBackend, GpuContext};
 use concur::backend::{Backend, CpuBackend, EngineError};

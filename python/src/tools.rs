@@ -1,10 +1,10 @@
 //! The other commands from Python: verify a board, count solutions, draw a board, read a
 //! solution file, list the GPU adapters, read a ladder's records.
 
+use crate::blocking::blocking;
 use crate::convert::{board_array, board_of, from_serde};
 use crate::errors::{self, Kind, error, input, spec_error};
 use crate::puzzle::{PyPuzzle, in_range};
-use crate::run::blocking;
 use concur::Cancel;
 use concur::limits::{self, MemoryBudget};
 use concur::meter::Watch;

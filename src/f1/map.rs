@@ -23,7 +23,6 @@ use crate::batch::{
     SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
 use crate::cancel::{Cancel, Deadline};
-use crate::f1::options::F1Options;
 use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
@@ -213,14 +212,6 @@ impl AssignOn {
             AssignOn::Auto => AssignOn::Cpu,
             other => other,
         }
-    }
-}
-
-impl Default for MapConfig {
-    /// RRR with [`F1Options::default`] (the options' defaults live there) and
-    /// [`MapRun::default`] (the run's).
-    fn default() -> Self {
-        F1Options::default().config(MapKind::Rrr, MapRun::default())
     }
 }
 

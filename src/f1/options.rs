@@ -134,6 +134,14 @@ impl crate::options::Options for F1Options {
     }
 }
 
+impl Default for MapConfig {
+    /// RRR with [`F1Options::default`] (the options' defaults live there) and
+    /// [`MapRun::default`] (the run's).
+    fn default() -> Self {
+        F1Options::default().config(MapKind::Rrr, MapRun::default())
+    }
+}
+
 impl F1Options {
     /// The batch configuration of the map `kind` with these options, run as `run` says.
     pub fn config(&self, kind: MapKind, run: MapRun) -> MapConfig {

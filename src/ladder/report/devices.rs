@@ -140,12 +140,12 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
 }
 
 fn sci(v: f64) -> String {
-    super::fmt_work(v)
+    super::format::fmt_work(v)
 }
 
 /// `mean [lo, hi]` of seconds, `> lo` without a solution.
 fn fmt_seconds(s: &[Option<f64>; 3]) -> String {
-    let f = super::fmt_secs;
+    let f = super::format::fmt_secs;
     match s {
         [Some(m), Some(lo), Some(hi)] => format!("{} [{}, {}]", f(*m), f(*lo), f(*hi)),
         [None, Some(lo), _] => format!("> {} (none solved)", f(*lo)),

@@ -319,7 +319,7 @@ pub struct BootOptions {
 
 impl Default for BootOptions {
     fn default() -> Self {
-        BootOptions { resamples: super::RESAMPLES, seed: 0, censor_factor: CENSOR_FACTOR }
+        BootOptions { resamples: stats::RESAMPLES, seed: 0, censor_factor: CENSOR_FACTOR }
     }
 }
 

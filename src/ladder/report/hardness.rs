@@ -48,8 +48,8 @@
 use super::fit::{self, Axis, BootOptions, CountRegression, FitError, Measured, Unit};
 use super::stats::{self, Pooled};
 use super::svg::{ErrorPoint, ScatterBand, ScatterPlot, scatter_plot};
-use crate::MethodName;
 use crate::ladder::run::Record;
+use crate::method::MethodName;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -716,7 +716,7 @@ pub struct Hardness {
 /// How [`analyse`] runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
-    /// Bootstrap resamples (the report's default: its `RESAMPLES`).
+    /// Bootstrap resamples (`stats::RESAMPLES`).
     pub resamples: usize,
     /// The seed of the bootstrap and of the placed boards' draws.
     pub seed: u64,
@@ -727,7 +727,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { resamples: super::RESAMPLES, seed: stats::stable_hash("hardness"), censor_factor: fit::CENSOR_FACTOR }
+        Options { resamples: stats::RESAMPLES, seed: stats::stable_hash("hardness"), censor_factor: fit::CENSOR_FACTOR }
     }
 }
 

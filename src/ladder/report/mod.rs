@@ -6,20 +6,20 @@
 
 pub mod devices;
 pub mod fit;
+pub mod format;
 pub mod hardness;
 pub mod stats;
 pub mod svg;
 
+pub use self::format::{fmt_secs, fmt_work};
+pub use self::stats::RESAMPLES;
 use self::stats::{KaplanMeier, LineFit};
 use self::svg::{Curve, Series, log_plot, rtd_plot};
 use self::svg::{Panel, PooledPoint, PooledSeries, pooled_plot, sparse_from};
+use crate::error::{Error, Result};
 use crate::ladder::run::{Record, join_parts, read_records};
-use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Bootstrap resamples per interval.
-pub const RESAMPLES: usize = 1000;
 
 /// Kaplan-Meier statistics of one quantity (seconds or work) to solution, unsolved runs
 /// censored at what they spent. `None` (null in JSON): the estimated fraction solved never
@@ -363,23 +363,6 @@ pub fn fit(rows: &[Row]) -> Vec<Fit> {
         }
     }
     out
-}
-
-/// Seconds with about three significant digits.
-pub fn fmt_secs(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if !(1e-3..1e5).contains(&v) {
-        format!("{v:.2e}")
-    } else {
-        let decimals = (2 - v.log10().floor() as i32).max(0) as usize;
-        format!("{v:.decimals$}")
-    }
-}
-
-/// Work: whole numbers, in exponent form from a million.
-pub fn fmt_work(v: f64) -> String {
-    if v >= 1e6 { format!("{v:.2e}") } else { format!("{v:.0}") }
 }
 
 const BEYOND: &str = "> budget";
@@ -1009,7 +992,7 @@ mod tests {
             width: w,
             height: h,
             colors: 4,
-            method: crate::MethodName::Rrr,
+            method: crate::method::MethodName::Rrr,
             label: label.into(),
             params: serde_json::json!({"time_limit": 10.0, "max_iters": 1000000}),
             run,

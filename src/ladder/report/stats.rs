@@ -28,6 +28,9 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+/// Bootstrap resamples per interval (the report's, and the fits').
+pub const RESAMPLES: usize = 1000;
+
 /// Relative tolerance when comparing a product of survival factors with `1 - q`.
 const TOL: f64 = 1e-9;
 

@@ -2,8 +2,8 @@
 //! tally they count against), read from TOML or JSON and checked by [`parse_config`].
 
 use crate::backend::BackendChoice;
+use crate::error::{Error, Result};
 use crate::solve::SolveSpec;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::PathBuf;

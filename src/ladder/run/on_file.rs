@@ -6,8 +6,9 @@
 //! It keeps what the ladder asks of the records: each run's parts (done, or stopped with its
 //! work and seconds so far) for `--resume`, and the tally the stopping rules count.
 
-use super::{Record, Tally, tally};
-use crate::{Error, Result};
+use super::config::Tally;
+use super::records::{Record, tally};
+use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};

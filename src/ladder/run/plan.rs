@@ -1,10 +1,10 @@
 //! What a ladder runs: its instances loaded, every run in its fixed order, a shard's share of
 //! them, and the part of a ladder one call does.
 
-use super::{Config, InstanceSpec};
+use super::config::{Config, InstanceSpec};
+use crate::error::{Error, Result};
 use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Puzzle, format};
-use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// A shard `K/N` (1-based K).

@@ -1,8 +1,9 @@
 //! A ladder's results: one JSON line per finished run, read back whole (a torn last line
 //! ignored), the files a shard writes, the runs on file, and what the stopping rules count.
 
-use super::{Scope, Shard, Tally};
-use crate::{Error, Result};
+use super::config::{Scope, Tally};
+use super::plan::Shard;
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +20,7 @@ pub struct Record {
     /// Colours, grey excluded.
     pub colors: usize,
     /// The method (serialised as its name: `rrr`, `scan`, ...).
-    pub method: crate::MethodName,
+    pub method: crate::method::MethodName,
     /// The method entry's label ([`MethodSpec::label`](super::MethodSpec::label)).
     pub label: String,
     /// The entry's parameters as the config gave them, with the time limit the run ran under.
@@ -86,7 +87,7 @@ pub struct Record {
     /// Where and how the run ran: host, CPU, threads, the scheduler's job, start time, CPU
     /// seconds, peak memory. Absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<super::Provenance>,
+    pub provenance: Option<super::provenance::Provenance>,
 }
 
 /// One solution of a rate-mode run, as [`Record::found`] lists it.

@@ -6,13 +6,15 @@
 //! `interrupted` with the reason, and `--resume` continues it as its next part under the same
 //! key, with what is left of its budget ([`Continuation`]).
 
-use super::{
-    Config, FoundAt, Instance, Job, Machine, MethodSpec, OnFile, Part, Parts, Record, Shard, ShardFile, Spent, Tally,
-    load_instances, parse_config, plan, read_folder, read_records, results_path, tally,
-};
+use super::config::{Config, MethodSpec, Spent, Tally, parse_config};
+use super::on_file::{OnFile, Parts};
+use super::plan::{Instance, Job, Part, Shard, load_instances, plan};
+use super::provenance::Machine;
+use super::records::{FoundAt, Record, read_folder, read_records, results_path, tally};
+use super::shard_file::ShardFile;
 use crate::cancel::Cancel;
+use crate::error::{Error, Result};
 use crate::verify;
-use crate::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -130,7 +130,8 @@ fn bench_projections(c: &mut Criterion) {
                     max_iters: ITERS,
                     stop_at_first: false,
                     cycle_restart: false,
-                    ..Default::default()
+                    ..concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
+                        .config(concur::batch::MapRun::default())
                 };
                 g.bench_function(BenchmarkId::new(name, &id), |b| {
                     b.iter(|| {
@@ -154,7 +155,11 @@ fn bench_projections(c: &mut Criterion) {
                 ] {
                     g.bench_function(BenchmarkId::new(name, &id), |b| b.iter(|| gf.run_kernel(k, 1).expect("device")));
                 }
-                let dcfg = concur::dc::DcConfig { trials: batch, ..Default::default() };
+                let dcfg = concur::dc::DcConfig {
+                    trials: batch,
+                    ..concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
+                        .config(concur::batch::MapRun::default())
+                };
                 let gd = DcGpu::new(ctx.clone(), &p, dcfg).expect("device");
                 let mut ch = vec![0u32; batch * nc];
                 for (c, zs) in ch.chunks_mut(nc).zip(z.chunks(s)) {

@@ -544,7 +544,7 @@ fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
         max_iters: 0,
         seed: a.seed,
         stop_at_first: false,
-        ..Default::default()
+        ..concur::dc::DcOptions::default().config(concur::batch::MapRun::default())
     };
     let mut map = DcMap::new(puzzle, cfg)?;
     let round = concur::batch::ROUND;

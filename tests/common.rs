@@ -108,3 +108,10 @@ impl Drop for Tmpfs {
         let _ = std::fs::remove_dir(&self.dir);
     }
 }
+
+/// Divide and concur at its options' defaults with the plain layout (the GPU backend's; the
+/// capability table says so), run as `MapRun::default` says.
+pub fn dc_plain() -> concur::dc::DcConfig {
+    concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
+        .config(concur::batch::MapRun::default())
+}

@@ -26,7 +26,7 @@ fn best_variant() -> DcConfig {
         weights: Weights::Uniform,
         layout: DcLayout::Hybrid,
         readout: Readout::Argmax,
-        ..Default::default()
+        ..crate::common::dc_plain()
     }
 }
 
@@ -56,7 +56,7 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
                 trials: 8,
                 max_iters: 5_000,
                 seed: 4,
-                ..Default::default()
+                ..crate::common::dc_plain()
             };
             let r = dc::solve(&p, cfg, |_| {}).unwrap();
             check_claims(&p, &r);
@@ -180,7 +180,7 @@ fn dc_measure() {
                                 max_iters: iters,
                                 seed,
                                 stop_at_first: false,
-                                ..Default::default()
+                                ..crate::common::dc_plain()
                             };
                             let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());
                             check_claims(&p, &r);
@@ -240,7 +240,7 @@ fn dc_speed() {
                         trials: 1,
                         max_iters: iters,
                         seed: 99,
-                        ..Default::default()
+                        ..crate::common::dc_plain()
                     };
                     let best = (0..reps)
                         .map(|_| {
@@ -264,7 +264,7 @@ fn dc_speed() {
 fn dc_completion_turns_near_misses_into_verified_solutions() {
     use concur::batch::{Completion, Mechanism};
     let (p, _) = crate::common::generated(5, 5, 2);
-    let base = DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, ..Default::default() };
+    let base = DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, ..crate::common::dc_plain() };
     let plain = concur::dc::solve(&p, base.clone(), |_| {}).unwrap();
     assert!(plain.trials.iter().all(|t| t.solved_by != Some(Mechanism::MapAc) && t.completions == 0));
     let cfg = DcConfig { complete: Some(Completion { k: 4, ..Default::default() }), ..base };
@@ -299,7 +299,7 @@ fn dc_certificates_verify_and_tampering_is_caught() {
             max_iters: 20_000,
             seed: 2,
             keep_fixed_points: true,
-            ..Default::default()
+            ..crate::common::dc_plain()
         };
         let mut m = concur::dc::DcMap::new(&p, cfg.clone()).unwrap();
         let r = m.run(|_| {});

@@ -547,7 +547,7 @@ mod dc_kernels {
     }
 
     fn config(kind: MapKind, weights: Weights, trials: usize) -> DcConfig {
-        DcConfig { kind, weights, trials, beta: 0.7, gamma: 0.1, ..Default::default() }
+        DcConfig { kind, weights, trials, beta: 0.7, gamma: 0.1, ..crate::common::dc_plain() }
     }
 
     /// A random batch state: slot values, their divide projection, random positive weights.
@@ -786,8 +786,14 @@ mod dc_kernels {
         let backend = GpuBackend::new(ctx);
         let (p, _) = generated(5, 5, 2);
         let complete = Some(Completion { k: 4, ..Default::default() });
-        let cfg =
-            DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, complete, ..Default::default() };
+        let cfg = DcConfig {
+            trials: 16,
+            max_iters: 150,
+            seed: 0,
+            stop_at_first: false,
+            complete,
+            ..crate::common::dc_plain()
+        };
         let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() > 0, "no completion ran");
         let (t, _, board) = r.solution.expect("completion solves this instance on the CPU backend too");
@@ -807,7 +813,7 @@ mod dc_kernels {
             (MapKind::Dm, Weights::Uniform, 4),
         ] {
             let (p, _) = generated(w, w, 31);
-            let cfg = DcConfig { kind, weights, trials: 8, max_iters: 5_000, seed: 2, ..Default::default() };
+            let cfg = DcConfig { kind, weights, trials: 8, max_iters: 5_000, seed: 2, ..crate::common::dc_plain() };
             let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
             let (t, it, board) =
                 r.solution.unwrap_or_else(|| panic!("dc {kind:?} {weights:?} {w}x{w} did not solve on the GPU"));
@@ -842,7 +848,7 @@ fn gpu_dispatches_fold_past_65535_workgroups() {
     }
     drop(g);
     // DC divide: one workgroup per (trial, constraint).
-    let cfg = DcConfig { trials: 1, ..Default::default() };
+    let cfg = DcConfig { trials: 1, ..crate::common::dc_plain() };
     let l = concur::dc::Layout::new(&p, concur::dc::DcLayout::Plain);
     let trials = 65_535 / l.constraints() + 8;
     let g = DcGpu::new(ctx.clone(), &p, DcConfig { trials, ..cfg }).unwrap();
@@ -954,7 +960,7 @@ fn memory_estimates_bound_the_device_buffers() {
     }
     for (kind, weights) in [(MapKind::Rrr, Weights::Uniform), (MapKind::Dm, Weights::Adaptive)] {
         for trials in [1, 300] {
-            let cfg = DcConfig { kind, weights, trials, layout: DcLayout::Plain, ..Default::default() };
+            let cfg = DcConfig { kind, weights, trials, layout: DcLayout::Plain, ..crate::common::dc_plain() };
             let g = DcGpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
             check(
                 format!("dc {kind:?} {weights:?}"),

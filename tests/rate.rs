@@ -129,7 +129,7 @@ fn divide_and_concur_runs_in_rate_mode_too() {
         seed: 3,
         keep_going: true,
         layout: DcLayout::Hybrid,
-        ..Default::default()
+        ..crate::common::dc_plain()
     };
     let a = on_threads(1, || dc::solve(&p, cfg.clone(), |_| {}).unwrap());
     check_solutions(&p, &a, "dc");

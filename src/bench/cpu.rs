@@ -91,7 +91,9 @@ pub(super) fn dc_run(batch: usize, iters: usize, seed: u64) -> DcConfig {
         stop_at_first: false,
         cycle_restart: false,
         seed,
-        ..Default::default()
+        // The plain layout, the one both backends run, so that the CPU and GPU rows compare.
+        layout: crate::dc::DcLayout::Plain,
+        ..crate::dc::DcOptions::default().config(crate::batch::MapRun::default())
     }
 }
 

@@ -233,7 +233,12 @@ pub(super) fn dc_gpu(
     o: &BenchOptions,
 ) -> Result<Vec<BenchRow>, EngineError> {
     use crate::backend::gpu::dc::{DcGpu, Kernel};
-    let cfg = DcConfig { trials: batch, seed: o.seed, ..Default::default() };
+    let cfg = DcConfig {
+        trials: batch,
+        seed: o.seed,
+        ..crate::dc::DcOptions { layout: crate::dc::DcLayout::Plain, ..Default::default() }
+            .config(crate::batch::MapRun::default())
+    };
     let chunk = o.dc_chunk_trials.unwrap_or(usize::MAX);
     let g = DcGpu::with_chunk_trials(ctx.clone(), p, cfg.clone(), chunk)?;
     let l = g.layout();

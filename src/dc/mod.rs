@@ -58,9 +58,8 @@ pub use project::DivideScratch;
 
 use crate::assign::{AssignError, Assigner, WarmState};
 use crate::batch::{
-    self, BatchError, Completion, Floats, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, RateSaved, Resumed,
-    Rounds, SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer,
-    identity_option,
+    self, BatchError, Completion, Floats, MapKind, MapResult, Mechanism, Progress, ROUND, RateSaved, Resumed, Rounds,
+    SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
@@ -155,15 +154,6 @@ pub struct DcConfig {
     /// [`DcMap::new`] starts afresh all the same, [`DcMap::restore`] continues it (the CPU
     /// backend and [`solve`] do). The CPU backend only.
     pub resume: Option<Arc<DcSnapshot>>,
-}
-
-impl Default for DcConfig {
-    /// [`DcOptions::default`] (where the options' defaults live) with the plain layout (the
-    /// GPU backend's, and what the engine's tests run; the command line's default is hybrid),
-    /// run as [`MapRun::default`] says.
-    fn default() -> Self {
-        DcOptions { layout: DcLayout::Plain, ..DcOptions::default() }.config(MapRun::default())
-    }
 }
 
 /// Bytes of replica state per trial: the `S` slot values (f32). The per-trial chosen slots
@@ -1180,6 +1170,10 @@ pub fn estimate(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
 
 #[cfg(test)]
 mod tests {
+    /// The options' defaults with the plain layout, run as `MapRun::default` says.
+    fn plain() -> DcConfig {
+        DcOptions { layout: DcLayout::Plain, ..DcOptions::default() }.config(crate::batch::MapRun::default())
+    }
     use super::*;
     use crate::puzzle::generate::{GenerateOptions, generate};
 
@@ -1200,7 +1194,7 @@ mod tests {
                     weights,
                     cycle_restart: false,
                     stop_at_first: false,
-                    ..Default::default()
+                    ..plain()
                 };
                 let mut m = DcMap::new(&p, cfg).unwrap();
                 m.run(|_| {});
@@ -1270,7 +1264,7 @@ mod tests {
                 stop_at_first: mode == "first",
                 complete: all.then(|| Completion { k: 2, stall: 200, ..Completion::default() }),
                 keep_fixed_points: all,
-                ..Default::default()
+                ..plain()
             };
             let what = format!("{kind:?} hybrid {hybrid} {weights:?} {mode}");
             let mut whole_map = DcMap::new(&p, cfg.clone()).unwrap();
@@ -1303,7 +1297,7 @@ mod tests {
         assert!(cuts >= 10, "only {cuts} stops cut a run short");
         // Another configuration, or a damaged snapshot, is refused with the batch unchanged.
         let p = puzzle(4, 4, 1);
-        let cfg = DcConfig { trials: 2, max_iters: 100, stop_at_first: false, ..Default::default() };
+        let cfg = DcConfig { trials: 2, max_iters: 100, stop_at_first: false, ..plain() };
         let mut m = DcMap::new(&p, cfg.clone()).unwrap();
         m.run(|_| {});
         let snap = m.snapshot();
@@ -1335,7 +1329,7 @@ mod tests {
                 trials: 1,
                 max_iters: 3,
                 readout: Readout::Argmax,
-                ..Default::default()
+                ..plain()
             };
             let mut m = DcMap::new(&p, cfg).unwrap();
             let l = m.layout.clone();
@@ -1368,7 +1362,7 @@ mod tests {
                         trials: 4,
                         max_iters: 5_000,
                         seed: 3,
-                        ..Default::default()
+                        ..plain()
                     };
                     let r = solve(&p, cfg.clone(), |_| {}).unwrap();
                     let (t, it, board) = r.solution.clone().unwrap_or_else(|| {
@@ -1415,7 +1409,7 @@ mod tests {
                         max_iters: 640,
                         seed: seed * 7 + 1,
                         stop_at_first: false,
-                        ..Default::default()
+                        ..plain()
                     };
                     let what = format!("{w}x{h} {kind:?} hybrid {hybrid}");
                     let cfg = DcConfig { propagate: Some(0.5), ..base.clone() };
@@ -1468,7 +1462,7 @@ mod tests {
                                 max_iters: 300,
                                 seed: seed * 31 + runs,
                                 stop_at_first: false,
-                                ..Default::default()
+                                ..plain()
                             };
                             let mut fast = DcMap::new(&p, cfg.clone()).unwrap();
                             let mut slow = DcMap::new(&p, cfg).unwrap().with_reference_kernels().unwrap();

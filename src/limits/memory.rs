@@ -454,7 +454,7 @@ mod tests {
                         stop_at_first,
                         layout: crate::dc::DcLayout::from_hybrid(engine != "dc-plain"),
                         keep_fixed_points: engine == "dc-keep",
-                        ..Default::default()
+                        ..crate::dc::DcOptions::default().config(crate::batch::MapRun::default())
                     };
                     let e = crate::dc::estimate(&p, &cfg, PROBE_THREADS);
                     let mut m = crate::dc::DcMap::new(&p, cfg).unwrap();

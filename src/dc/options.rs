@@ -2,7 +2,8 @@
 //! one place ([`DcOptions::default`]), and the batch configuration they make
 //! ([`DcOptions::config`]).
 
-use super::{DcConfig, DcLayout, Readout, Weights};
+use super::layout::DcLayout;
+use super::map::{DcConfig, Readout, Weights};
 use crate::batch::{MapKind, MapOptions, MapRun};
 use crate::error::SpecError;
 

@@ -453,6 +453,33 @@ impl SolveSpec {
     }
 }
 
+/// A run made ready to start ([`prepare`]): the backend it runs on and the lines for the user.
+pub struct Prepared {
+    /// The backend picked ([`pick_backend`]).
+    pub backend: Box<dyn Backend>,
+    /// Lines for the user, in order: the threads capped at the cores, the backend `auto`
+    /// picked. They wait until every check has passed, so that a refusal is one line.
+    pub notes: Vec<String>,
+}
+
+/// What every caller does before a run, the command line and Python alike, in order: check
+/// the spec, cap its threads at the cores (`threads_flag` names the option in the note:
+/// `--threads`, or Python's `threads`), pick the backend ([`pick_backend`]) and run the
+/// preflight on it ([`SolveSpec::preflight`]: memory, outputs, what the backend runs).
+pub fn prepare(spec: &mut SolveSpec, puzzle: &Puzzle, threads_flag: &str) -> Result<Prepared, SolveError> {
+    spec.check()?;
+    let mut notes = Vec::new();
+    if let Some(t) = spec.run.threads {
+        let (t, note) = limits::cap_threads(threads_flag, t);
+        spec.run.threads = Some(t);
+        notes.extend(note);
+    }
+    let selected = pick_backend(spec)?;
+    notes.extend(selected.note);
+    spec.preflight(puzzle, selected.backend.as_ref())?;
+    Ok(Prepared { backend: selected.backend, notes })
+}
+
 /// The backend a spec asks for (`backend`, `adapter`): `gpu` fails without a usable adapter
 /// or when the spec is CPU-only; `auto` falls back to the CPU and says why in the note, and
 /// never takes a software adapter unless one is named. The searches that run only on the CPU

@@ -6,11 +6,11 @@ use crate::blocking::{POLL, blocking};
 use crate::convert::{board_array, from_json_text, from_serde, to_json, vector};
 use crate::errors::{self, Kind, error, spec_error};
 use crate::puzzle::PyPuzzle;
+use concur::Cancel;
 use concur::backend::Certify;
 use concur::batch::{Found, SolutionSink};
 use concur::puzzle::{Puzzle, format};
 use concur::solve::{Event, SolveError, SolveSpec, Solved};
-use concur::{Cancel, limits};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -33,9 +33,8 @@ pub fn given_map(given: &Bound<'_, PyDict>) -> PyResult<Map<String, serde_json::
     Ok(m)
 }
 
-/// The run the options ask for, checked, with its certificates and its threads capped at the
-/// cores (the notes say so).
-fn spec_of(given: &Bound<'_, PyDict>, certify: Option<&str>) -> PyResult<(SolveSpec, Vec<String>)> {
+/// The run the options ask for, checked, with its certificates.
+fn spec_of(given: &Bound<'_, PyDict>, certify: Option<&str>) -> PyResult<SolveSpec> {
     let mut spec = SolveSpec::from_given(&given_map(given)?).map_err(|e| errors::spec(&e))?;
     spec.certify = match certify {
         None => Certify::None,
@@ -46,13 +45,7 @@ fn spec_of(given: &Bound<'_, PyDict>, certify: Option<&str>) -> PyResult<(SolveS
         }
     };
     spec.check().map_err(|e| errors::spec(&e))?;
-    let mut notes = Vec::new();
-    if let Some(t) = spec.run.threads {
-        let (t, note) = limits::cap_threads("threads", t);
-        spec.run.threads = Some(t);
-        notes.extend(note);
-    }
-    Ok((spec, notes))
+    Ok(spec)
 }
 
 /// What a progress callback hears, called at most every 0.2 s from the run's thread with the
@@ -117,16 +110,18 @@ impl Heard {
     }
 }
 
-/// The run on the backend it asks for: the backend picked (its note kept), then the solve.
+/// The run prepared as the command line prepares it (`solve::prepare`: threads capped at the
+/// cores, the backend picked, the preflight; its notes kept), then the solve.
 fn run(
     puzzle: &Puzzle,
     spec: &SolveSpec,
     cancel: &Cancel,
     heard: &mut Heard,
-) -> Result<(Solved, Option<String>), SolveError> {
-    let selected = concur::solve::pick_backend(spec)?;
-    let solved = concur::solve::solve(puzzle, spec, selected.backend.as_ref(), cancel, &mut |e| heard.hear(e))?;
-    Ok((solved, selected.note))
+) -> Result<(Solved, Vec<String>), SolveError> {
+    let mut spec = spec.clone();
+    let prepared = concur::solve::prepare(&mut spec, puzzle, "threads")?;
+    let solved = concur::solve::solve(puzzle, &spec, prepared.backend.as_ref(), cancel, &mut |e| heard.hear(e))?;
+    Ok((solved, prepared.notes))
 }
 
 /// Solves ``puzzle`` with the options ``given`` (see ``concur.solve``, which calls this).
@@ -139,7 +134,7 @@ pub fn _solve(
     progress: Option<Py<PyAny>>,
     certify: Option<&str>,
 ) -> PyResult<PyRunResult> {
-    let (spec, mut notes) = spec_of(given, certify)?;
+    let spec = spec_of(given, certify)?;
     let p = puzzle.inner.clone();
     let cancel = Cancel::new();
     let mut heard = Heard::new(progress, &spec, &p, &cancel);
@@ -148,8 +143,7 @@ pub fn _solve(
     if let Some(e) = failed.lock().unwrap_or_else(|e| e.into_inner()).take() {
         return Err(e);
     }
-    let (solved, note) = out.map_err(|e| errors::solve(&e))?;
-    notes.extend(note);
+    let (solved, notes) = out.map_err(|e| errors::solve(&e))?;
     PyRunResult::new(py, &p, solved, notes)
 }
 
@@ -390,7 +384,7 @@ impl PySolution {
 /// What a rate-mode run's thread sends: each solution as it is found, then the run's end.
 enum Msg {
     Found(Box<Found>),
-    Done(Box<Result<(Solved, Option<String>), SolveError>>),
+    Done(Box<Result<(Solved, Vec<String>), SolveError>>),
 }
 
 /// A rate-mode run on a thread of its own, its solutions read one at a time (behind
@@ -403,7 +397,6 @@ pub struct Stream {
     handle: Mutex<Option<JoinHandle<()>>>,
     failed: Arc<Mutex<Option<PyErr>>>,
     puzzle: Arc<Puzzle>,
-    notes: Vec<String>,
 }
 
 impl Stream {
@@ -426,7 +419,7 @@ impl Stream {
     #[pyo3(signature = (puzzle, given, progress=None))]
     fn new(puzzle: PyRef<'_, PyPuzzle>, given: &Bound<'_, PyDict>, progress: Option<Py<PyAny>>) -> PyResult<Self> {
         given.set_item("keep_going", true)?;
-        let (mut spec, notes) = spec_of(given, None)?;
+        let mut spec = spec_of(given, None)?;
         let p = puzzle.inner.clone();
         let cancel = Cancel::new();
         let (tx, rx) = mpsc::channel::<Msg>();
@@ -444,7 +437,7 @@ impl Stream {
                 let _ = tx.send(Msg::Done(Box::new(out)));
             })
             .map_err(|e| error(Kind::Resource, format!("cannot start the run's thread: {e}")))?;
-        Ok(Stream { rx: Mutex::new(Some(rx)), cancel, handle: Mutex::new(Some(handle)), failed, puzzle: p, notes })
+        Ok(Stream { rx: Mutex::new(Some(rx)), cancel, handle: Mutex::new(Some(handle)), failed, puzzle: p })
     }
 
     /// The next solution (a :class:`Solution`), or at the run's end its :class:`Result`;
@@ -465,9 +458,7 @@ impl Stream {
                     if let Some(e) = self.failed.lock().unwrap_or_else(|e| e.into_inner()).take() {
                         return Err(e);
                     }
-                    let (solved, note) = out.map_err(|e| errors::solve(&e))?;
-                    let mut notes = self.notes.clone();
-                    notes.extend(note);
+                    let (solved, notes) = out.map_err(|e| errors::solve(&e))?;
                     let r = PyRunResult::new(py, &self.puzzle, solved, notes)?;
                     return Ok(Some(Py::new(py, r)?.into_any()));
                 }

@@ -63,17 +63,8 @@ fn solve(a: SolveArgs, cancel: &Cancel) -> Result<ExitCode> {
     if let Some(dir) = &a.dump_state {
         limits::output_dir(dir)?;
     }
-    // Lines for the user wait until every check has passed, so that a refusal is one line.
-    let mut notes = Vec::new();
-    if let Some(t) = spec.run.threads {
-        let (t, note) = limits::cap_threads("--threads", t);
-        spec.run.threads = Some(t);
-        notes.extend(note);
-    }
-    let selected = concur::solve::pick_backend(&spec)?;
-    notes.extend(selected.note);
-    spec.preflight(&puzzle, selected.backend.as_ref())?;
-    notes.iter().for_each(|l| eprintln!("{l}"));
+    let prepared = concur::solve::prepare(&mut spec, &puzzle, "--threads")?;
+    prepared.notes.iter().for_each(|l| eprintln!("{l}"));
     let (max, trials) = (puzzle.max_score(), spec.run.trials);
     let bar = if spec.is_map() {
         progress_bar(spec.map_iters())
@@ -83,7 +74,7 @@ fn solve(a: SolveArgs, cancel: &Cancel) -> Result<ExitCode> {
         ProgressBar::hidden()
     };
     let shown = bar.clone();
-    let solved = concur::solve::solve(&puzzle, &spec, selected.backend.as_ref(), cancel, &mut move |e| match e {
+    let solved = concur::solve::solve(&puzzle, &spec, prepared.backend.as_ref(), cancel, &mut move |e| match e {
         Event::Map(p) => show(&shown, p, max, trials),
         Event::Scan(p) => {
             shown.set_message(format!(

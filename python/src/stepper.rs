@@ -10,6 +10,7 @@ use crate::convert::{boards_array, float_matrix, from_serde, matrix, vector};
 use crate::errors::{self, Kind, error, input, spec_error};
 use crate::puzzle::PyPuzzle;
 use crate::run::given_map;
+use concur::backend::capability::{self, Feature};
 use concur::backend::gpu::f1::F1GpuStepper;
 use concur::backend::gpu::{GpuBackend, GpuContext};
 use concur::backend::{Backend, CpuBackend, EngineError};
@@ -275,7 +276,8 @@ impl Stepper {
     ) -> PyResult<Self> {
         let on_gpu = match backend {
             "cpu" | "auto" => false,
-            "gpu" if formulation == "dc" => {
+            // The capability table's stepper column: divide and concur does not step on the device.
+            "gpu" if formulation == "dc" && !capability::row(Feature::Dc).stepper.yes => {
                 return Err(spec_error(
                     "divide and concur steps on the cpu backend (concur.solve runs it on the gpu)",
                     Some("backend"),

@@ -160,27 +160,30 @@ pub struct Offer {
 const YES: Offer = Offer { yes: true, with: &[], without: &[] };
 const NO: Offer = Offer { yes: false, with: &[], without: &[] };
 
-/// The backends, as the table's columns.
+/// The backends, as the table's columns, and the GPU stepper (Python's `F1Map(backend="gpu")`,
+/// `backend::gpu::f1::F1GpuStepper`), which steps a batch on the GPU backend's device loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
     /// The CPU backend.
     Cpu,
     /// The GPU backend (wgpu).
     Gpu,
+    /// The GPU stepper: it runs what the GPU backend runs and what its own column allows.
+    GpuStepper,
 }
 
 impl Place {
-    /// The backend's name in messages and the docs.
+    /// The backend's name in messages and the docs (the stepper's is its backend's).
     pub fn name(self) -> &'static str {
         match self {
             Place::Cpu => "cpu",
-            Place::Gpu => "gpu",
+            Place::Gpu | Place::GpuStepper => "gpu",
         }
     }
 }
 
-/// One row of the table: a feature, what the CPU backend offers and what the GPU backend
-/// offers.
+/// One row of the table: a feature, what the CPU backend offers, what the GPU backend offers,
+/// and what the GPU stepper adds to the GPU backend's limits.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
     /// The feature.
@@ -189,6 +192,9 @@ pub struct Row {
     pub cpu: Offer,
     /// What the GPU backend offers.
     pub gpu: Offer,
+    /// What the GPU stepper offers (it steps only the device loop, on one device, and a
+    /// solved trial stands still, so no rate mode).
+    pub stepper: Offer,
 }
 
 impl Row {
@@ -197,6 +203,7 @@ impl Row {
         match place {
             Place::Cpu => self.cpu,
             Place::Gpu => self.gpu,
+            Place::GpuStepper => self.stepper,
         }
     }
 }
@@ -205,38 +212,51 @@ const DEVICE_JV: &[Feature] = &[Feature::GpuJv, Feature::GpuJvSg, Feature::GpuJv
 
 /// What runs where: every feature, on each backend.
 pub const TABLE: &[Row] = &[
-    Row { feature: Feature::F1, cpu: YES, gpu: YES },
-    Row { feature: Feature::Dc, cpu: YES, gpu: YES },
-    Row { feature: Feature::DcHybrid, cpu: YES, gpu: NO },
-    Row { feature: Feature::DcReadoutAssignment, cpu: YES, gpu: NO },
-    Row { feature: Feature::DcPropagate, cpu: YES, gpu: NO },
-    Row { feature: Feature::HostAssign, cpu: YES, gpu: YES },
-    Row { feature: Feature::GpuJv, cpu: NO, gpu: YES },
-    Row { feature: Feature::GpuJvSg, cpu: NO, gpu: YES },
-    Row { feature: Feature::GpuJvSgStaged, cpu: NO, gpu: YES },
-    Row { feature: Feature::GpuAuction, cpu: NO, gpu: YES },
-    Row { feature: Feature::DeviceLoop, cpu: NO, gpu: YES },
+    Row { feature: Feature::F1, cpu: YES, gpu: YES, stepper: YES },
+    Row { feature: Feature::Dc, cpu: YES, gpu: YES, stepper: NO },
+    Row { feature: Feature::DcHybrid, cpu: YES, gpu: NO, stepper: NO },
+    Row { feature: Feature::DcReadoutAssignment, cpu: YES, gpu: NO, stepper: NO },
+    Row { feature: Feature::DcPropagate, cpu: YES, gpu: NO, stepper: NO },
+    Row { feature: Feature::HostAssign, cpu: YES, gpu: YES, stepper: NO },
+    Row { feature: Feature::GpuJv, cpu: NO, gpu: YES, stepper: YES },
+    Row { feature: Feature::GpuJvSg, cpu: NO, gpu: YES, stepper: YES },
+    Row { feature: Feature::GpuJvSgStaged, cpu: NO, gpu: YES, stepper: YES },
+    Row { feature: Feature::GpuAuction, cpu: NO, gpu: YES, stepper: YES },
+    Row { feature: Feature::DeviceLoop, cpu: NO, gpu: YES, stepper: YES },
     Row {
         feature: Feature::RateMode,
         cpu: YES,
         gpu: Offer { yes: true, with: &[Feature::DeviceLoop], without: &[Feature::SeveralAdapters] },
+        stepper: NO,
     },
     Row {
         feature: Feature::FusedPasses,
         cpu: NO,
         gpu: Offer { yes: true, with: &[Feature::DeviceLoop], without: &[] },
+        stepper: Offer { yes: true, with: &[Feature::DeviceLoop], without: &[] },
     },
-    Row { feature: Feature::SeveralAdapters, cpu: NO, gpu: Offer { yes: true, with: &[Feature::F1], without: &[] } },
-    Row { feature: Feature::Certificates, cpu: YES, gpu: NO },
-    Row { feature: Feature::AdaptiveMetric, cpu: YES, gpu: NO },
-    Row { feature: Feature::Kick, cpu: YES, gpu: NO },
-    Row { feature: Feature::Completion, cpu: YES, gpu: Offer { yes: true, with: &[], without: DEVICE_JV } },
+    Row {
+        feature: Feature::SeveralAdapters,
+        cpu: NO,
+        gpu: Offer { yes: true, with: &[Feature::F1], without: &[] },
+        stepper: NO,
+    },
+    Row { feature: Feature::Certificates, cpu: YES, gpu: NO, stepper: NO },
+    Row { feature: Feature::AdaptiveMetric, cpu: YES, gpu: NO, stepper: NO },
+    Row { feature: Feature::Kick, cpu: YES, gpu: NO, stepper: NO },
+    Row {
+        feature: Feature::Completion,
+        cpu: YES,
+        gpu: Offer { yes: true, with: &[], without: DEVICE_JV },
+        stepper: NO,
+    },
     Row {
         feature: Feature::ReducedCostsF32,
         cpu: YES,
         gpu: Offer { yes: true, with: &[Feature::HostAssign], without: &[] },
+        stepper: NO,
     },
-    Row { feature: Feature::Resume, cpu: YES, gpu: NO },
+    Row { feature: Feature::Resume, cpu: YES, gpu: NO, stepper: NO },
 ];
 
 /// The row of `feature`.
@@ -325,9 +345,10 @@ pub fn markdown() -> String {
         }
         s
     };
-    let mut out = String::from("| what | cpu backend | gpu backend |\n|---|---|---|\n");
+    let mut out = String::from("| what | cpu backend | gpu backend | gpu stepper (Python) |\n|---|---|---|---|\n");
     for r in TABLE {
-        out.push_str(&format!("| {} | {} | {} |\n", r.feature.asked_by(), cell(r.cpu), cell(r.gpu)));
+        let stepper = if r.gpu.yes { cell(r.stepper) } else { "-".to_string() };
+        out.push_str(&format!("| {} | {} | {} | {stepper} |\n", r.feature.asked_by(), cell(r.cpu), cell(r.gpu)));
     }
     out
 }

@@ -250,24 +250,20 @@ impl<'a> F1GpuStepper<'a> {
 }
 
 /// Whether the device stepper runs a batch of `cfg` (with `assign` resolved): what the GPU
-/// backend runs ([`super::supports`]), in its device loop, without rate mode.
+/// backend runs ([`super::supports`]) and what the capability table's stepper column allows
+/// (the device loop, on one device, without rate mode); the refusal says why in the
+/// stepper's words.
 pub(crate) fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
     super::supports(cfg)?;
     let needs = capability::needs(MapJob::F1(cfg), cfg.assign, 1);
-    if needs.contains(&Feature::RateMode) {
-        return Err(refusal(Feature::RateMode, "a stepper's solved trial stands still"));
-    }
-    if needs.contains(&Feature::DeviceLoop) {
-        return Ok(());
-    }
-    let f = [Feature::Completion, Feature::ReducedCostsF32, Feature::HostAssign]
-        .into_iter()
-        .find(|f| needs.contains(f))
-        .unwrap_or(Feature::HostAssign);
-    Err(refusal(
-        f,
-        "the device stepper runs the device loop (--assign gpu-jv, gpu-jv-sg, gpu-jv-sg-staged or gpu-auction, without --complete); the cpu stepper runs it",
-    ))
+    let Err(u) = capability::check(Place::GpuStepper, &needs) else { return Ok(()) };
+    Err(match u.feature {
+        Feature::RateMode => refusal(Feature::RateMode, "a stepper's solved trial stands still"),
+        f => refusal(
+            f,
+            "the device stepper runs the device loop (--assign gpu-jv, gpu-jv-sg, gpu-jv-sg-staged or gpu-auction, without --complete); the cpu stepper runs it",
+        ),
+    })
 }
 
 fn refusal(f: Feature, why: &str) -> Unsupported {

@@ -1,6 +1,6 @@
-// Insertion points (filled by src/backend/gpu/assign.rs, `auction_source`): //PER, the rows
-// per thread (MAXN / WG), which sizes function-scope arrays and so must be a const-expression,
-// not a pipeline-overridable constant.
+// Built by src/backend/gpu/assign.rs (`auction_source`) as a one-line prelude and this file:
+// the prelude declares PER, the rows per thread (MAXN / WG), which sizes function-scope arrays
+// and so must be a const-expression, not a pipeline-overridable constant.
 //
 // Batched exact maximum-weight perfect assignment: Bertsekas's auction (forward, Jacobi
 // bidding) with epsilon scaling, one workgroup per (trial, class) problem. The workgroup is
@@ -54,7 +54,6 @@ const NONE: u32 = 0xffffffffu;
 // The workgroup size of `auction`.
 override WG: u32 = 256u;
 const MAXN: u32 = 512u;
-const PER: u32 = 2u; //PER
 // The workgroup size of `settle`, one thread per problem.
 const SETTLE_WG: u32 = 256u;
 const PRICE_CAP: i32 = 0x3fffffff;

@@ -1,7 +1,7 @@
-// Insertion points (filled by src/backend/gpu/jv.rs, `source`, on a device with subgroup
-// operations, the only one that validates them): //SUBGROUP_ARGS (the subgroup builtins, as
-// arguments of `jv`), //SUBGROUP_INIT (their values kept in private variables), and the lines
-// from //REDUCE_MIN to //END_REDUCE_MIN (`reduce_min`, replaced by its subgroup form).
+// Built by src/backend/gpu/jv.rs (`source`) by concatenation: this file, then the variant
+// that holds the entry point `jv` and its `reduce_min`: jv_workgroup.wgsl (a tree in workgroup
+// memory) or, on a device with subgroup operations (the only one that validates it),
+// jv_subgroup.wgsl (subgroup minima).
 //
 // Batched exact maximum-weight perfect assignment by shortest augmenting paths (Jonker and
 // Volgenant 1987, the dense Dijkstra form), one 64-thread workgroup per (trial, class)
@@ -92,37 +92,13 @@ fn before(a: f32, ka: u32, b: f32, kb: u32) -> bool {
     return a < b || (a == b && ka < kb);
 }
 
-//REDUCE_MIN
-// The workgroup's smallest (value, key) into ctl_min and ctl_col (read them with
-// workgroupUniformLoad). Workgroup memory: a tree over the threads.
-fn reduce_min(lid: u32, val: f32, key: u32) {
-    red_v[lid] = val;
-    red_k[lid] = key;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s /= 2u) {
-        if lid < s && before(red_v[lid + s], red_k[lid + s], red_v[lid], red_k[lid]) {
-            red_v[lid] = red_v[lid + s];
-            red_k[lid] = red_k[lid + s];
-        }
-        workgroupBarrier();
-    }
-    if lid == 0u {
-        ctl_min = red_v[0];
-        ctl_col = red_k[0];
-    }
-}
-//END_REDUCE_MIN
 
-@compute @workgroup_size(64)
-fn jv(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec3<u32>,
-      @builtin(local_invocation_index) lid: u32,
-      //SUBGROUP_ARGS
-) {
+// One problem, on the workgroup that the entry point `jv` (in the variant file) runs.
+fn jv_problem(gid: vec3<u32>, ng: vec3<u32>, lid: u32) {
     let problem = gid.x + gid.y * ng.x;
     if problem >= P.trials * P.classes {
         return;
     }
-    //SUBGROUP_INIT
     let t = problem / P.classes;
     let k = problem % P.classes;
     let cls = table[k];

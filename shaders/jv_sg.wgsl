@@ -1,8 +1,9 @@
-// Insertion points (filled by src/backend/gpu/jv.rs, `sg_source`): //MAXC (the column slots
-// a lane keeps in registers, which size function-scope arrays and so must be a
-// const-expression, not a pipeline-overridable constant) and //STAGE_COPY (the staged
-// variant's copy of the cost block, whose subgroup barrier only a device with wgpu's
-// SUBGROUP_BARRIER feature validates).
+// Built by src/backend/gpu/jv.rs (`sg_source_staged`) by concatenation: a one-line prelude
+// that declares MAXC (the column slots a lane keeps in registers, which size function-scope
+// arrays and so must be a const-expression, not a pipeline-overridable constant), this file,
+// and the variant of `stage_block`: jv_sg_direct.wgsl (nothing to stage) or jv_sg_staged.wgsl
+// (the staged variant's copy of the cost block, whose subgroup barrier only a device with
+// wgpu's SUBGROUP_BARRIER feature validates).
 //
 // Batched exact maximum-weight perfect assignment by shortest augmenting paths (Jonker and
 // Volgenant 1987, the dense Dijkstra form), one SUBGROUP per (trial, class) problem and
@@ -52,7 +53,6 @@ const MAXN: u32 = 64u;
 // Keys: unassigned columns first among equal distances (as the host solver picks).
 const KEYB: u32 = 256u;
 const INF: f32 = 3.4028235e38;
-const MAXC: u32 = 16u; //MAXC
 // The staged variant (`--assign gpu-jv-sg-staged`): STAGE 1, and each subgroup copies its
 // problem's cost block once into its slot of `blk` (SN x SN floats, SN the batch's largest
 // class this kernel solves) and reads it there; the host sets these pipeline-overridable
@@ -123,7 +123,8 @@ fn jv_sg(@builtin(workgroup_id) gid: vec3<u32>, @builtin(num_workgroups) ng: vec
         }
         return;
     }
-    //STAGE_COPY (the staged variant copies the block into this subgroup's slot here)
+    // The staged variant copies the block into this subgroup's slot here.
+    stage_block(sgi, lane, S, n, wbase);
     // A NaN or +inf weight.
     var badw = false;
     for (var e = lane; e < n * n; e += S) {

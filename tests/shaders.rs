@@ -2,10 +2,6 @@
 //! the backend looks up.
 use std::path::Path;
 
-/// Shader files that use subgroup operations (validated with naga's SUBGROUP capability;
-/// the backend builds them only on a device that has it).
-const SUBGROUP_FILES: &[&str] = &["jv_sg.wgsl"];
-
 /// A parsed and validated module with its validation info.
 type Validated = (naga::Module, naga::valid::ModuleInfo);
 
@@ -40,12 +36,28 @@ fn specialise(what: &str, (module, info): &Validated, entry: &str, constants: &[
     }
 }
 
+/// A shader file validated: alone, or where it is a part of a source the host assembles by
+/// concatenation (`backend::gpu::assembled_sources`), the first such source that holds it.
 fn validate(path: &Path) -> Validated {
     let src = std::fs::read_to_string(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    validate_source(&path.display().to_string(), &src, SUBGROUP_FILES.contains(&name.as_str()))
+    #[cfg(feature = "gpu")]
+    {
+        let (parts, sources) = concur::backend::gpu::assembled_sources();
+        if parts.contains(&name.as_str()) {
+            let (what, whole, subgroups) = sources
+                .iter()
+                .find(|(_, whole, _)| whole.contains(src.as_str()))
+                .unwrap_or_else(|| panic!("{name}: a part of no assembled source"));
+            let caps = naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SUBGROUP_BARRIER;
+            return validate_with(&format!("{what} (for {name})"), whole, *subgroups, caps);
+        }
+    }
+    validate_source(&path.display().to_string(), &src, false)
 }
 
+// The parts of the assembled sources validate only within them, which the GPU module builds.
+#[cfg(feature = "gpu")]
 #[test]
 fn every_wgsl_file_parses_and_validates() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
@@ -68,6 +80,10 @@ fn every_wgsl_file_parses_and_validates() {
         ("hash.wgsl", &["fingerprint"]),
         ("jv.wgsl", &["jv"]),
         ("jv_sg.wgsl", &["jv_sg"]),
+        ("jv_sg_direct.wgsl", &["jv_sg"]),
+        ("jv_sg_staged.wgsl", &["jv_sg"]),
+        ("jv_subgroup.wgsl", &["jv"]),
+        ("jv_workgroup.wgsl", &["jv"]),
         ("layout.wgsl", &["scatter", "gather"]),
         ("pick.wgsl", &["pick"]),
     ];
@@ -78,24 +94,6 @@ fn every_wgsl_file_parses_and_validates() {
             assert!(entries.iter().any(|x| x == e), "{name} lacks entry point {e}");
         }
     }
-}
-
-#[cfg(feature = "gpu")]
-/// The lines below an insertion-point declaration at the top of a WGSL source (the whole
-/// source without one): what the host's text goes into.
-fn body(src: &str) -> &str {
-    let mut at = 0;
-    let mut declaring = false;
-    for line in src.split_inclusive('\n') {
-        let l = line.trim_end();
-        if l.starts_with("// Insertion points") {
-            declaring = true;
-        } else if declaring && (l == "//" || !l.starts_with("//")) {
-            return &src[at..];
-        }
-        at += line.len();
-    }
-    src
 }
 
 /// The fused pass of F1 (`f1_step.wgsl`) validates appended to `f1.wgsl`, as the backend
@@ -122,7 +120,9 @@ fn the_fused_f1_pass_validates_appended_to_f1_at_every_size() {
 fn the_jv_kernels_with_subgroup_operations_validate() {
     use concur::backend::gpu::jv;
     let src = jv::source(true);
-    assert!(src.contains("subgroupMin") && !body(&src).contains("//SUBGROUP") && !body(&src).contains("REDUCE_MIN"));
+    assert!(src.contains("subgroupMin") && src.contains("@builtin(subgroup_id)"));
+    assert!(!jv::source(false).contains("subgroupMin"), "the workgroup variant uses no subgroup operation");
+    validate_source("jv (workgroup)", &jv::source(false), false);
     validate_source("jv (subgroups)", &src, true);
     for lanes in [4u32, 8, 16, 32, 64, 128] {
         let src = jv::sg_source(lanes);
@@ -131,7 +131,7 @@ fn the_jv_kernels_with_subgroup_operations_validate() {
         let module = validate_source(&format!("jv_sg ({lanes} lanes)"), &src, true);
         specialise(&format!("jv_sg ({lanes} lanes)"), &module, "jv_sg", &jv::sg_constants(None));
         let staged = jv::sg_source_staged(lanes, true);
-        assert!(body(&staged).contains("subgroupBarrier()") && !body(&staged).contains("//STAGE_COPY"));
+        assert!(staged.contains("subgroupBarrier()") && !src.contains("subgroupBarrier()"));
         let caps = naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SUBGROUP_BARRIER;
         let module = validate_with(&format!("jv_sg staged ({lanes} lanes)"), &staged, true, caps);
         for stage in [(36, 2), (64, 1), (8, 16)] {
@@ -159,14 +159,14 @@ fn the_auction_validates_at_every_workgroup_size() {
     }
 }
 
-/// Where the host still writes WGSL text, the file declares the insertion points at its top,
-/// each appears on one line below, and the host fills exactly those; the other files declare
-/// none.
+/// The host writes no WGSL text into a file: a variant is built by concatenation (a one-line
+/// const prelude, a file, a variant file), so no shader holds an insertion marker, every part
+/// is in some assembled source, and every assembled source validates.
 #[cfg(feature = "gpu")]
 #[test]
-fn every_insertion_point_is_declared_at_the_top_of_its_file() {
+fn variants_are_built_by_concatenation_and_every_one_validates() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let filled = concur::backend::gpu::insertion_points();
+    let (parts, sources) = concur::backend::gpu::assembled_sources();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "wgsl") {
@@ -174,20 +174,24 @@ fn every_insertion_point_is_declared_at_the_top_of_its_file() {
         }
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let src = std::fs::read_to_string(&path).unwrap();
-        let head = &src[..src.len() - body(&src).len()];
-        let points = filled.iter().find(|(f, _)| *f == name).map_or(&[][..], |(_, p)| *p);
-        assert_eq!(head.is_empty(), points.is_empty(), "{name}: a declaration without points, or points without one");
-        for p in points {
-            assert!(head.contains(p), "{name}: {p} is not declared at the top");
-            assert_eq!(body(&src).lines().filter(|l| l.contains(p)).count(), 1, "{name}: {p} is not on one line");
-        }
-        // Every marker the declaration names is one the host fills.
-        let declared = head.split(|c: char| !(c.is_ascii_uppercase() || c == '_' || c == '/')).filter(|w| {
-            w.starts_with("//") && w.len() > 2 && w[2..].chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        let marker = src.lines().find(|l| {
+            let t = l.trim_start();
+            t.starts_with("//")
+                && t.len() > 2
+                && t[2..]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.len() > 2 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+                && !t.starts_with("// ")
         });
-        for d in declared {
-            assert!(points.contains(&d), "{name}: {d} is declared but the host does not fill it");
+        assert!(marker.is_none(), "{name}: an insertion marker: {marker:?}");
+        if parts.contains(&name.as_str()) {
+            assert!(sources.iter().any(|(_, whole, _)| whole.contains(src.as_str())), "{name}: in no source");
         }
+    }
+    let caps = naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SUBGROUP_BARRIER;
+    for (what, whole, subgroups) in &sources {
+        validate_with(what, whole, *subgroups, caps);
     }
 }
 
@@ -224,6 +228,10 @@ fn every_uniform_struct_the_host_uploads_matches_its_shader() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if path.extension().is_none_or(|e| e != "wgsl") || name == "f1_step.wgsl" {
+            continue;
+        }
+        // A variant file declares no uniform of its own (its source's is checked with it).
+        if !std::fs::read_to_string(&path).unwrap().contains("var<uniform>") {
             continue;
         }
         let (module, _) = validate(&path);

@@ -178,17 +178,11 @@ pub(crate) fn workgroup_for(n: usize) -> u32 {
     SIZES.into_iter().find(|&w| w as usize >= n).unwrap_or(256)
 }
 
-/// The insertion point of `shaders/assign.wgsl` (declared at its top): the rows per thread.
-const PER: &str = "//PER";
-/// The insertion points the host fills in `shaders/assign.wgsl`.
-#[doc(hidden)]
-pub(crate) const POINTS: [&str; 1] = [PER];
-
 /// The auction's source for a workgroup of `wg` threads (the file's own is 256): its rows per
 /// thread, which size function-scope arrays, written in. The workgroup size itself is the
 /// pipeline-overridable constant of [`auction_constants`].
 pub fn auction_source(wg: u32) -> String {
-    super::fill(ASSIGN_WGSL, PER, &format!("const PER: u32 = {}u;", 512 / wg))
+    format!("const PER: u32 = {}u;\n{ASSIGN_WGSL}", 512 / wg)
 }
 
 /// The auction's pipeline-overridable constants for a workgroup of `wg` threads.
@@ -246,7 +240,8 @@ fn status_words(state: &[u8]) -> impl Iterator<Item = u32> + '_ {
 impl AssignGpu {
     /// The auction's pipelines on `ctx`, one per workgroup size.
     pub fn new(ctx: Arc<GpuContext>) -> Self {
-        let module = ctx.module("assign", ASSIGN_WGSL);
+        // `settle` from the source at the file's own workgroup size (256).
+        let module = ctx.module("assign", &auction_source(256));
         let settle = ctx.pipeline(&module, "settle");
         let pipes = SIZES
             .into_iter()

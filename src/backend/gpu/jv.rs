@@ -27,11 +27,11 @@
 //! device was opened with wgpu's SUBGROUP feature ([`GpuContext::subgroups`]), workgroup
 //! memory otherwise; the two give the same answer (the order does not matter for a minimum).
 
+use super::GpuContext;
 use super::assign::{Problems, Status};
 use super::context::groups_grid;
 use super::pick::Pick;
 use super::timing::Passes;
-use super::{GpuContext, fill, fill_lines};
 use crate::backend::GpuError;
 use std::sync::Arc;
 
@@ -39,6 +39,14 @@ use std::sync::Arc;
 pub(crate) const JV_WGSL: &str = include_str!("../../../shaders/jv.wgsl");
 /// The WGSL source of the subgroup kernel (its register slots set by [`sg_source`]).
 pub(crate) const JV_SG_WGSL: &str = include_str!("../../../shaders/jv_sg.wgsl");
+/// The workgroup variant of the kernel's entry point and `reduce_min`.
+const JV_WORKGROUP_WGSL: &str = include_str!("../../../shaders/jv_workgroup.wgsl");
+/// The subgroup variant of the kernel's entry point and `reduce_min`.
+const JV_SUBGROUP_WGSL: &str = include_str!("../../../shaders/jv_subgroup.wgsl");
+/// The subgroup kernel's `stage_block` without staging.
+const JV_SG_DIRECT_WGSL: &str = include_str!("../../../shaders/jv_sg_direct.wgsl");
+/// The subgroup kernel's `stage_block` of the staged variant.
+const JV_SG_STAGED_WGSL: &str = include_str!("../../../shaders/jv_sg_staged.wgsl");
 
 /// Largest problem the workgroup kernel takes (its rows and columns sit in workgroup memory).
 /// Every class of a 16x16 board (196 inner cells) fits.
@@ -63,62 +71,12 @@ pub enum JvKind {
     SubgroupStaged,
 }
 
-/// The subgroup form of `reduce_min`: a subgroup minimum, then one value per subgroup.
-const SUBGROUP_REDUCE: &str = r#"var<private> sg_lane: u32;
-var<private> sg_id: u32;
-var<private> sg_count: u32;
-
-// The workgroup's smallest (value, key) into ctl_min and ctl_col (read them with
-// workgroupUniformLoad). Subgroup minima, then one entry per subgroup in workgroup memory.
-fn reduce_min(lid: u32, val: f32, key: u32) {
-    let bv = subgroupMin(val);
-    let bk = subgroupMin(select(NONE, key, val == bv));
-    if sg_lane == 0u {
-        red_v[sg_id] = bv;
-        red_k[sg_id] = bk;
-    }
-    workgroupBarrier();
-    if lid == 0u {
-        var mv = red_v[0];
-        var mk = red_k[0];
-        for (var s = 1u; s < sg_count; s++) {
-            if before(red_v[s], red_k[s], mv, mk) {
-                mv = red_v[s];
-                mk = red_k[s];
-            }
-        }
-        ctl_min = mv;
-        ctl_col = mk;
-    }
-}"#;
-
-/// The insertion points of `shaders/jv.wgsl` (declared at its top), filled on a device with
-/// subgroup operations: the subgroup builtins as arguments of `jv`, their values kept, and the
-/// lines of `reduce_min`.
-const SUBGROUP_ARGS: &str = "//SUBGROUP_ARGS";
-const SUBGROUP_INIT: &str = "//SUBGROUP_INIT";
-const REDUCE_MIN: &str = "//REDUCE_MIN";
-const END_REDUCE_MIN: &str = "//END_REDUCE_MIN";
-/// The insertion points of `shaders/jv_sg.wgsl`: the column slots per lane, the staged copy.
-const MAXC: &str = "//MAXC";
-const STAGE_COPY: &str = "//STAGE_COPY";
-/// The insertion points the host fills in `shaders/jv.wgsl` and `shaders/jv_sg.wgsl`.
-pub(crate) const JV_POINTS: [&str; 4] = [SUBGROUP_ARGS, SUBGROUP_INIT, REDUCE_MIN, END_REDUCE_MIN];
-pub(crate) const JV_SG_POINTS: [&str; 2] = [MAXC, STAGE_COPY];
-
-/// The workgroup kernel's source for a device with (`true`) or without subgroup operations.
+/// The workgroup kernel's source for a device with (`true`) or without subgroup operations:
+/// `shaders/jv.wgsl` and the variant with the entry point and `reduce_min`
+/// (`jv_subgroup.wgsl` or `jv_workgroup.wgsl`), concatenated.
 pub fn source(subgroups: bool) -> String {
-    if !subgroups {
-        return JV_WGSL.to_string();
-    }
-    let s = fill_lines(JV_WGSL, REDUCE_MIN, END_REDUCE_MIN, SUBGROUP_REDUCE);
-    let s = fill(
-        &s,
-        SUBGROUP_ARGS,
-        "      @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgi: u32, \
-         @builtin(num_subgroups) sgn: u32,",
-    );
-    fill(&s, SUBGROUP_INIT, "    sg_lane = sgl;\n    sg_id = sgi;\n    sg_count = sgn;")
+    let variant = if subgroups { JV_SUBGROUP_WGSL } else { JV_WORKGROUP_WGSL };
+    format!("{JV_WGSL}\n{variant}")
 }
 
 /// The subgroup kernel's source for a device whose smallest subgroup has `min_lanes` lanes:
@@ -132,20 +90,8 @@ pub fn sg_source(min_lanes: u32) -> String {
 /// [`sg_constants`].
 pub fn sg_source_staged(min_lanes: u32, staged: bool) -> String {
     let slots = (SG_MAX_N as u32).div_ceil(min_lanes.max(1)).clamp(1, 32);
-    let s = fill(JV_SG_WGSL, MAXC, &format!("const MAXC: u32 = {slots}u;"));
-    if !staged {
-        return s;
-    }
-    fill(
-        &s,
-        STAGE_COPY,
-        "    // The block once into this subgroup's slot; its lanes read one another's entries.
-    sbase = sgi * SN * SN;
-    for (var e = lane; e < n * n; e += S) {
-        blk[sbase + e] = w[wbase + e];
-    }
-    subgroupBarrier();",
-    )
+    let stage = if staged { JV_SG_STAGED_WGSL } else { JV_SG_DIRECT_WGSL };
+    format!("const MAXC: u32 = {slots}u;\n{JV_SG_WGSL}\n{stage}")
 }
 
 /// The subgroup kernel's pipeline-overridable constants: unstaged (`None`, the defaults), or

@@ -63,57 +63,34 @@ pub(crate) const HASH_WGSL: &str = include_str!("../../../shaders/hash.wgsl");
 #[doc(hidden)]
 pub const LAYOUT_WGSL: &str = include_str!("../../../shaders/layout.wgsl");
 
-/// Fills an insertion point of a WGSL source: the line that holds `point` becomes `text`.
-///
-/// A kernel's sizes are pipeline-overridable constants where WGSL allows them
-/// ([`GpuContext::pipeline_with`]); the host still writes text where it does not: a constant
-/// that sizes a function-scope array (which must be a const-expression), or code that only a
-/// device with some feature validates (subgroup operations). Each such file declares its
-/// insertion points in a comment paragraph at its top, beginning `// Insertion points`; each
-/// point must appear on exactly one line below that paragraph.
-pub(crate) fn fill(src: &str, point: &str, text: &str) -> String {
-    fill_lines(src, point, point, text)
-}
-
-/// [`fill`] for a region: the lines from the one that holds `begin` to the one that holds
-/// `end` become `text`.
-pub(crate) fn fill_lines(src: &str, begin: &str, end: &str, text: &str) -> String {
-    let body = insertion_body(src);
-    let line_of = |point: &str| {
-        assert!(src[..body].contains(point), "insertion point {point} is not declared at the top of the file");
-        let at: Vec<usize> = src[body..].match_indices(point).map(|(i, _)| body + i).collect();
-        assert!(at.len() == 1, "insertion point {point}: {} lines hold it below the declaration", at.len());
-        let start = src[..at[0]].rfind('\n').map_or(0, |i| i + 1);
-        let stop = src[at[0]..].find('\n').map_or(src.len(), |i| at[0] + i);
-        (start, stop)
-    };
-    let ((start, _), (_, stop)) = (line_of(begin), line_of(end));
-    format!("{}{text}{}", &src[..start], &src[stop..])
-}
-
-/// Where the body of a WGSL source begins: after its comment paragraph that declares the
-/// insertion points (up to the first line that is only `//` or is not a comment).
-fn insertion_body(src: &str) -> usize {
-    let mut at = 0;
-    let mut declaring = false;
-    for line in src.split_inclusive('\n') {
-        let l = line.trim_end();
-        if l.starts_with("// Insertion points") {
-            declaring = true;
-        } else if declaring && (l == "//" || !l.starts_with("//")) {
-            return at;
-        }
-        at += line.len();
-    }
-    assert!(!declaring, "an insertion-point declaration runs to the end of the file");
-    0
-}
-
-/// The insertion points the host fills, per shader file (for `tests/shaders.rs`, which checks
-/// that each file declares exactly these at its top and holds each once below).
+/// The shader files that are parts of a source the host assembles by concatenation (none of
+/// them validates alone), with the sources they make, for `tests/shaders.rs`: each source
+/// as (what it is, the WGSL, whether it needs subgroup operations). The workgroup size and
+/// the staged block's sizes are pipeline-overridable constants, set when the pipeline is
+/// made.
 #[doc(hidden)]
-pub fn insertion_points() -> Vec<(&'static str, &'static [&'static str])> {
-    vec![("jv.wgsl", &jv::JV_POINTS), ("jv_sg.wgsl", &jv::JV_SG_POINTS), ("assign.wgsl", &assign::POINTS)]
+pub fn assembled_sources() -> (Vec<&'static str>, Vec<(String, String, bool)>) {
+    let parts = vec![
+        "jv.wgsl",
+        "jv_workgroup.wgsl",
+        "jv_subgroup.wgsl",
+        "jv_sg.wgsl",
+        "jv_sg_direct.wgsl",
+        "jv_sg_staged.wgsl",
+        "assign.wgsl",
+    ];
+    let mut sources = vec![
+        ("jv (workgroup)".to_string(), jv::source(false), false),
+        ("jv (subgroups)".to_string(), jv::source(true), true),
+    ];
+    for lanes in [4, 8, 16, 32, 64, 128] {
+        sources.push((format!("jv_sg ({lanes} lanes)"), jv::sg_source(lanes), true));
+        sources.push((format!("jv_sg staged ({lanes} lanes)"), jv::sg_source_staged(lanes, true), true));
+    }
+    for wg in [32, 64, 128, 256] {
+        sources.push((format!("assign ({wg})"), assign::auction_source(wg), false));
+    }
+    (parts, sources)
 }
 
 /// A uniform struct the host uploads, for `tests/shaders.rs`, which checks it against naga's

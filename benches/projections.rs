@@ -128,8 +128,8 @@ fn bench_projections(c: &mut Criterion) {
                 let cfg = DcConfig {
                     trials: batch,
                     max_iters: ITERS,
-                    stop_at_first: false,
-                    cycle_restart: false,
+                    all_trials: true,
+                    no_cycle_restart: true,
                     ..concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
                         .config(concur::batch::MapRun::default())
                 };

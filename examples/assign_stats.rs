@@ -20,7 +20,7 @@ fn main() -> Result<()> {
     let iters: u64 = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(20_000);
     let trials: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(1);
     let puzzle = format::read_puzzle(&std::fs::read(path).with_context(|| format!("reading {path}"))?)?;
-    let cfg = MapConfig { trials, max_iters: iters, stop_at_first: false, cycle_restart: false, ..Default::default() };
+    let cfg = MapConfig { trials, max_iters: iters, all_trials: true, no_cycle_restart: true, ..Default::default() };
     let mut map = F1Map::new(&puzzle, cfg)?;
     let r = map.run(|_| {});
     println!(

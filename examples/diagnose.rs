@@ -166,8 +166,8 @@ fn run() -> Result<()> {
         trials: a.trials,
         max_iters: a.max_iters,
         seed: a.seed,
-        stop_at_first: false,
-        cycle_restart: !a.no_cycle_restart,
+        all_trials: true,
+        no_cycle_restart: a.no_cycle_restart,
         restart_stall: a.restart_stall,
         kick: a.kick,
         join_weights: a.join_weights,
@@ -203,7 +203,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         out,
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": if a.dm { "dm" } else { "rrr" }, "beta": cfg.beta,
-            "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": cfg.cycle_restart,
+            "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": !cfg.no_cycle_restart,
             "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "adapt": cfg.adapt, "reduced_costs": cfg.reduced_costs, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;
     for (t, s) in r.trials.iter().enumerate() {
@@ -389,7 +389,7 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "beta": cfg.beta, "seed": cfg.seed,
             "iters": a.max_iters, "every": a.every, "window": a.window, "solutions": sols.len(),
-            "cycle_restart": cfg.cycle_restart})
+            "cycle_restart": !cfg.no_cycle_restart})
     )?;
     let max = puzzle.max_score();
     if a.baseline > 0 {
@@ -543,7 +543,7 @@ fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
         trials: a.trials,
         max_iters: 0,
         seed: a.seed,
-        stop_at_first: false,
+        all_trials: true,
         ..concur::dc::DcOptions::default().config(concur::batch::MapRun::default())
     };
     let mut map = DcMap::new(puzzle, cfg)?;

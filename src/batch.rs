@@ -29,7 +29,7 @@
 //!     for t in rounds.harvest(puzzle, &mut trials, |t| board_of(t)) {
 //!         /* give trial t a fresh point drawn from trials[t].rng, as at its start */
 //!     }
-//!     if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
+//!     if rounds.after_round(&trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut progress) {
 //!         break;
 //!     }
 //! }

@@ -228,8 +228,8 @@ pub struct Tracer {
     f1: F1,
     beta: f32,
     edge: crate::f1::project::EdgeProjection,
-    warm_start: bool,
-    cycle_restart: bool,
+    cold_assign: bool,
+    no_cycle_restart: bool,
     x: Vec<f32>,
     asg: Assigners,
     pieces: PieceScratch,
@@ -271,8 +271,8 @@ impl Tracer {
             board: vec![0; puzzle.cells()],
             beta: cfg.beta,
             edge: cfg.edge,
-            warm_start: cfg.warm_start,
-            cycle_restart: cfg.cycle_restart,
+            cold_assign: cfg.cold_assign,
+            no_cycle_restart: cfg.no_cycle_restart,
             x,
             tr,
             max_score: puzzle.max_score(),
@@ -353,7 +353,7 @@ impl Tracer {
                 self.x[i as usize] += self.beta;
             }
         }
-        self.tr.warm = self.warm_start;
+        self.tr.warm = !self.cold_assign;
         let score = f1.score(&self.board);
         // The batch driver stops a solved trial before its round's cycle check.
         let restarted = score < self.max_score && self.cycle_check();
@@ -368,7 +368,7 @@ impl Tracer {
     /// The batch driver's exact-cycle check, at the end of every round: true when it
     /// restarted the trial.
     fn cycle_check(&mut self) -> bool {
-        if !(self.cycle_restart && self.tr.iterations.is_multiple_of(ROUND)) {
+        if self.no_cycle_restart || !self.tr.iterations.is_multiple_of(ROUND) {
             return false;
         }
         let cycled = self.tr.in_cycle(batch::fingerprint(&self.x, crate::hash::OFFSET));
@@ -453,7 +453,7 @@ mod tests {
         let cfg = MapConfig {
             trials: 3,
             max_iters: 700,
-            stop_at_first: false,
+            all_trials: true,
             seed: 9,
             restart_stall: None,
             ..Default::default()

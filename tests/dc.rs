@@ -34,7 +34,7 @@ fn best_variant() -> DcConfig {
 fn dc_solves_90_percent_of_32_trials_on_set_1_4x4() {
     let Some(dir) = puzzles("dc_solves_90_percent_of_32_trials_on_set_1_4x4") else { return };
     let p = brendan(&dir, 1, 4, 4);
-    let cfg = DcConfig { trials: 32, max_iters: 5_000, seed: 11, stop_at_first: false, ..best_variant() };
+    let cfg = DcConfig { trials: 32, max_iters: 5_000, seed: 11, all_trials: true, ..best_variant() };
     let r = dc::solve(&p, cfg, |_| {}).unwrap();
     check_claims(&p, &r);
     let mut its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
@@ -68,14 +68,8 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
 #[test]
 fn argmax_readout_solves_and_the_best_board_is_a_permutation() {
     let (p, _) = generated(4, 3, 5);
-    let cfg = DcConfig {
-        readout: Readout::Argmax,
-        trials: 4,
-        max_iters: 5_000,
-        seed: 2,
-        stop_at_first: false,
-        ..best_variant()
-    };
+    let cfg =
+        DcConfig { readout: Readout::Argmax, trials: 4, max_iters: 5_000, seed: 2, all_trials: true, ..best_variant() };
     let r = dc::solve(&p, cfg, |_| {}).unwrap();
     check_claims(&p, &r);
     assert!(r.solution.is_some());
@@ -179,7 +173,7 @@ fn dc_measure() {
                                 trials,
                                 max_iters: iters,
                                 seed,
-                                stop_at_first: false,
+                                all_trials: true,
                                 ..crate::common::dc_plain()
                             };
                             let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());
@@ -264,7 +258,7 @@ fn dc_speed() {
 fn dc_completion_turns_near_misses_into_verified_solutions() {
     use concur::batch::{Completion, Mechanism};
     let (p, _) = crate::common::generated(5, 5, 2);
-    let base = DcConfig { trials: 16, max_iters: 150, seed: 0, stop_at_first: false, ..crate::common::dc_plain() };
+    let base = DcConfig { trials: 16, max_iters: 150, seed: 0, all_trials: true, ..crate::common::dc_plain() };
     let plain = concur::dc::solve(&p, base.clone(), |_| {}).unwrap();
     assert!(plain.trials.iter().all(|t| t.solved_by != Some(Mechanism::MapAc) && t.completions == 0));
     let cfg = DcConfig { complete: Some(Completion { k: 4, ..Default::default() }), ..base };

@@ -271,7 +271,7 @@ fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
     // Unsolvable (colours 4 and 5 occur once each): no new best after the first iterations.
     let p = Puzzle::new(2, 2, vec![[0, 1, 2, 0], [0, 0, 3, 1], [2, 4, 0, 0], [3, 0, 0, 5]], vec![]).unwrap();
     let cfg =
-        MapConfig { trials: 3, max_iters: 1000, stop_at_first: false, restart_stall: Some(100), ..Default::default() };
+        MapConfig { trials: 3, max_iters: 1000, all_trials: true, restart_stall: Some(100), ..Default::default() };
     let g = concur::backend::gpu::f1::solve(&ctx, &p, &cfg, &mut |_| {}).unwrap();
     let c = concur::f1::map::solve(&p, cfg.clone(), |_| {}).unwrap();
     for (gt, ct) in g.trials.iter().zip(&c.trials) {
@@ -309,7 +309,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
             trials: 6,
             max_iters: iters,
             seed,
-            stop_at_first: false,
+            all_trials: true,
             restart_stall: stall,
             ..Default::default()
         };
@@ -355,7 +355,7 @@ fn gpu_device_loop_does_not_depend_on_k() {
             trials: 5,
             max_iters: 300,
             seed: 3,
-            stop_at_first: false,
+            all_trials: true,
             restart_stall: Some(50),
             assign,
             ..Default::default()
@@ -409,7 +409,7 @@ fn gpu_fused_pass_gives_the_separate_passes_run() {
                 trials: 6,
                 max_iters: 250,
                 seed: 9,
-                stop_at_first: false,
+                all_trials: true,
                 restart_stall: stall,
                 edge,
                 join_weights,
@@ -464,7 +464,7 @@ fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
             trials: 7,
             max_iters: 300,
             seed: 5,
-            stop_at_first: false,
+            all_trials: true,
             restart_stall: Some(60),
             assign,
             ..Default::default()
@@ -786,14 +786,8 @@ mod dc_kernels {
         let backend = GpuBackend::new(ctx);
         let (p, _) = generated(5, 5, 2);
         let complete = Some(Completion { k: 4, ..Default::default() });
-        let cfg = DcConfig {
-            trials: 16,
-            max_iters: 150,
-            seed: 0,
-            stop_at_first: false,
-            complete,
-            ..crate::common::dc_plain()
-        };
+        let cfg =
+            DcConfig { trials: 16, max_iters: 150, seed: 0, all_trials: true, complete, ..crate::common::dc_plain() };
         let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() > 0, "no completion ran");
         let (t, _, board) = r.solution.expect("completion solves this instance on the CPU backend too");

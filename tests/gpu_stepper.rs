@@ -22,7 +22,7 @@ fn cases() -> Vec<(MapKind, usize, u64, Option<u64>)> {
 }
 
 fn config(kind: MapKind, seed: u64, stall: Option<u64>, max_iters: u64) -> MapConfig {
-    MapConfig { kind, trials: 6, max_iters, seed, stop_at_first: false, restart_stall: stall, ..Default::default() }
+    MapConfig { kind, trials: 6, max_iters, seed, all_trials: true, restart_stall: stall, ..Default::default() }
 }
 
 fn key(s: &[TrialSummary]) -> Vec<(Option<u64>, u64, usize, u64, u64)> {

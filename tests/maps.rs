@@ -5,7 +5,7 @@ use concur::f1::map::{self, MapConfig};
 use concur::verify;
 
 fn success_rate(p: &concur::puzzle::Puzzle, kind: MapKind, seed: u64) -> (usize, Vec<u64>) {
-    let cfg = MapConfig { kind, trials: 32, max_iters: 20_000, seed, stop_at_first: false, ..Default::default() };
+    let cfg = MapConfig { kind, trials: 32, max_iters: 20_000, seed, all_trials: true, ..Default::default() };
     let r = map::solve(p, cfg, |_| {}).unwrap();
     let its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
     (its.len(), its)
@@ -108,7 +108,7 @@ fn completion_is_reported_as_map_plus_ac() {
         trials: 4,
         max_iters: 300,
         seed: 1,
-        stop_at_first: false,
+        all_trials: true,
         complete: Some(Completion { k: 60, stall: 100, radius: 6, max_nodes: 1_000_000 }),
         ..Default::default()
     };

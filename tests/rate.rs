@@ -110,7 +110,7 @@ fn each_trials_first_solution_is_the_all_trials_runs() {
         let (p, _) = generated(5, 5, seed);
         let cfg = f1_rate(concur::batch::MapKind::Rrr, seed, 8_000);
         let rate = map::solve(&p, cfg.clone(), |_| {}).unwrap();
-        let all = map::solve(&p, MapConfig { keep_going: false, stop_at_first: false, ..cfg }, |_| {}).unwrap();
+        let all = map::solve(&p, MapConfig { keep_going: false, all_trials: true, ..cfg }, |_| {}).unwrap();
         assert!(all.rate.is_none());
         let found = &rate.rate.as_ref().unwrap().solutions;
         for (t, tr) in all.trials.iter().enumerate() {
@@ -135,7 +135,7 @@ fn divide_and_concur_runs_in_rate_mode_too() {
     check_solutions(&p, &a, "dc");
     let b = on_threads(2, || dc::solve(&p, cfg.clone(), |_| {}).unwrap());
     assert_eq!(record(&a), record(&b));
-    let all = dc::solve(&p, DcConfig { keep_going: false, stop_at_first: false, ..cfg }, |_| {}).unwrap();
+    let all = dc::solve(&p, DcConfig { keep_going: false, all_trials: true, ..cfg }, |_| {}).unwrap();
     for (t, tr) in all.trials.iter().enumerate() {
         let first = a.rate.as_ref().unwrap().solutions.iter().find(|f| f.trial == t).map(|f| f.trial_iteration);
         assert_eq!(first, tr.solved_at, "dc trial {t}");

@@ -76,8 +76,8 @@ pub(super) fn f1_run(batch: usize, iters: usize, seed: u64) -> MapConfig {
     MapConfig {
         trials: batch,
         max_iters: iters as u64,
-        stop_at_first: false,
-        cycle_restart: false,
+        all_trials: true,
+        no_cycle_restart: true,
         restart_stall: None,
         seed,
         ..Default::default()
@@ -88,8 +88,8 @@ pub(super) fn dc_run(batch: usize, iters: usize, seed: u64) -> DcConfig {
     DcConfig {
         trials: batch,
         max_iters: iters as u64,
-        stop_at_first: false,
-        cycle_restart: false,
+        all_trials: true,
+        no_cycle_restart: true,
         seed,
         // The plain layout, the one both backends run, so that the CPU and GPU rows compare.
         layout: crate::dc::DcLayout::Plain,

@@ -74,10 +74,11 @@ pub struct DcConfig {
     pub layout: DcLayout,
     /// How the board is read out of the concur values.
     pub readout: Readout,
-    /// Stop the whole batch at the first verified solution (else run every trial out).
-    pub stop_at_first: bool,
-    /// Restart trials caught in an exact limit cycle.
-    pub cycle_restart: bool,
+    /// Run every trial to its budget (`--all-trials`) instead of stopping the whole batch at
+    /// the first verified solution.
+    pub all_trials: bool,
+    /// Do not restart trials caught in an exact limit cycle (`--no-cycle-restart`).
+    pub no_cycle_restart: bool,
     /// Arc-consistent completion of near-fixed points (None: the map alone), as for F1.
     pub complete: Option<Completion>,
     /// Keep the slot values (and weights) at which each trial solved, for certificates.
@@ -307,7 +308,7 @@ impl<'a> DcMap<'a> {
         &self.x[t * s..(t + 1) * s]
     }
 
-    /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
+    /// Runs the batch until a verified solution (without `all_trials`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     ///
     /// After [`DcMap::restore`] the run continues the saved one, and with `save_at_stop` a
@@ -388,13 +389,13 @@ impl<'a> DcMap<'a> {
                     }
                 }
             }
-            if rounds.after_round(&self.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
+            if rounds.after_round(&self.trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut progress) {
                 break;
             }
         }
         let stopped = save
             && !cut.load(std::sync::atomic::Ordering::Relaxed)
-            && rounds.stopped_by_token(&self.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit);
+            && rounds.stopped_by_token(&self.trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit);
         drop(workers);
         self.rate = rounds.rate_saved();
         if stopped {
@@ -410,7 +411,7 @@ impl<'a> DcMap<'a> {
     /// cut where `run` cuts them (`batch::Span::until`), each trial on a worker of its own so that
     /// a round stopped inside goes on as it would have. Stepping a batch `n` iterations, in
     /// steps of any sizes, leaves the state a run of `n` iterations per trial leaves (with
-    /// `stop_at_first` off), bit for bit, so the states and their certificates
+    /// `all_trials`), bit for bit, so the states and their certificates
     /// ([`crate::certify::make_dc`]) are the command line's for the same seed. No stop rule
     /// of the batch applies: a trial that solves stands still (as in `run`), the others go
     /// on. `cancel` ends the step at the next round of each trial (the trials may then stand
@@ -605,8 +606,8 @@ impl<'a> DcMap<'a> {
             identity_option("gamma", c.gamma),
             identity_option("layout", c.layout),
             identity_option("readout", c.readout),
-            identity_option("stop_at_first", c.stop_at_first),
-            identity_option("cycle_restart", c.cycle_restart),
+            identity_option("stop_at_first", !c.all_trials),
+            identity_option("cycle_restart", !c.no_cycle_restart),
             identity_option("complete", &c.complete),
             identity_option("propagate", c.propagate),
             identity_option("keep_going", c.keep_going),
@@ -797,7 +798,7 @@ fn run_trial_round(
             }
         }
     }
-    if span.pause == span.end && cfg.cycle_restart && tr.iterations.is_multiple_of(ROUND) {
+    if span.pause == span.end && !cfg.no_cycle_restart && tr.iterations.is_multiple_of(ROUND) {
         let mut h = batch::fingerprint(x, OFFSET);
         if cfg.weights == Weights::Adaptive {
             h = batch::fingerprint(lambda, h);
@@ -1139,8 +1140,8 @@ mod tests {
                     trials: 2,
                     max_iters: 40,
                     weights,
-                    cycle_restart: false,
-                    stop_at_first: false,
+                    no_cycle_restart: true,
+                    all_trials: true,
                     ..plain()
                 };
                 let mut m = DcMap::new(&p, cfg).unwrap();
@@ -1208,7 +1209,7 @@ mod tests {
                 max_iters: iters,
                 seed,
                 keep_going: mode == "rate",
-                stop_at_first: mode == "first",
+                all_trials: mode != "first",
                 complete: all.then(|| Completion { k: 2, stall: 200, ..Completion::default() }),
                 keep_fixed_points: all,
                 ..plain()
@@ -1244,7 +1245,7 @@ mod tests {
         assert!(cuts >= 10, "only {cuts} stops cut a run short");
         // Another configuration, or a damaged snapshot, is refused with the batch unchanged.
         let p = puzzle(4, 4, 1);
-        let cfg = DcConfig { trials: 2, max_iters: 100, stop_at_first: false, ..plain() };
+        let cfg = DcConfig { trials: 2, max_iters: 100, all_trials: true, ..plain() };
         let mut m = DcMap::new(&p, cfg.clone()).unwrap();
         m.run(|_| {});
         let snap = m.snapshot();
@@ -1355,7 +1356,7 @@ mod tests {
                         trials: 3,
                         max_iters: 640,
                         seed: seed * 7 + 1,
-                        stop_at_first: false,
+                        all_trials: true,
                         ..plain()
                     };
                     let what = format!("{w}x{h} {kind:?} hybrid {hybrid}");
@@ -1408,7 +1409,7 @@ mod tests {
                                 trials: 3,
                                 max_iters: 300,
                                 seed: seed * 31 + runs,
-                                stop_at_first: false,
+                                all_trials: true,
                                 ..plain()
                             };
                             let mut fast = DcMap::new(&p, cfg.clone()).unwrap();

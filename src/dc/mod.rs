@@ -32,8 +32,8 @@
 //! [`Readout::Argmax`] (to track the best board). Both found their solutions at the same
 //! iterations in our runs, and the argmax is cheaper. The board is scored exactly (matched
 //! joins), the best board is kept, and a trial stops when a board matches every join and
-//! passes [`verify::check`]. Exact limit cycles are detected as in F1, by the batch core's
-//! rule ([`crate::batch`]): the state is hashed every [`ROUND`] iterations against the last
+//! passes [`crate::verify::check`]. Exact limit cycles are detected as in F1, by the batch core's
+//! rule ([`crate::batch`]): the state is hashed every [`ROUND`](crate::batch::ROUND) iterations against the last
 //! 16 hashes, and a trial caught in one restarts from a fresh random point.
 //!
 //! **Implementation.** Every divide output is one-hot per constraint, so `P_b` is kept

@@ -54,12 +54,14 @@ pub struct MapConfig {
     pub seed: u64,
     /// The edge projection: P_E, or its one-colour relaxation P_E1.
     pub edge: EdgeProjection,
-    /// Restart trials caught in an exact limit cycle.
-    pub cycle_restart: bool,
-    /// Stop the whole batch at the first verified solution (else run every trial out).
-    pub stop_at_first: bool,
-    /// Warm-start each assignment from the trial's previous duals (else solve cold).
-    pub warm_start: bool,
+    /// Do not restart trials caught in an exact limit cycle (`--no-cycle-restart`).
+    pub no_cycle_restart: bool,
+    /// Run every trial to its budget (`--all-trials`) instead of stopping the whole batch at
+    /// the first verified solution.
+    pub all_trials: bool,
+    /// Solve every assignment cold (`--cold-assign`) instead of warm-starting it from the
+    /// trial's previous duals.
+    pub cold_assign: bool,
     /// Arc-consistent completion of near-fixed points (None: the map alone).
     pub complete: Option<Completion>,
     /// Keep the iterate at which each trial solved (for certificates; one copy per step).
@@ -95,7 +97,7 @@ pub struct MapConfig {
     /// Rate mode: a solution does not stop the batch; it is verified and recorded, and its
     /// trial goes on from a fresh point of its own seeded stream, until the time limit or
     /// every trial's `max_iters` (`batch::Rounds::keep_going`). The outcome's
-    /// [`MapResult::rate`] lists every solution. `stop_at_first` is then ignored.
+    /// [`MapResult::rate`] lists every solution. `all_trials` is then moot.
     pub keep_going: bool,
     /// Rate mode: where each solution goes as it is found (an appended JSON line).
     pub on_solution: Option<batch::SolutionSink>,
@@ -334,7 +336,7 @@ impl<'a> F1Map<'a> {
         &self.x[t * dim..(t + 1) * dim]
     }
 
-    /// Runs the batch until a verified solution (with `stop_at_first`), every trial's
+    /// Runs the batch until a verified solution (without `all_trials`), every trial's
     /// iteration budget, or the time limit; `progress` is called after every round.
     ///
     /// After [`F1Map::restore`], the run continues the saved one; its counters count what it
@@ -398,13 +400,13 @@ impl<'a> F1Map<'a> {
                     randomize(&mut self.x[t * dim..(t + 1) * dim], &mut self.status[t].rng);
                 }
             }
-            if rounds.after_round(&self.status, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut progress) {
+            if rounds.after_round(&self.status, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut progress) {
                 break;
             }
         }
         let stopped = save
             && !cut.load(Ordering::Relaxed)
-            && rounds.stopped_by_token(&self.status, cfg.stop_at_first, cfg.max_iters, cfg.time_limit);
+            && rounds.stopped_by_token(&self.status, !cfg.all_trials, cfg.max_iters, cfg.time_limit);
         self.rate = rounds.rate_saved();
         if stopped {
             self.stopped = Some(self.snapshot());
@@ -440,7 +442,7 @@ impl<'a> F1Map<'a> {
     /// [`F1Map::run`] runs them: the same iteration, the same stall, cycle and non-finite
     /// restarts from the trial's own stream, the rounds cut where `run` cuts them
     /// (`batch::Span::until`). Stepping a batch `n` iterations, in steps of any sizes, leaves the
-    /// state a run of `n` iterations per trial leaves (with `stop_at_first` off), bit for bit,
+    /// state a run of `n` iterations per trial leaves (with `all_trials`), bit for bit,
     /// so the states and their certificates ([`crate::certify::make`]) are the command line's
     /// for the same seed. No stop rule of the batch applies: a trial that solves stands still
     /// (as in `run`, after its solving iteration), the others go on. Progress, rate mode and
@@ -591,9 +593,9 @@ impl<'a> F1Map<'a> {
         let options = vec![
             identity_option("beta", c.beta),
             identity_option("edge", c.edge),
-            identity_option("cycle_restart", c.cycle_restart),
-            identity_option("stop_at_first", c.stop_at_first),
-            identity_option("warm_start", c.warm_start),
+            identity_option("cycle_restart", !c.no_cycle_restart),
+            identity_option("stop_at_first", !c.all_trials),
+            identity_option("warm_start", !c.cold_assign),
             identity_option("complete", &c.complete),
             identity_option("reduced_costs", c.reduced_costs),
             identity_option("restart_stall", c.restart_stall),
@@ -762,7 +764,7 @@ fn run_trial_round(
             st.restarts += 1;
             continue;
         }
-        st.warm = cfg.warm_start;
+        st.warm = !cfg.cold_assign;
         let score = f1.score(&wk.board);
         if let (Some(a), Some(b)) = (&cfg.adapt, base)
             && !aw.is_empty()
@@ -804,7 +806,7 @@ fn run_trial_round(
     }
     let round_done = span.pause == span.end;
     if round_done
-        && cfg.cycle_restart
+        && !cfg.no_cycle_restart
         && st.iterations.is_multiple_of(ROUND)
         && st.in_cycle(batch::fingerprint(x, OFFSET))
     {
@@ -950,8 +952,8 @@ mod tests {
                 beta: 1.0,
                 trials: 2,
                 max_iters: 50,
-                cycle_restart: false,
-                stop_at_first: false,
+                no_cycle_restart: true,
+                all_trials: true,
                 ..Default::default()
             };
             let mut m = F1Map::new(&p, cfg).unwrap();
@@ -1004,7 +1006,7 @@ mod tests {
             let cfg = MapConfig {
                 trials: 2,
                 max_iters: 3_000,
-                stop_at_first: false,
+                all_trials: true,
                 restart_stall: Some(100),
                 kick,
                 ..Default::default()
@@ -1029,8 +1031,7 @@ mod tests {
     fn join_weights_of_one_are_the_uniform_map_and_others_change_it() {
         for kind in [MapKind::Rrr, MapKind::Dm] {
             let p = puzzle(5, 5, 2);
-            let cfg =
-                MapConfig { kind, trials: 2, max_iters: 400, stop_at_first: false, seed: 7, ..Default::default() };
+            let cfg = MapConfig { kind, trials: 2, max_iters: 400, all_trials: true, seed: 7, ..Default::default() };
             let run = |join_weights| {
                 let mut m = F1Map::new(&p, MapConfig { join_weights, ..cfg.clone() }).unwrap();
                 let r = m.run(|_| {});
@@ -1076,8 +1077,7 @@ mod tests {
         }
         for kind in [MapKind::Rrr, MapKind::Dm] {
             let p = puzzle(5, 5, 2);
-            let cfg =
-                MapConfig { kind, trials: 2, max_iters: 400, stop_at_first: false, seed: 7, ..Default::default() };
+            let cfg = MapConfig { kind, trials: 2, max_iters: 400, all_trials: true, seed: 7, ..Default::default() };
             let mut fixed = F1Map::new(&p, cfg.clone()).unwrap();
             fixed.run(|_| {});
             let mut m = F1Map::new(&p, MapConfig { adapt, ..cfg }).unwrap();
@@ -1170,7 +1170,7 @@ mod tests {
                     max_iters: iters,
                     seed,
                     keep_going: mode == "rate",
-                    stop_at_first: mode == "first",
+                    all_trials: mode != "first",
                     restart_stall: Some(700),
                     // Adaptive weights, kicks, completions and the kept fixed points saved too.
                     adapt: extras.then_some(AdaptiveWeights { rate: 0.1, decay: 0.02, max: 3.0 }),
@@ -1217,7 +1217,7 @@ mod tests {
     #[test]
     fn a_snapshot_refuses_another_puzzle_or_configuration_and_a_damaged_one() {
         let p = puzzle(4, 4, 1);
-        let cfg = MapConfig { trials: 2, max_iters: 200, stop_at_first: false, seed: 3, ..Default::default() };
+        let cfg = MapConfig { trials: 2, max_iters: 200, all_trials: true, seed: 3, ..Default::default() };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         m.run(|_| {});
         let snap = m.snapshot();

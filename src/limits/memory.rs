@@ -437,7 +437,7 @@ mod tests {
                         kind: if engine == "dm" { MapKind::Dm } else { MapKind::Rrr },
                         trials,
                         max_iters,
-                        stop_at_first,
+                        all_trials: !stop_at_first,
                         keep_fixed_points: engine == "rrr-keep",
                         adapt: (engine == "rrr-adapt").then(|| "0.1,0.01,4".parse().unwrap()),
                         complete: (engine == "rrr-complete").then(crate::batch::Completion::default),
@@ -451,7 +451,7 @@ mod tests {
                     let cfg = DcConfig {
                         trials,
                         max_iters,
-                        stop_at_first,
+                        all_trials: !stop_at_first,
                         layout: crate::dc::DcLayout::from_hybrid(engine != "dc-plain"),
                         keep_fixed_points: engine == "dc-keep",
                         ..crate::dc::DcOptions::default().config(crate::batch::MapRun::default())

@@ -77,10 +77,10 @@ impl DcGpu<'_> {
                 }
             }
             self.assignment_readout(&mut trials, &mut best)?;
-            if cfg.cycle_restart {
+            if !cfg.no_cycle_restart {
                 self.cycle_restarts(&mut trials, &mut h)?;
             }
-            if rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+            if rounds.after_round(&trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
                 break;
             }
         }
@@ -158,7 +158,7 @@ impl DcGpu<'_> {
         if let (Some(comp), Some(bt)) = (&cfg.complete, completion.as_mut()) {
             self.complete(trials, best, h, comp, bt);
         }
-        Ok(cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()))
+        Ok(!cfg.all_trials && trials.iter().any(|t| t.solved_at.is_some()))
     }
 
     /// Counts the iteration of each live trial and notes in `want` those whose readout is a

@@ -73,7 +73,7 @@ impl F1Gpu<'_> {
     pub(super) fn encode_iterations(&self, p: &mut Passes, k: usize, first: bool) {
         let dm = self.cfg.kind == MapKind::Dm;
         for i in 0..k {
-            let warm = self.cfg.warm_start && !(first && i == 0);
+            let warm = !(self.cfg.cold_assign || first && i == 0);
             for ch in &self.chunks {
                 let Some(d) = &ch.dev else { continue };
                 let tc = ch.trials as u64;
@@ -163,7 +163,7 @@ impl F1Gpu<'_> {
                 self.harvest(&mut rounds, &mut d);
             }
             let done =
-                rounds.after_round(&d.trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+                rounds.after_round(&d.trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
             if self.stops(&d.trials, done) {
                 break;
             }

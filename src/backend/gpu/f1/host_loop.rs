@@ -131,11 +131,10 @@ impl F1Gpu<'_> {
                     break;
                 }
             }
-            if cfg.cycle_restart {
+            if !cfg.no_cycle_restart {
                 self.cycle_restarts(&mut trials, &mut h)?;
             }
-            let done =
-                rounds.after_round(&trials, cfg.stop_at_first, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+            let done = rounds.after_round(&trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
             if self.stops(&trials, done) {
                 break;
             }
@@ -156,7 +155,7 @@ impl F1Gpu<'_> {
         let cfg = &self.cfg;
         // 1. The assignments: on the device (`--assign gpu`), or on the CPU from the
         // weights read back, also when the device left a problem unsolved.
-        let on_device = self.device_assign(cfg.warm_start)?;
+        let on_device = self.device_assign(!cfg.cold_assign)?;
         if !on_device && !self.assign_on_host(trials, h)? {
             return Ok(false);
         }
@@ -185,7 +184,7 @@ impl F1Gpu<'_> {
             // The weights read back were of the old states.
             self.refresh(&mut h.w, &mut h.w2)?;
         }
-        Ok(cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()))
+        Ok(!cfg.all_trials && trials.iter().any(|t| t.solved_at.is_some()))
     }
 
     /// The assignments on the CPU (rayon over trials) from the weights read back, into
@@ -274,7 +273,7 @@ impl F1Gpu<'_> {
                 continue;
             }
             tr.iterations += 1;
-            tr.warm = cfg.warm_start;
+            tr.warm = !cfg.cold_assign;
             let board = &h.boards[t * n..(t + 1) * n];
             let score = if h.fresh[t] { f1.score(board) } else { max_score - h.viol[t] as usize };
             if h.fresh[t] && score + h.viol[t] as usize != max_score {

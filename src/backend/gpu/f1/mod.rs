@@ -187,7 +187,7 @@ impl<'a> F1Gpu<'a> {
     /// heeding the shared stop.
     fn stops<E>(&self, trials: &[Trial<E>], done: bool) -> bool {
         let Some(flag) = &self.stop else { return done };
-        if self.cfg.stop_at_first && trials.iter().any(|t| t.solved_at.is_some()) {
+        if !self.cfg.all_trials && trials.iter().any(|t| t.solved_at.is_some()) {
             flag.store(true, Ordering::Relaxed);
         }
         done || flag.load(Ordering::Relaxed)

@@ -61,7 +61,7 @@ impl<'a> F1GpuStepper<'a> {
     /// what the GPU backend does not run (the capability table), and what runs only in its
     /// per-iteration loop (`--assign cpu`, `--complete`, `--reduced-costs f32`) or is no
     /// stepping (rate mode). As the CPU stepper, it has no clock and no stop rule: the time
-    /// limit and `stop_at_first` of `cfg` are not used.
+    /// limit and `all_trials` of `cfg` are not used.
     pub fn new(ctx: Arc<GpuContext>, puzzle: &'a Puzzle, mut cfg: MapConfig) -> Result<Self, EngineError> {
         cfg.assign = cfg.assign.resolve(true, &cfg);
         supports(&cfg)?;

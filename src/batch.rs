@@ -369,8 +369,8 @@ crate::options::options_table! {
     /// (`f1::F1Options`, `dc::DcOptions`): the step, the trials' stop rules, rate mode and the
     /// arc-consistent completion.
     pub struct MapOptions {
-        /// The map's step size (0.7, the best measured for rrr, dm and dc on Brendan Owen's
-        /// set 1: BENCHMARKS.md, the beta sweep).
+        /// The map's step size (the best measured for rrr, dm and dc on Brendan Owen's set 1:
+        /// BENCHMARKS.md, the beta sweep).
         [Map]
         pub beta: f32 = 0.7,
         /// Do not restart trials caught in exact limit cycles.

@@ -252,19 +252,28 @@ impl CountArgs {
     }
 }
 
-/// The whole command line.
+/// The whole command line, with `solve`'s run flags annotated ([`solve::annotate`]).
 pub fn command() -> clap::Command {
-    Cli::command()
+    Cli::command().mut_subcommand("solve", solve::annotate)
 }
 
 /// Parses `args` (the program's name first): the parsed flags and the matches they came from
-/// (for the value source of each flag).
+/// (for the value source of each flag). The annotations of [`command`] change only the help
+/// text, so the plain command parses, and the annotated one is built only to print a help.
 pub fn parse_from<I, T>(args: I) -> Result<(Cli, clap::ArgMatches), clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let matches = command().try_get_matches_from(args)?;
+    use clap::error::ErrorKind;
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let matches = match Cli::command().try_get_matches_from(&args) {
+        Ok(m) => m,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) => {
+            command().try_get_matches_from(&args)?
+        }
+        Err(e) => return Err(e),
+    };
     let cli = Cli::from_arg_matches(&matches)?;
     Ok((cli, matches))
 }

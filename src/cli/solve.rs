@@ -6,7 +6,8 @@
 //! them has a clap default) are read as the same keys a ladder entry has, by
 //! [`SolveSpec::from_given`], so that a flag the method or the backend does not use is refused
 //! with one line that names it. Each flag's help ends with its default and the methods that
-//! use it, read from the library, so that neither is written twice.
+//! use it, read from the library ([`annotate`], for the help only), so that neither is
+//! written twice.
 
 use crate::error::SpecError;
 use crate::method::MethodName;
@@ -132,14 +133,10 @@ impl clap::FromArgMatches for RunFlags {
 
 impl clap::Args for RunFlags {
     fn augment_args(cmd: clap::Command) -> clap::Command {
-        let keys = key_methods();
         flag_rows().into_iter().fold(cmd, |cmd, row| {
             let mut a = clap::Arg::new(row.key).long(row.flag()).help_heading(row.heading.title());
-            if let Some(v) = row.value_name {
-                a = a.value_name(v);
-            }
-            let methods = keys.iter().find(|(k, _)| k == row.key).map(|(_, m)| m.clone()).unwrap_or_default();
-            cmd.arg((row.arg)(a).help(annotated(&row.help(), row.key, &methods)))
+            a = a.value_name(row.value_name.map_or_else(|| row.key.to_uppercase(), str::to_string));
+            cmd.arg((row.arg)(a).help(row.help()))
         })
     }
 
@@ -176,30 +173,51 @@ pub fn key_methods() -> Vec<(String, Vec<MethodName>)> {
     keys
 }
 
-/// The default of a run's key as the help shows it, read from the options of the methods
-/// that have it (each method's where they differ) or the run's: None where there is nothing
-/// to show.
-pub fn default_text(key: &str, methods: &[MethodName]) -> Option<String> {
-    let show = |value: Option<Value>| match value? {
-        Value::Null | Value::Bool(false) | Value::Object(_) => None,
-        Value::Array(a) if a.is_empty() => None,
-        Value::Array(a) => Some(a.iter().map(plain).collect::<Vec<_>>().join(",")),
-        v => Some(plain(&v)),
-    };
-    if run_key_methods(key).is_some() {
-        return show(serde_json::to_value(RunOptions::default()).ok()?.get(key).cloned());
+/// The defaults the help shows, serialised once: the run's options and each method's.
+pub struct Defaults {
+    run: Value,
+    methods: Vec<(MethodName, Value)>,
+}
+
+impl Defaults {
+    /// Every default, from the library's tables.
+    pub fn new() -> Defaults {
+        let methods =
+            MethodName::ALL.iter().map(|&m| (m, serde_json::to_value(m.with_defaults()).unwrap_or_default())).collect();
+        Defaults { run: serde_json::to_value(RunOptions::default()).unwrap_or_default(), methods }
     }
-    let mut each: Vec<(MethodName, String)> = Vec::new();
-    for &m in methods {
-        if let Some(d) = show(serde_json::to_value(m.with_defaults()).ok()?.get(key).cloned()) {
-            each.push((m, d));
+
+    /// The default of a run's key as the help shows it, read from the options of the methods
+    /// that have it (each method's where they differ) or the run's: None where there is
+    /// nothing to show.
+    pub fn text(&self, key: &str, methods: &[MethodName]) -> Option<String> {
+        let show = |value: Option<&Value>| match value? {
+            Value::Null | Value::Bool(false) | Value::Object(_) => None,
+            Value::Array(a) if a.is_empty() => None,
+            Value::Array(a) => Some(a.iter().map(plain).collect::<Vec<_>>().join(",")),
+            v => Some(plain(v)),
+        };
+        if run_key_methods(key).is_some() {
+            return show(self.run.get(key));
         }
+        let mut each: Vec<(MethodName, String)> = Vec::new();
+        for (m, v) in self.methods.iter().filter(|(m, _)| methods.contains(m)) {
+            if let Some(d) = show(v.get(key)) {
+                each.push((*m, d));
+            }
+        }
+        let first = each.first()?.1.clone();
+        if each.iter().all(|(_, d)| *d == first) {
+            return Some(first);
+        }
+        Some(each.iter().map(|(m, d)| format!("{d} ({m})")).collect::<Vec<_>>().join(", "))
     }
-    let first = each.first()?.1.clone();
-    if each.iter().all(|(_, d)| *d == first) {
-        return Some(first);
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults::new()
     }
-    Some(each.iter().map(|(m, d)| format!("{d} ({m})")).collect::<Vec<_>>().join(", "))
 }
 
 /// A value as a user writes it: a string bare, an f32 option's number in its shortest form
@@ -215,30 +233,38 @@ fn plain(v: &Value) -> String {
     }
 }
 
-/// A run flag's help ending in its default and the methods that use it.
-fn annotated(base: &str, key: &str, methods: &[MethodName]) -> String {
-    let mut extra = Vec::new();
-    if let Some(d) = default_text(key, methods) {
-        extra.push(format!("default: {d}"));
-    }
-    let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
-    if names.len() < MethodName::ALL.len() {
-        extra.push(format!("methods: {}", names.join(", ")));
-    } else {
-        extra.push("all methods".into());
-    }
-    format!("{base} [{}]", extra.join("; "))
+/// `concur solve`'s command with each run flag's help ending in its default and the methods
+/// that use it, from the library's tables. Built only to print the help ([`crate::cli::command`]):
+/// parsing uses the plain command, which costs a run nothing.
+pub fn annotate(cmd: clap::Command) -> clap::Command {
+    let (keys, defaults) = (key_methods(), Defaults::new());
+    cmd.mut_args(|a| {
+        let id = a.get_id().as_str().to_string();
+        let Some((_, methods)) = keys.iter().find(|(k, _)| *k == id) else { return a };
+        let base = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+        let mut extra = Vec::new();
+        if let Some(d) = defaults.text(&id, methods) {
+            extra.push(format!("default: {d}"));
+        }
+        let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
+        if names.len() < MethodName::ALL.len() {
+            extra.push(format!("methods: {}", names.join(", ")));
+        } else {
+            extra.push("all methods".into());
+        }
+        a.help(format!("{base} [{}]", extra.join("; ")))
+    })
 }
 
 /// `concur solve`'s run flags as a Markdown table under the help's headings: each flag, its
 /// default and the methods that use it, as the help shows them (docs/cli.md holds a copy that
 /// a test keeps current).
 pub fn options_markdown() -> String {
-    let keys = key_methods();
+    let (keys, defaults) = (key_methods(), Defaults::new());
     let mut out = String::from("| heading | flag | default | methods |\n|---|---|---|---|\n");
     for row in flag_rows() {
         let methods = keys.iter().find(|(k, _)| k == row.key).map(|(_, m)| m.clone()).unwrap_or_default();
-        let default = default_text(row.key, &methods).unwrap_or_else(|| "-".into());
+        let default = defaults.text(row.key, &methods).unwrap_or_else(|| "-".into());
         let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
         let used_by = if names.len() == MethodName::ALL.len() { "all".to_string() } else { names.join(", ") };
         out.push_str(&format!("| {} | `--{}` | {default} | {used_by} |\n", row.heading.title(), row.flag()));

@@ -1,0 +1,371 @@
+//! The hardness answer as the report shows it: its Markdown section and its figure.
+
+use super::analysis::*;
+use super::inputs::*;
+use crate::ladder::report::fit::{self};
+use crate::ladder::report::stats::Pooled;
+use crate::ladder::report::svg::{ErrorPoint, ScatterBand, ScatterPlot, scatter_plot};
+
+/// `mean [lo, hi]` of a pooled rate, `> bound` without a solution.
+pub(super) fn fmt_rate(p: Option<&Pooled>) -> String {
+    match p {
+        None => "-".into(),
+        Some(p) => match (p.mean, p.ci) {
+            (Some(m), [Some(lo), Some(hi)]) => format!("{} [{}, {}]", sci(m), sci(lo), sci(hi)),
+            (None, [Some(lo), _]) => format!("> {}", sci(lo)),
+            _ => "-".into(),
+        },
+    }
+}
+
+pub(super) fn ci(v: Option<[f64; 2]>) -> String {
+    v.map_or("-".into(), |[lo, hi]| format!("[{lo:.3}, {hi:.3}]"))
+}
+
+/// Units per core-second, as a rate.
+pub(super) fn per_s(c: Option<f64>) -> String {
+    c.map_or("-".into(), |c| format!("{:.3e}", 1.0 / c))
+}
+
+/// The report's section (Markdown).
+pub fn markdown(h: &Hardness) -> String {
+    let s_ = &h.summary;
+    let l = &h.labels;
+    let mut s = format!(
+        "\n## Work per solution against hardness\n\n\
+         Per instance run by both the map (`{}`) and the scan (`{}`), every run pooled: the scan's \
+         nodes per solution, the instance's hardness, and the map's trial-iterations per solution \
+         (total work over the solutions found in it, with the exact 95% interval; \"> bound\": the \
+         map found none, the one-sided 95% bound T / ln 20){}. Sorted by hardness.\n\n\
+         | instance | size (cells) | colours | scan nodes / solution [95%] | map trial-iterations / solution [95%] | AC-4 nodes / solution [95%] | solutions found (scan / map / AC-4) | solutions (exact) |\n\
+         |---|---|---|---|---|---|---|---|\n",
+        l.map,
+        l.scan,
+        l.ac4.as_ref().map_or(String::new(), |a| format!(", and AC-4's (`{a}`) nodes per solution"))
+    );
+    let mut rows: Vec<&Instance> = h.instances.iter().filter(|i| i.common()).collect();
+    let key = |i: &Instance| i.scan.as_ref().and_then(|p| p.mean).unwrap_or(f64::INFINITY);
+    rows.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.instance.cmp(&b.instance)));
+    for i in rows {
+        let n = |p: &Option<Pooled>| p.as_ref().map_or("-".into(), |p| p.solutions.to_string());
+        s.push_str(&format!(
+            "| {} | {}x{} ({}) | {} | {} | {} | {} | {} / {} / {} | {} |\n",
+            i.instance,
+            i.width,
+            i.height,
+            i.cells,
+            i.colors,
+            fmt_rate(i.scan.as_ref()),
+            fmt_rate(i.map.as_ref()),
+            fmt_rate(i.ac4.as_ref()),
+            n(&i.scan),
+            n(&i.map),
+            n(&i.ac4),
+            i.known_solutions.map_or("-".into(), |n| n.to_string())
+        ));
+    }
+    s.push_str(&format!(
+        "\n**The fit.** Censored normal regression (Tobin 1958) of y = log10(map trial-iterations per \
+         solution) on x = log10(scan nodes per solution), y = a + b x + e, e ~ N(0, s^2), by maximum \
+         likelihood; an instance where the map found nothing in T trial-iterations is censored (its y \
+         lies above log10({:.2} T), where the likelihood of finding none, exp(-T / mean), has its step), \
+         one where the scan found nothing is left out. 95% intervals: percentile bootstrap (Efron) over \
+         instances and over each instance's two counts, redrawn as Poisson around what was found with \
+         the work held fixed ({} resamples, seeded). ",
+        s_.censor_factor, s_.resamples
+    ));
+    match (&h.regression, &s_.error) {
+        (Some(r), _) => s.push_str(&format!(
+            "Over {} instances ({} censored; {} left out): **exponent b = {:.3} {}**, intercept a = {:.3} {}, \
+             residual spread s = {:.3} decades{}. The noise of the scan's estimates attenuates b by a \
+             factor of about {:.3} (not corrected).",
+            s_.n,
+            s_.n_censored,
+            s_.n_left_out,
+            r.line.slope,
+            ci(Some(r.slope_ci)),
+            r.line.intercept,
+            ci(Some(r.intercept_ci)),
+            r.line.sigma,
+            if r.failed > 0 { format!(" ({} resamples without a fit left out)", r.failed) } else { String::new() },
+            r.reliability,
+        )),
+        (None, Some(e)) => s.push_str(&format!(
+            "No fit over {} instances ({} censored, {} left out): {e}.",
+            s_.n, s_.n_censored, s_.n_left_out
+        )),
+        (None, None) => {}
+    }
+    if h.regression.is_some() && s_.n_censored as f64 > HEAVY_CENSORING * s_.n as f64 {
+        s.push_str(&format!(
+            " **Many points censored** ({} of {}): where more than {:.0}% are, the fit's exponent runs low \
+             (the censoring point and the few solutions of the instances near the map's cap are \
+             approximations; module `ladder::hardness`).",
+            s_.n_censored,
+            s_.n,
+            100.0 * HEAVY_CENSORING
+        ));
+    }
+    s.push('\n');
+    if let Some(c) = &s_.costs {
+        s.push_str(&format!(
+            "\n**In core-seconds.** With c_map = {:.3e} core-seconds per map trial-iteration and c_scan = {:.3e} \
+             per scan node ({}, {}; {:.3e} and {:.3e} per core-second), the map's line c_map 10^a H^b and the \
+             scan's c_scan H ",
+            c.map,
+            c.scan,
+            c.source,
+            c.note,
+            1.0 / c.map,
+            1.0 / c.scan
+        ));
+        match &s_.crossing {
+            Some(x) => s.push_str(&format!(
+                "meet at H* = {} scan nodes per solution [{}, {}] (95% bootstrap; the costs taken as known)",
+                sci(x.hardness),
+                x.ci[0].map_or("unbounded".into(), sci),
+                x.ci[1].map_or("unbounded".into(), sci)
+            )),
+            None => s.push_str("have no crossing to state"),
+        }
+        if let Some(w) = &s_.cheaper {
+            s.push_str(&format!(": {w}."));
+        }
+        s.push('\n');
+    } else if h.regression.is_some() {
+        s.push_str("\nNo per-unit costs (no timed runs of both methods): no crossing in core-seconds.\n");
+    }
+    if !s_.subsets.is_empty() {
+        s.push_str(&format!(
+            "\n**Does one exponent hold?** The same fit over parts of the campaign: the easier and the harder \
+             half of the instances (split at the median hardness), and each board size with at least \
+             {MIN_SUBSET} instances, where hardness varies with the colours alone. A line through the whole \
+             range can hide a slope that steepens towards the hard end, and the hard end is where a crossing \
+             would be; the crossing of each part's line uses the same per-unit costs.\n\n\
+             | instances | n (censored) | scan nodes / solution | exponent b [95%] | crossing H* [95%] |\n\
+             |---|---|---|---|---|\n"
+        ));
+        for p in &s_.subsets {
+            let b = match (p.exponent, p.exponent_ci, &p.error) {
+                (Some(b), Some([lo, hi]), _) => format!("{b:.3} [{lo:.3}, {hi:.3}]"),
+                (_, _, Some(e)) => format!("no fit: {e}"),
+                _ => "-".into(),
+            };
+            let cross = match (&p.crossing, p.exponent_ci) {
+                (Some(x), _) => format!(
+                    "{} [{}, {}], the map cheaper {}{}",
+                    sci(x.hardness),
+                    x.ci[0].map_or("unbounded".into(), sci),
+                    x.ci[1].map_or("unbounded".into(), sci),
+                    x.map_cheaper,
+                    if (p.range[0]..=p.range[1]).contains(&x.hardness) { "" } else { " (outside the part's range)" }
+                ),
+                (None, Some([lo, hi])) if lo <= 1.0 && 1.0 <= hi => "none to state (b's interval reaches 1)".into(),
+                _ => "-".into(),
+            };
+            s.push_str(&format!(
+                "| {} | {} ({}) | {} to {} | {b} | {cross} |\n",
+                p.name,
+                p.n,
+                p.n_censored,
+                sci(p.range[0]),
+                sci(p.range[1])
+            ));
+        }
+        let harder = s_.subsets.iter().find(|p| p.name == "the harder half");
+        if let (Some(d), Some([_, whole_hi])) = (harder, s_.exponent_ci)
+            && let (Some(b), Some([lo, hi])) = (d.exponent, d.exponent_ci)
+            && whole_hi < 1.0
+            && hi >= 1.0
+        {
+            s.push_str(&format!(
+                "\n**The whole line's crossing rests on the easier instances.** Over the harder half the exponent \
+                 is b = {b:.3} [{lo:.3}, {hi:.3}], {}: at the hard end, where a crossing would be, the map's \
+                 work grows as fast as the scan's or faster, and no crossing can be stated from it.\n",
+                if lo > 1.0 { "its interval above 1" } else { "its interval reaching 1" }
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "\nThe instances and the line, both axes' 95% intervals as bars, an open marker with an arrow \
+         where the map found none (at the 95% bound), the fitted line with its 95% bootstrap band, and \
+         dashed the line where the map's core-seconds equal the scan's: ![work per solution against \
+         hardness]({FIGURE_FILE})\n"
+    ));
+    s.push_str(
+        "\nPer-unit costs measured in the records (total wall seconds / total work of the one-core runs \
+         per method and size; they carry the machine's load), as units per core-second:\n\n\
+         | size | map trial-iterations / s | scan nodes / s | AC-4 nodes / s |\n|---|---|---|---|\n",
+    );
+    for c in &h.costs_from_records {
+        s.push_str(&format!(
+            "| {}x{} | {} | {} | {} |\n",
+            c.width,
+            c.height,
+            per_s(c.map),
+            per_s(c.scan),
+            per_s(c.ac4)
+        ));
+    }
+    if !h.inputs.core_rates.is_empty() {
+        s.push_str(&format!(
+            "\nThe per-core rates given ({}):\n\n| size | map trial-iterations / s | scan nodes / s | AC-4 nodes / s |\n|---|---|---|---|\n",
+            h.inputs.core_rates_from.join(", ")
+        ));
+        for c in &h.inputs.core_rates {
+            s.push_str(&format!(
+                "| {}x{} | {} | {} | {} |\n",
+                c.width,
+                c.height,
+                per_s(c.map),
+                per_s(c.scan),
+                per_s(c.ac4)
+            ));
+        }
+    }
+    if let Some(d) = &s_.density {
+        s.push_str(&format!(
+            "\n**Against the number of solutions.** Over the {} instances whose solutions are counted \
+             exactly ({} censored), the same regression of y on log10(number of solutions): slope {:.3} {}, \
+             intercept {:.3} {}, residual spread {:.3} decades. A map that found solutions as if drawn at \
+             random would have slope -1: {}.\n",
+            d.n,
+            d.n_censored,
+            d.slope,
+            ci(Some(d.slope_ci)),
+            d.intercept,
+            ci(Some(d.intercept_ci)),
+            d.residual_spread,
+            if d.inverse_in_ci { "within the interval" } else { "outside the interval" }
+        ));
+    } else if !h.inputs.counts.is_empty() {
+        s.push_str(&format!(
+            "\n{} instances have exact solution counts; fewer than {MIN_COMMON} of them were run by the map \
+             (or the fit failed): no fit against the number of solutions.\n",
+            h.inputs.counts.len()
+        ));
+    }
+    if !s_.points.is_empty() {
+        s.push_str(
+            "\n**Boards beyond the campaign, placed on the line** (their scan nodes per solution as given; \
+             the map's from the fitted line, with the 95% interval of the line and of one instance about \
+             it; an extrapolation where the hardness lies outside the campaign's; core-seconds at the \
+             per-unit costs of the size named, the board's own where the core-rates table has it):\n\n",
+        );
+        s.push_str(&placed_table(&s_.points));
+    }
+    if let Some(d) = s_.subsets.iter().find(|p| p.name == "the harder half" && !p.points.is_empty()) {
+        s.push_str(&format!(
+            "\nThe same boards on the harder half's line (b = {}), which the hard end of the campaign \
+             supports:\n\n",
+            d.exponent.map_or("-".into(), |b| format!("{b:.3}"))
+        ));
+        s.push_str(&placed_table(&d.points));
+    }
+    s
+}
+
+/// The table of boards placed on a line.
+pub(super) fn placed_table(points: &[Placed]) -> String {
+    let mut s = String::from(
+        "| board | scan nodes / solution | map trial-iterations / solution [line 95%] [instance 95%] | map core-seconds / solution [line 95%] | scan core-seconds / solution | costs at | extrapolated |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for p in points {
+        s.push_str(&format!(
+            "| {} | {} | {} [{}, {}] [{}, {}] | {} | {} | {} | {} |\n",
+            p.name,
+            sci(p.scan_nodes_per_solution),
+            sci(p.map_work),
+            sci(p.map_work_ci[0]),
+            sci(p.map_work_ci[1]),
+            sci(p.map_work_instance_ci[0]),
+            sci(p.map_work_instance_ci[1]),
+            p.map_core_seconds.map_or("-".into(), |m| format!(
+                "{} [{}, {}]",
+                sci(m),
+                sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[0])),
+                sci(p.map_core_seconds_ci.map_or(f64::NAN, |c| c[1]))
+            )),
+            p.scan_core_seconds.map_or("-".into(), sci),
+            p.costs_at.as_deref().unwrap_or("-"),
+            if p.extrapolated { "yes" } else { "no" }
+        ));
+    }
+    s
+}
+
+/// The figure (`hardness.svg`): the instances on log-log axes, coloured by board size.
+pub fn figure(h: &Hardness) -> String {
+    let mut sizes: Vec<(usize, usize, usize)> =
+        h.instances.iter().filter(|i| i.common()).map(|i| (i.cells, i.width, i.height)).collect();
+    sizes.sort();
+    sizes.dedup();
+    let color = |i: &Instance| sizes.iter().position(|s| (s.1, s.2) == (i.width, i.height)).unwrap_or(0);
+    let lg = |v: Option<f64>| v.filter(|v| *v > 0.0).map(f64::log10);
+    let points: Vec<ErrorPoint> = h
+        .instances
+        .iter()
+        .filter(|i| i.common())
+        .filter_map(|i| {
+            let (s, m) = (i.scan.as_ref()?, i.map.as_ref()?);
+            let x = lg(s.mean)?;
+            let x_ci = [lg(s.ci[0]).unwrap_or(x), lg(s.ci[1]).unwrap_or(x)];
+            Some(match m.mean {
+                Some(mean) => ErrorPoint {
+                    x,
+                    x_ci,
+                    y: mean.log10(),
+                    y_ci: Some([lg(m.ci[0]).unwrap_or(mean.log10()), lg(m.ci[1]).unwrap_or(mean.log10())]),
+                    color: color(i),
+                },
+                None => ErrorPoint { x, x_ci, y: lg(m.ci[0])?, y_ci: None, color: color(i) },
+            })
+        })
+        .collect();
+    let groups: Vec<(usize, String)> =
+        sizes.iter().enumerate().map(|(k, (c, w, hh))| (k, format!("{w}x{hh} ({c} cells)"))).collect();
+    let band = h.regression.as_ref().and_then(|r| {
+        let (x0, x1) = (
+            points.iter().map(|p| p.x_ci[0]).fold(f64::INFINITY, f64::min),
+            points.iter().map(|p| p.x_ci[1]).fold(f64::NEG_INFINITY, f64::max),
+        );
+        if !(x0.is_finite() && x1 > x0) {
+            return None;
+        }
+        let xs: Vec<f64> = (0..=40).map(|k| x0 + (x1 - x0) * k as f64 / 40.0).collect();
+        let q = |x: f64| fit::percentile_interval(&r.replicates.iter().map(|p| p[0] + p[1] * x).collect::<Vec<_>>());
+        let lims: Vec<[f64; 2]> = xs.iter().map(|&x| q(x).unwrap_or([r.line.at(x); 2])).collect();
+        Some(ScatterBand {
+            name: format!("fit: b = {:.2} [{:.2}, {:.2}], 95% band", r.line.slope, r.slope_ci[0], r.slope_ci[1]),
+            mid: xs.iter().map(|&x| r.line.at(x)).collect(),
+            lo: lims.iter().map(|l| l[0]).collect(),
+            hi: lims.iter().map(|l| l[1]).collect(),
+            xs,
+        })
+    });
+    let reference = h
+        .summary
+        .costs
+        .as_ref()
+        .map(|c| ((c.scan / c.map).log10(), 1.0, format!("equal core-seconds ({}x{} costs)", c.width, c.height)));
+    scatter_plot(&ScatterPlot {
+        title: "Map trial-iterations per solution against the scan's nodes per solution, per instance",
+        xlabel: "scan nodes per solution (hardness, log)",
+        ylabel: "map trial-iterations per solution (log)",
+        points: &points,
+        groups: &groups,
+        band,
+        reference,
+        part: h.summary.subsets.iter().find(|p| p.name == "the harder half").and_then(|p| {
+            let (a, b, [lo, hi]) = (p.intercept?, p.exponent?, p.exponent_ci?);
+            Some((
+                a,
+                b,
+                [p.range[0].log10(), p.range[1].log10()],
+                format!("harder half: b = {b:.2} [{lo:.2}, {hi:.2}]"),
+            ))
+        }),
+        bound_note: "map found none: 95% lower bound",
+    })
+}

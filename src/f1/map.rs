@@ -350,11 +350,7 @@ impl<'a> F1Map<'a> {
             rounds.resume(resumed, self.rate.as_ref());
         }
         self.stopped = None;
-        let dim = self.f1.dim();
-        let cells = self.puzzle.cells();
-        let max_score = self.puzzle.max_score();
-        let trials = self.status.len();
-        let per = chunk_size(trials);
+        let Sizes { dim, cells, max_score, trials, per } = self.sizes();
         let puzzle = self.puzzle;
         let mut workers = self.workers(trials.div_ceil(per));
         let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
@@ -449,11 +445,7 @@ impl<'a> F1Map<'a> {
     /// the time limit are `run`'s only. `cancel` ends the step at the next round of each trial
     /// (the trials may then stand at different iterations); returns false when it did.
     pub fn step(&mut self, k: u64, cancel: &Cancel) -> bool {
-        let dim = self.f1.dim();
-        let cells = self.puzzle.cells();
-        let max_score = self.puzzle.max_score();
-        let trials = self.status.len();
-        let per = chunk_size(trials);
+        let Sizes { dim, cells, max_score, trials, per } = self.sizes();
         let puzzle = self.puzzle;
         if self.steppers.len() != trials.div_ceil(per) {
             self.steppers = self.workers(trials.div_ceil(per));
@@ -520,6 +512,18 @@ impl<'a> F1Map<'a> {
         out
     }
 
+    /// The batch's sizes, as `run` and `step` use them.
+    fn sizes(&self) -> Sizes {
+        let trials = self.status.len();
+        Sizes {
+            dim: self.f1.dim(),
+            cells: self.puzzle.cells(),
+            max_score: self.puzzle.max_score(),
+            trials,
+            per: chunk_size(trials),
+        }
+    }
+
     /// The best board of trial `t` (its solution, when it solved).
     pub fn best_board(&self, t: usize) -> Board {
         self.board_of(t)
@@ -533,6 +537,16 @@ impl<'a> F1Map<'a> {
             cells: self.f1.placements(&self.best_boards[t * cells..(t + 1) * cells]),
         }
     }
+}
+
+/// A batch's sizes: floats per trial, cells, the score of a solution, trials, and trials per
+/// worker's chunk.
+struct Sizes {
+    dim: usize,
+    cells: usize,
+    max_score: usize,
+    trials: usize,
+    per: usize,
 }
 
 /// The saved state of an F1 batch ([`F1Map::snapshot`]): everything that determines the rest

@@ -18,6 +18,14 @@ pub(super) fn fmt_rate(p: Option<&Pooled>) -> String {
     }
 }
 
+/// The rows of a table of per-unit costs per size.
+fn cost_rows(costs: &[SizeCosts]) -> String {
+    let row = |c: &SizeCosts| {
+        format!("| {}x{} | {} | {} | {} |\n", c.width, c.height, per_s(c.map), per_s(c.scan), per_s(c.ac4))
+    };
+    costs.iter().map(row).collect()
+}
+
 pub(super) fn ci(v: Option<[f64; 2]>) -> String {
     v.map_or("-".into(), |[lo, hi]| format!("[{lo:.3}, {hi:.3}]"))
 }
@@ -197,31 +205,13 @@ pub fn markdown(h: &Hardness) -> String {
          per method and size; they carry the machine's load), as units per core-second:\n\n\
          | size | map trial-iterations / s | scan nodes / s | AC-4 nodes / s |\n|---|---|---|---|\n",
     );
-    for c in &h.costs_from_records {
-        s.push_str(&format!(
-            "| {}x{} | {} | {} | {} |\n",
-            c.width,
-            c.height,
-            per_s(c.map),
-            per_s(c.scan),
-            per_s(c.ac4)
-        ));
-    }
+    s.push_str(&cost_rows(&h.costs_from_records));
     if !h.inputs.core_rates.is_empty() {
         s.push_str(&format!(
             "\nThe per-core rates given ({}):\n\n| size | map trial-iterations / s | scan nodes / s | AC-4 nodes / s |\n|---|---|---|---|\n",
             h.inputs.core_rates_from.join(", ")
         ));
-        for c in &h.inputs.core_rates {
-            s.push_str(&format!(
-                "| {}x{} | {} | {} | {} |\n",
-                c.width,
-                c.height,
-                per_s(c.map),
-                per_s(c.scan),
-                per_s(c.ac4)
-            ));
-        }
+        s.push_str(&cost_rows(&h.inputs.core_rates));
     }
     if let Some(d) = &s_.density {
         s.push_str(&format!(

@@ -21,7 +21,7 @@ pub const MIN_COMMON: usize = 3;
 pub const HEAVY_CENSORING: f64 = 0.3;
 
 /// The fewest instances a part of the campaign needs for a fit of its own
-/// ([`Summary::subsets`]).
+/// ([`Summary::subsets`](super::Summary::subsets)).
 pub const MIN_SUBSET: usize = 6;
 
 /// A bad optional input of the section (`hardness-inputs/`); each names its file.

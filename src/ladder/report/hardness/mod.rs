@@ -2,22 +2,22 @@
 //! solution against hardness", from a campaign that runs the map and the row scan (and
 //! optionally the AC-4 backtracker) on many instances of different hardness.
 //!
-//! Per instance, every run of a method is pooled ([`stats::pooled_counts`]: total work over
+//! Per instance, every run of a method is pooled ([`stats::pooled_counts`](crate::ladder::report::stats::pooled_counts): total work over
 //! the solutions found in it, with the exact 95% interval, or the one-sided bound `T / ln 20`
 //! without a solution). The instance's **hardness** is the scan's pooled nodes per solution;
 //! the map's cost is its pooled trial-iterations per solution. The exponent of the map against
-//! hardness is the slope `b` of the censored normal regression (Tobin 1958, [`fit::tobit`])
+//! hardness is the slope `b` of the censored normal regression (Tobin 1958, [`fit::tobit`](crate::ladder::report::fit::tobit))
 //!
 //! ```text
 //! log10(map trial-iterations per solution) = a + b log10(scan nodes per solution) + e,  e ~ N(0, s^2)
 //! ```
 //!
 //! over the instances, where an instance on which the map found no solution is censored: its
-//! true value lies above `log10(T e^gamma)` ([`fit::CENSOR_FACTOR`]), and an instance on which
+//! true value lies above `log10(T e^gamma)` ([`fit::CENSOR_FACTOR`](crate::ladder::report::fit::CENSOR_FACTOR)), and an instance on which
 //! the scan found none is left out (it cannot be placed on the hardness axis) and counted.
 //! The 95% intervals of `b` and `a` come from Efron's percentile bootstrap over instances and
 //! over each instance's two counts, redrawn as Poisson around the observed counts with the
-//! work held fixed ([`fit::regress_counts`]).
+//! work held fixed ([`fit::regress_counts`](crate::ladder::report::fit::regress_counts)).
 //!
 //! In core-seconds, with `c_map` core-seconds per map trial-iteration and `c_scan` per scan
 //! node, the map's line is `c_map 10^a H^b` and the scan's `c_scan H`; they meet at

@@ -789,6 +789,42 @@ mod tests {
     }
 
     #[test]
+    fn every_key_a_rule_names_is_an_option_and_every_method_a_row_names_is_a_method() {
+        use crate::dc::DcOptions;
+        use crate::f1::F1Options;
+        use crate::search::scan::ScanSolveOptions;
+        use crate::search::{alns::AlnsOptions, backtrack::BacktrackOptions, hill::HillOptions};
+        fn check<T: Table>(what: &str) -> usize {
+            let rows = T::rows();
+            let keys: Vec<&str> = rows.iter().map(|r| r.key).collect();
+            for k in T::rule_keys() {
+                assert!(keys.contains(&k), "{what}: the rule's key {k} is not an option");
+            }
+            for r in &rows {
+                for m in r.methods.unwrap_or_default() {
+                    assert!(m.parse::<MethodName>().is_ok(), "{what}.{}: {m} is not a method", r.key);
+                }
+            }
+            let mut unique = keys.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), keys.len(), "{what}: a key declared twice");
+            rows.len()
+        }
+        let n = check::<RunOptions>("RunOptions")
+            + check::<F1Options>("F1Options")
+            + check::<DcOptions>("DcOptions")
+            + check::<ScanSolveOptions>("ScanSolveOptions")
+            + check::<BacktrackOptions>("BacktrackOptions")
+            + check::<HillOptions>("HillOptions")
+            + check::<AlnsOptions>("AlnsOptions");
+        assert!(n > 50, "{n} rows");
+        // The check can fail: a rule naming a key no table has is caught.
+        assert!(!RunOptions::rows().iter().any(|r| r.key == "not_an_option"));
+        assert!(F1Options::rule_keys().contains(&"kick") && RunOptions::rule_keys() == ["adapter"]);
+    }
+
+    #[test]
     fn defaults_are_the_options_and_a_bare_entry_reads_as_them() {
         let d = SolveSpec::default();
         assert_eq!(d.name(), MethodName::Rrr);

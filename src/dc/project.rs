@@ -122,6 +122,8 @@ pub fn project_join(
     join_with::<true>(best_in, argmax, u, w, pieces_u, pieces_w, groups_u, groups_w, sorted_u, sorted_w)
 }
 
+// Repeated on purpose: the reference twin takes the same arguments as its fast path, so that
+// the tests call the two alike.
 /// The reference twin of [`project_join`] (the per-group best and the fallback argmax by a
 /// running compare-and-swap): the same pair for every input.
 #[allow(clippy::too_many_arguments, reason = "the two sides of a join, each with its tables")]

@@ -367,6 +367,8 @@ impl<'t, const WORDS: usize> FirstWalk<'t> for FastWalker<'t, WORDS> {
     fn walk_first(&mut self, stop: &AtomicBool) -> bool {
         self.run(stop)
     }
+    // The walker accessors repeat the table walker's on purpose: the two walkers answer the
+    // same trait, the table walker being this one's oracle.
     fn deepest(&self) -> usize {
         self.deepest
     }

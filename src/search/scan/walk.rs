@@ -88,6 +88,8 @@ impl<'t> FirstWalk<'t> for Walker<'t> {
         self.load(&[]);
         self.walk(0, Leaf::First, stop)
     }
+    // The walker accessors repeat the fast walker's on purpose (the same trait; this walker is
+    // its oracle).
     fn deepest(&self) -> usize {
         self.deepest
     }

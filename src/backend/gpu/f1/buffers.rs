@@ -406,6 +406,8 @@ pub(super) struct ChunkParams {
     pub(super) hash: wgpu::Buffer,
 }
 
+// The field lists of these structs look alike on purpose: one `wgpu::Buffer` per binding of
+// the shaders, named as the WGSL names it.
 /// The per-trial state of one chunk on the device (see [`Chunk`]).
 pub(super) struct ChunkState {
     pub(super) x: wgpu::Buffer,

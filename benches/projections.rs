@@ -5,6 +5,7 @@
 //!
 //! `CONCUR_BENCH_SIZES` (default `5x5,8x8`) and `CONCUR_BENCH_BATCHES` (default `1,256`)
 //! widen the sweep (for example `16x16` and `16384` on a real GPU).
+use concur::batch::MapRun;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -126,10 +127,9 @@ fn bench_projections(c: &mut Criterion) {
             g.throughput(Throughput::Elements(batch as u64 * ITERS));
             for (name, reference) in [("dc_rounds_cpu", false), ("dc_rounds_reference_cpu", true)] {
                 let cfg = DcConfig {
-                    trials: batch,
-                    max_iters: ITERS,
                     all_trials: true,
                     no_cycle_restart: true,
+                    run: MapRun { trials: batch, max_iters: ITERS, ..Default::default() },
                     ..concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
                         .config(concur::batch::MapRun::default())
                 };
@@ -146,7 +146,7 @@ fn bench_projections(c: &mut Criterion) {
             if let Some(ctx) = &ctx {
                 use concur::backend::gpu::{dc::DcGpu, f1::F1Gpu};
                 use concur::f1::map::MapConfig;
-                let cfg = MapConfig { trials: batch, ..Default::default() };
+                let cfg = MapConfig { run: MapRun { trials: batch, ..Default::default() }, ..Default::default() };
                 let gf = F1Gpu::new(ctx.clone(), &p, cfg).expect("device");
                 gf.write_state(0, &x);
                 for (k, name) in [
@@ -156,7 +156,7 @@ fn bench_projections(c: &mut Criterion) {
                     g.bench_function(BenchmarkId::new(name, &id), |b| b.iter(|| gf.run_kernel(k, 1).expect("device")));
                 }
                 let dcfg = concur::dc::DcConfig {
-                    trials: batch,
+                    run: MapRun { trials: batch, ..Default::default() },
                     ..concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
                         .config(concur::batch::MapRun::default())
                 };

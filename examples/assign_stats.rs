@@ -11,6 +11,7 @@
 //! class follows the table.
 
 use anyhow::{Context, Result};
+use concur::batch::MapRun;
 use concur::f1::map::{F1Map, MapConfig};
 use concur::puzzle::format;
 
@@ -20,7 +21,12 @@ fn main() -> Result<()> {
     let iters: u64 = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(20_000);
     let trials: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(1);
     let puzzle = format::read_puzzle(&std::fs::read(path).with_context(|| format!("reading {path}"))?)?;
-    let cfg = MapConfig { trials, max_iters: iters, all_trials: true, no_cycle_restart: true, ..Default::default() };
+    let cfg = MapConfig {
+        all_trials: true,
+        no_cycle_restart: true,
+        run: MapRun { trials, max_iters: iters, ..Default::default() },
+        ..Default::default()
+    };
     let mut map = F1Map::new(&puzzle, cfg)?;
     let r = map.run(|_| {});
     println!(

@@ -28,6 +28,7 @@
 //! trial: cycle analysis of the last `--window` iterations and the distances reached).
 
 use anyhow::{Context, Result, bail};
+use concur::batch::MapRun;
 use concur::diagnose::{SolutionSet, Tracer, board_hash, restart_curve};
 use concur::f1::map::{F1Map, MapConfig};
 use concur::puzzle::{Board, Placement, Puzzle, format};
@@ -163,9 +164,6 @@ fn run() -> Result<()> {
     let cfg = MapConfig {
         kind: if a.dm { concur::batch::MapKind::Dm } else { concur::batch::MapKind::Rrr },
         beta: a.beta,
-        trials: a.trials,
-        max_iters: a.max_iters,
-        seed: a.seed,
         all_trials: true,
         no_cycle_restart: a.no_cycle_restart,
         restart_stall: a.restart_stall,
@@ -173,6 +171,7 @@ fn run() -> Result<()> {
         join_weights: a.join_weights,
         adapt: a.adapt,
         reduced_costs: a.reduced_costs,
+        run: MapRun { trials: a.trials, max_iters: a.max_iters, seed: a.seed, ..Default::default() },
         ..Default::default()
     };
     match a.cmd.as_str() {
@@ -203,7 +202,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         out,
         "{}",
         serde_json::json!({"puzzle": a.puzzle.display().to_string(), "method": if a.dm { "dm" } else { "rrr" }, "beta": cfg.beta,
-            "trials": cfg.trials, "max_iters": cfg.max_iters, "seed": cfg.seed, "cycle_restart": !cfg.no_cycle_restart,
+            "trials": cfg.run.trials, "max_iters": cfg.run.max_iters, "seed": cfg.run.seed, "cycle_restart": !cfg.no_cycle_restart,
             "restart_stall": cfg.restart_stall, "kick": cfg.kick, "join_weights": cfg.join_weights, "adapt": cfg.adapt, "reduced_costs": cfg.reduced_costs, "fix_corner": a.fix_corner, "threads": a.threads, "wall_s": r.wall_s, "trial_iterations": r.trial_iterations})
     )?;
     for (t, s) in r.trials.iter().enumerate() {
@@ -219,7 +218,7 @@ fn dist(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
     let mut solved: Vec<u64> = r.trials.iter().filter_map(|s| s.solved_at).collect();
     solved.sort_unstable();
     let unsolved = r.trials.len() - solved.len();
-    summarize(&solved, unsolved, cfg.max_iters, r.wall_s, r.trial_iterations);
+    summarize(&solved, unsolved, cfg.run.max_iters, r.wall_s, r.trial_iterations);
     Ok(())
 }
 
@@ -387,7 +386,7 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
     writeln!(
         js,
         "{}",
-        serde_json::json!({"puzzle": a.puzzle.display().to_string(), "beta": cfg.beta, "seed": cfg.seed,
+        serde_json::json!({"puzzle": a.puzzle.display().to_string(), "beta": cfg.beta, "seed": cfg.run.seed,
             "iters": a.max_iters, "every": a.every, "window": a.window, "solutions": sols.len(),
             "cycle_restart": !cfg.no_cycle_restart})
     )?;
@@ -396,7 +395,7 @@ fn trace(a: &Args, puzzle: &Puzzle, cfg: MapConfig) -> Result<()> {
         // Random boards: P_P of uniformly random points (what a trial's first step sees).
         let mut bl = std::io::BufWriter::new(std::fs::File::create(format!("{}.baseline.csv", out.display()))?);
         writeln!(bl, "sample,score,cells,moves")?;
-        let bcfg = MapConfig { seed: cfg.seed ^ 0xba5e, ..cfg.clone() };
+        let bcfg = MapConfig { run: MapRun { seed: cfg.run.seed ^ 0xba5e, ..cfg.run.clone() }, ..cfg.clone() };
         for i in 0..a.baseline {
             let mut tr = Tracer::new(puzzle, &bcfg, i)?;
             let s = tr.step();
@@ -540,10 +539,8 @@ fn prune(a: &Args, puzzle: &Puzzle) -> Result<()> {
         layout: DcLayout::Hybrid,
         propagate: Some(a.tau),
         beta: a.beta,
-        trials: a.trials,
-        max_iters: 0,
-        seed: a.seed,
         all_trials: true,
+        run: MapRun { trials: a.trials, max_iters: 0, seed: a.seed, ..Default::default() },
         ..concur::dc::DcOptions::default().config(concur::batch::MapRun::default())
     };
     let mut map = DcMap::new(puzzle, cfg)?;

@@ -260,7 +260,7 @@ impl Tracer {
         }
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
-        let mut tr = Trial::new(cfg.seed, t, ());
+        let mut tr = Trial::new(cfg.run.seed, t, ());
         let mut x = vec![0.0; dim];
         x.iter_mut().for_each(|v| *v = tr.rng.random::<f32>());
         Ok(Tracer {
@@ -451,11 +451,9 @@ mod tests {
     fn the_tracer_follows_the_batch_driver_bit_for_bit() {
         let (p, _) = puzzle(5, 5, 4);
         let cfg = MapConfig {
-            trials: 3,
-            max_iters: 700,
             all_trials: true,
-            seed: 9,
             restart_stall: None,
+            run: crate::batch::MapRun { trials: 3, max_iters: 700, seed: 9, ..Default::default() },
             ..Default::default()
         };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
@@ -463,7 +461,7 @@ mod tests {
         for t in 0..3 {
             let mut tr = Tracer::new(&p, &cfg, t).unwrap();
             let mut solved = None;
-            for _ in 0..cfg.max_iters {
+            for _ in 0..cfg.run.max_iters {
                 let s = tr.step();
                 if s.score == p.max_score() {
                     solved = Some(tr.iterations());
@@ -479,7 +477,11 @@ mod tests {
     #[test]
     fn the_gap_vanishes_at_a_fixed_point() {
         let (p, sol) = puzzle(4, 3, 2);
-        let cfg = MapConfig { trials: 1, restart_stall: None, ..Default::default() };
+        let cfg = MapConfig {
+            restart_stall: None,
+            run: crate::batch::MapRun { trials: 1, ..Default::default() },
+            ..Default::default()
+        };
         let mut tr = Tracer::new(&p, &cfg, 0).unwrap();
         let ids: Vec<u32> = sol.cells.iter().enumerate().map(|(c, &pl)| tr.f1().candidate_id(c, pl).unwrap()).collect();
         let mut x = vec![0.0; tr.f1().dim()];

@@ -167,11 +167,8 @@ pub fn guided(puzzle: &Puzzle, cfg: &GuidedConfig) -> Result<GuidedResult, Assig
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::puzzle::generate::puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     #[test]
     fn guided_search_solves_small_puzzles_counts_mechanisms_apart_and_is_reproducible() {

@@ -80,35 +80,63 @@ pub trait Flag {
     type Value: Clone + Send + Sync + Serialize + 'static;
     /// How the flag takes its value.
     const KIND: Kind;
+    /// The type of the value as Python's keyword argument takes it (what the key's JSON value
+    /// reads from), in the package's stubs.
+    fn python() -> String;
 }
 
 impl Flag for bool {
     type Value = bool;
     const KIND: Kind = Kind::Switch;
+    fn python() -> String {
+        "bool".into()
+    }
 }
 
-impl<T: Clone + Send + Sync + Serialize + 'static> Flag for Option<T> {
+impl<T: Flag + Clone + Send + Sync + Serialize + 'static> Flag for Option<T> {
     type Value = T;
     const KIND: Kind = Kind::One;
+    fn python() -> String {
+        format!("{} | None", T::python())
+    }
 }
 
-impl<T: Clone + Send + Sync + Serialize + 'static> Flag for Vec<T> {
+impl<T: Flag + Clone + Send + Sync + Serialize + 'static> Flag for Vec<T> {
     type Value = T;
     const KIND: Kind = Kind::List;
+    fn python() -> String {
+        format!("list[{}]", T::python())
+    }
 }
 
-/// Makes each of the types named a [`Flag`] that takes one value of itself.
+/// Makes each of the types named a [`Flag`] that takes one value of itself; in Python a
+/// `str` (the value's name, as the flag takes it), or the type written after `=>`.
 macro_rules! one_value {
-    ($($t:ty),* $(,)?) => {
+    ($($t:ty $(=> $py:literal)?),* $(,)?) => {
         $(impl $crate::options::Flag for $t {
             type Value = $t;
             const KIND: $crate::options::Kind = $crate::options::Kind::One;
+            fn python() -> String {
+                $crate::__concur_or!($($py)?, "str").into()
+            }
         })*
     };
 }
 pub(crate) use one_value;
 
-one_value!(f32, f64, u64, usize, String, std::path::PathBuf);
+/// The first expression given, else the second (a macro's optional part with its default).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __concur_or {
+    (, $default:expr) => {
+        $default
+    };
+    ($given:expr, $default:expr) => {
+        $given
+    };
+}
+
+one_value!(f32 => "float", f64 => "float", u64 => "int", usize => "int", String, std::path::PathBuf => "str | os.PathLike[str]");
 
 /// One option, as its table declares it.
 #[derive(Clone, Copy)]
@@ -126,6 +154,8 @@ pub struct Row {
     pub methods: Option<&'static [&'static str]>,
     /// How the flag takes its value.
     pub kind: Kind,
+    /// The type of Python's keyword argument ([`Flag::python`]).
+    pub python: fn() -> String,
     /// The flag's parser and action (with the `application` feature).
     #[cfg(feature = "application")]
     pub arg: fn(clap::Arg) -> clap::Arg,
@@ -264,6 +294,7 @@ macro_rules! options_table {
                     value_name: $crate::__concur_some!($($vn)?),
                     methods: $crate::__concur_some!($(&[$($m),+])?),
                     kind: <$ty as $crate::options::Flag>::KIND,
+                    python: <$ty as $crate::options::Flag>::python,
                     #[cfg(feature = "application")]
                     arg: |a: clap::Arg| {
                         let a = $crate::options::flag_arg::<$ty>(

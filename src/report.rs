@@ -441,7 +441,7 @@ impl SolveReport {
     pub(crate) fn f1_params(cfg: &MapConfig, r: &MapResult) -> MapParams {
         MapParams::F1(F1Params {
             beta: short(cfg.beta),
-            trials: cfg.trials,
+            trials: cfg.run.trials,
             edge: cfg.edge,
             assign: cfg.assign,
             join_weights: cfg.join_weights.unwrap_or([1.0; 3]).map(short),
@@ -459,7 +459,7 @@ impl SolveReport {
     pub(crate) fn dc_params(puzzle: &Puzzle, cfg: &DcConfig) -> MapParams {
         MapParams::Dc(DcParams {
             beta: short(cfg.beta),
-            trials: cfg.trials,
+            trials: cfg.run.trials,
             map: cfg.kind,
             weights: cfg.weights,
             hybrid: cfg.layout.is_hybrid(),

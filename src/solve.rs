@@ -574,7 +574,7 @@ pub fn solve(
     // The work's own CPU time, on the thread that runs it.
     let timed = |progress: &mut (dyn FnMut(Event<'_>) + Send)| {
         let start = crate::meter::thread_cpu_seconds();
-        let r = run(puzzle, spec, backend, cancel, progress);
+        let r = run(&Job { puzzle, spec, backend, cancel }, progress);
         r.map(|mut s| {
             s.cpu_s = start.zip(crate::meter::thread_cpu_seconds()).map(|(a, b)| b - a);
             s
@@ -598,15 +598,18 @@ pub fn solve(
     Ok(solved)
 }
 
-fn run(
-    puzzle: &Puzzle,
-    spec: &SolveSpec,
-    backend: &dyn Backend,
-    cancel: &Cancel,
-    progress: &mut (dyn FnMut(Event<'_>) + Send),
-) -> Result<Solved, SolveError> {
+/// One run of [`solve`]: the puzzle, the spec, the backend of the maps, the run's token.
+struct Job<'j> {
+    puzzle: &'j Puzzle,
+    spec: &'j SolveSpec,
+    backend: &'j dyn Backend,
+    cancel: &'j Cancel,
+}
+
+fn run(job: &Job<'_>, progress: &mut (dyn FnMut(Event<'_>) + Send)) -> Result<Solved, SolveError> {
+    let Job { puzzle, spec, cancel, .. } = *job;
     if spec.is_map() {
-        return run_map(puzzle, spec, backend, cancel, progress);
+        return run_map(job, progress);
     }
     if let Some(s) = &spec.resume {
         let (saved, here) = (s.identity().method.clone(), spec.name().name().to_string());
@@ -661,13 +664,8 @@ impl Solved {
 }
 
 /// A map on the backend: the batch, the exact check of its claim, the report.
-fn run_map(
-    puzzle: &Puzzle,
-    spec: &SolveSpec,
-    backend: &dyn Backend,
-    cancel: &Cancel,
-    progress: &mut (dyn FnMut(Event<'_>) + Send),
-) -> Result<Solved, SolveError> {
+fn run_map(job: &Job<'_>, progress: &mut (dyn FnMut(Event<'_>) + Send)) -> Result<Solved, SolveError> {
+    let Job { puzzle, spec, backend, cancel } = *job;
     // New best scores, from the progress after each round.
     let mut trace: Vec<(f64, usize)> = Vec::new();
     let mut heard = |p: &Progress| {
@@ -693,13 +691,13 @@ fn run_map(
     }
     let sink = rate_sink(puzzle, spec)?;
     let (batch, params) = if let Some(mut cfg) = spec.dc_config(cancel) {
-        cfg.on_solution = sink;
+        cfg.run.on_solution = sink;
         let batch = backend.solve(puzzle, MapJob::Dc(&cfg), spec.certify, &mut heard).map_err(no_board)?;
         (batch, SolveReport::dc_params(puzzle, &cfg))
     } else {
         let mut cfg = spec.map_config(cancel).expect("a map is F1 when it is not divide and concur");
         cfg.assign = backend.f1_assign(&cfg);
-        cfg.on_solution = sink;
+        cfg.run.on_solution = sink;
         let batch = backend.solve(puzzle, MapJob::F1(&cfg), spec.certify, &mut heard).map_err(no_board)?;
         let params = SolveReport::f1_params(&cfg, &batch.result);
         (batch, params)
@@ -828,14 +826,14 @@ mod tests {
     fn defaults_are_the_options_and_a_bare_entry_reads_as_them() {
         let d = SolveSpec::default();
         assert_eq!(d.name(), MethodName::Rrr);
-        assert_eq!(d.run.trials, MapConfig::default().trials);
+        assert_eq!(d.run.trials, MapConfig::default().run.trials);
         let from = SolveSpec::from_given(&given(json!({"method": "rrr"}))).unwrap();
         assert_eq!((from.method, from.run.trials, from.run.seed), (d.method.clone(), d.run.trials, d.run.seed));
         let c = d.map_config(&Cancel::new()).unwrap();
         let m = MapConfig::default();
         assert_eq!(
-            (c.beta, c.trials, c.max_iters, c.restart_stall, c.join_weights),
-            (m.beta, m.trials, m.max_iters, m.restart_stall, m.join_weights)
+            (c.beta, c.run.trials, c.run.max_iters, c.restart_stall, c.join_weights),
+            (m.beta, m.run.trials, m.run.max_iters, m.restart_stall, m.join_weights)
         );
     }
 

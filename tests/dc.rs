@@ -1,6 +1,7 @@
 //! Divide and concur (F2) on Brendan Owen's set 1 and generated boards, plus the measurement
 //! harnesses behind the numbers in the issue note (ignored; run by hand, see each one).
 use crate::common::{brendan, generated, puzzles};
+use concur::batch::MapRun;
 use concur::batch::{MapKind, MapResult};
 use concur::dc::{self, DcConfig, DcLayout, Readout, Weights};
 use concur::puzzle::Puzzle;
@@ -34,7 +35,11 @@ fn best_variant() -> DcConfig {
 fn dc_solves_90_percent_of_32_trials_on_set_1_4x4() {
     let Some(dir) = puzzles("dc_solves_90_percent_of_32_trials_on_set_1_4x4") else { return };
     let p = brendan(&dir, 1, 4, 4);
-    let cfg = DcConfig { trials: 32, max_iters: 5_000, seed: 11, all_trials: true, ..best_variant() };
+    let cfg = DcConfig {
+        all_trials: true,
+        run: MapRun { trials: 32, max_iters: 5_000, seed: 11, ..Default::default() },
+        ..best_variant()
+    };
     let r = dc::solve(&p, cfg, |_| {}).unwrap();
     check_claims(&p, &r);
     let mut its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
@@ -53,9 +58,7 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
                 weights,
                 layout: DcLayout::from_hybrid(hybrid),
                 beta: 0.5,
-                trials: 8,
-                max_iters: 5_000,
-                seed: 4,
+                run: MapRun { trials: 8, max_iters: 5_000, seed: 4, ..Default::default() },
                 ..crate::common::dc_plain()
             };
             let r = dc::solve(&p, cfg, |_| {}).unwrap();
@@ -68,8 +71,12 @@ fn hybrid_and_adaptive_variants_solve_a_generated_4x4() {
 #[test]
 fn argmax_readout_solves_and_the_best_board_is_a_permutation() {
     let (p, _) = generated(4, 3, 5);
-    let cfg =
-        DcConfig { readout: Readout::Argmax, trials: 4, max_iters: 5_000, seed: 2, all_trials: true, ..best_variant() };
+    let cfg = DcConfig {
+        readout: Readout::Argmax,
+        all_trials: true,
+        run: MapRun { trials: 4, max_iters: 5_000, seed: 2, ..Default::default() },
+        ..best_variant()
+    };
     let r = dc::solve(&p, cfg, |_| {}).unwrap();
     check_claims(&p, &r);
     assert!(r.solution.is_some());
@@ -92,8 +99,11 @@ fn hinted_cells_are_respected() {
     for hybrid in [false, true] {
         let layout = dc::Layout::new(&p, DcLayout::from_hybrid(hybrid));
         assert_eq!((layout.cell_vars(0).len(), layout.cell_vars(7).len()), (1, 1));
-        let cfg =
-            DcConfig { layout: DcLayout::from_hybrid(hybrid), trials: 8, max_iters: 20_000, seed: 5, ..best_variant() };
+        let cfg = DcConfig {
+            layout: DcLayout::from_hybrid(hybrid),
+            run: MapRun { trials: 8, max_iters: 20_000, seed: 5, ..Default::default() },
+            ..best_variant()
+        };
         let r = dc::solve(&p, cfg, |_| {}).unwrap();
         check_claims(&p, &r);
         let (_, _, board) = r.solution.expect("a hinted 5x4 solves");
@@ -170,10 +180,8 @@ fn dc_measure() {
                                 layout: DcLayout::from_hybrid(hybrid),
                                 readout,
                                 gamma,
-                                trials,
-                                max_iters: iters,
-                                seed,
                                 all_trials: true,
+                                run: MapRun { trials, max_iters: iters, seed, ..Default::default() },
                                 ..crate::common::dc_plain()
                             };
                             let r = one_thread(|| dc::solve(&p, cfg, |_| {}).unwrap());
@@ -231,9 +239,7 @@ fn dc_speed() {
                         layout: DcLayout::from_hybrid(hybrid),
                         weights,
                         beta: 0.7,
-                        trials: 1,
-                        max_iters: iters,
-                        seed: 99,
+                        run: MapRun { trials: 1, max_iters: iters, seed: 99, ..Default::default() },
                         ..crate::common::dc_plain()
                     };
                     let best = (0..reps)
@@ -258,7 +264,11 @@ fn dc_speed() {
 fn dc_completion_turns_near_misses_into_verified_solutions() {
     use concur::batch::{Completion, Mechanism};
     let (p, _) = crate::common::generated(5, 5, 2);
-    let base = DcConfig { trials: 16, max_iters: 150, seed: 0, all_trials: true, ..crate::common::dc_plain() };
+    let base = DcConfig {
+        all_trials: true,
+        run: MapRun { trials: 16, max_iters: 150, seed: 0, ..Default::default() },
+        ..crate::common::dc_plain()
+    };
     let plain = concur::dc::solve(&p, base.clone(), |_| {}).unwrap();
     assert!(plain.trials.iter().all(|t| t.solved_by != Some(Mechanism::MapAc) && t.completions == 0));
     let cfg = DcConfig { complete: Some(Completion { k: 4, ..Default::default() }), ..base };
@@ -289,10 +299,8 @@ fn dc_certificates_verify_and_tampering_is_caught() {
             weights,
             layout: DcLayout::from_hybrid(hybrid),
             propagate,
-            trials: 8,
-            max_iters: 20_000,
-            seed: 2,
             keep_fixed_points: true,
+            run: MapRun { trials: 8, max_iters: 20_000, seed: 2, ..Default::default() },
             ..crate::common::dc_plain()
         };
         let mut m = concur::dc::DcMap::new(&p, cfg.clone()).unwrap();

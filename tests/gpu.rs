@@ -8,6 +8,7 @@ use crate::common::generated;
 use concur::backend::gpu::GpuContext;
 use concur::backend::gpu::f1::{F1Gpu, Kernel};
 use concur::batch::MapKind;
+use concur::batch::MapRun;
 use concur::f1::map::MapConfig;
 use concur::f1::project::{EdgeProjection, F1};
 use concur::puzzle::Puzzle;
@@ -49,7 +50,7 @@ fn cases() -> Vec<(Puzzle, usize, u64)> {
 }
 
 fn cfg(kind: MapKind, edge: EdgeProjection, trials: usize, beta: f32) -> MapConfig {
-    MapConfig { kind, edge, trials, beta, ..Default::default() }
+    MapConfig { kind, edge, beta, run: MapRun { trials, ..Default::default() }, ..Default::default() }
 }
 
 #[test]
@@ -256,7 +257,12 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
         [(MapKind::Rrr, 5, 21, None), (MapKind::Dm, 4, 22, None), (MapKind::Rrr, 5, 23, Some([1.0, 1.0, 2.0]))]
     {
         let (p, _) = generated(w, w, seed);
-        let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, join_weights, ..Default::default() };
+        let cfg = MapConfig {
+            kind,
+            join_weights,
+            run: MapRun { trials: 8, max_iters: 20_000, seed: 4, ..Default::default() },
+            ..Default::default()
+        };
         let r = backend.solve(&p, MapJob::F1(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         let (t, it, board) = r.solution.unwrap_or_else(|| panic!("{kind:?} {w}x{w} did not solve on the GPU"));
         assert!(concur::verify::check(&p, &board).valid);
@@ -270,8 +276,12 @@ fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
     let Some(ctx) = gpu("gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu") else { return };
     // Unsolvable (colours 4 and 5 occur once each): no new best after the first iterations.
     let p = Puzzle::new(2, 2, vec![[0, 1, 2, 0], [0, 0, 3, 1], [2, 4, 0, 0], [3, 0, 0, 5]], vec![]).unwrap();
-    let cfg =
-        MapConfig { trials: 3, max_iters: 1000, all_trials: true, restart_stall: Some(100), ..Default::default() };
+    let cfg = MapConfig {
+        all_trials: true,
+        restart_stall: Some(100),
+        run: MapRun { trials: 3, max_iters: 1000, ..Default::default() },
+        ..Default::default()
+    };
     let g = concur::backend::gpu::f1::solve(&ctx, &p, &cfg, &mut |_| {}).unwrap();
     let c = concur::f1::map::solve(&p, cfg.clone(), |_| {}).unwrap();
     for (gt, ct) in g.trials.iter().zip(&c.trials) {
@@ -306,11 +316,9 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
         let (p, _) = generated(w, w, seed);
         let cfg = MapConfig {
             kind,
-            trials: 6,
-            max_iters: iters,
-            seed,
             all_trials: true,
             restart_stall: stall,
+            run: MapRun { trials: 6, max_iters: iters, seed, ..Default::default() },
             ..Default::default()
         };
         let c = concur::f1::map::solve(&p, cfg.clone(), |_| {}).unwrap();
@@ -352,12 +360,10 @@ fn gpu_device_loop_does_not_depend_on_k() {
     let mut all = Vec::new();
     for assign in [AssignOn::GpuJv, AssignOn::GpuJvSg, AssignOn::GpuJvSgStaged] {
         let cfg = MapConfig {
-            trials: 5,
-            max_iters: 300,
-            seed: 3,
             all_trials: true,
             restart_stall: Some(50),
             assign,
+            run: MapRun { trials: 5, max_iters: 300, seed: 3, ..Default::default() },
             ..Default::default()
         };
         let runs: Vec<Vec<_>> = [1usize, 16, 64]
@@ -406,14 +412,12 @@ fn gpu_fused_pass_gives_the_separate_passes_run() {
             (EdgeProjection::OneColor, None, Some(40), AssignOn::GpuJvSg),
         ] {
             let cfg = MapConfig {
-                trials: 6,
-                max_iters: 250,
-                seed: 9,
                 all_trials: true,
                 restart_stall: stall,
                 edge,
                 join_weights,
                 assign,
+                run: MapRun { trials: 6, max_iters: 250, seed: 9, ..Default::default() },
                 ..Default::default()
             };
             let what = format!("{name} {edge:?} {join_weights:?} {assign:?}");
@@ -461,12 +465,10 @@ fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
     let (p, _) = generated(5, 5, 21);
     for assign in [AssignOn::GpuJv, AssignOn::Cpu] {
         let cfg = MapConfig {
-            trials: 7,
-            max_iters: 300,
-            seed: 5,
             all_trials: true,
             restart_stall: Some(60),
             assign,
+            run: MapRun { trials: 7, max_iters: 300, seed: 5, ..Default::default() },
             ..Default::default()
         };
         let a = one.solve(&p, MapJob::F1(&cfg), Certify::None, &mut |_| {}).unwrap().result;
@@ -483,7 +485,10 @@ fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
         }
     }
     // Stop at the first solution: both shares end soon after one solves.
-    let cfg = MapConfig { trials: 8, max_iters: 1_000_000, seed: 3, ..Default::default() };
+    let cfg = MapConfig {
+        run: MapRun { trials: 8, max_iters: 1_000_000, seed: 3, ..Default::default() },
+        ..Default::default()
+    };
     let r = two
         .solve(&p, MapJob::F1(&MapConfig { assign: AssignOn::GpuJv, ..cfg }), Certify::None, &mut |_| {})
         .unwrap()
@@ -506,7 +511,8 @@ fn gpu_device_loop_profile_times_every_kernel_inside_the_iteration() {
     for (assign, kind) in
         [(AssignOn::GpuJvSg, MapKind::Rrr), (AssignOn::GpuJv, MapKind::Dm), (AssignOn::GpuAuction, MapKind::Rrr)]
     {
-        let cfg = MapConfig { kind, trials: 16, seed: 2, assign, ..Default::default() };
+        let cfg =
+            MapConfig { kind, assign, run: MapRun { trials: 16, seed: 2, ..Default::default() }, ..Default::default() };
         let g = F1Gpu::new(ctx.clone(), &p, cfg).unwrap();
         match g.profile_device(4, 1) {
             Ok(t) => {
@@ -527,8 +533,12 @@ fn gpu_device_loop_profile_times_every_kernel_inside_the_iteration() {
             }
         }
     }
-    let host =
-        F1Gpu::new(ctx.clone(), &p, MapConfig { trials: 4, assign: AssignOn::Cpu, ..Default::default() }).unwrap();
+    let host = F1Gpu::new(
+        ctx.clone(),
+        &p,
+        MapConfig { assign: AssignOn::Cpu, run: MapRun { trials: 4, ..Default::default() }, ..Default::default() },
+    )
+    .unwrap();
     assert!(host.profile_device(2, 0).is_err(), "the host loop is not the device loop");
 }
 
@@ -536,6 +546,7 @@ mod dc_kernels {
     use super::{close, generated, gpu, random_state};
     use concur::backend::gpu::dc::{DcGpu, Kernel};
     use concur::batch::MapKind;
+    use concur::batch::MapRun;
     use concur::dc::{DcConfig, DivideScratch, Layout, Weights, project};
     use concur::puzzle::Puzzle;
 
@@ -547,7 +558,14 @@ mod dc_kernels {
     }
 
     fn config(kind: MapKind, weights: Weights, trials: usize) -> DcConfig {
-        DcConfig { kind, weights, trials, beta: 0.7, gamma: 0.1, ..crate::common::dc_plain() }
+        DcConfig {
+            kind,
+            weights,
+            beta: 0.7,
+            gamma: 0.1,
+            run: MapRun { trials, ..Default::default() },
+            ..crate::common::dc_plain()
+        }
     }
 
     /// A random batch state: slot values, their divide projection, random positive weights.
@@ -786,8 +804,12 @@ mod dc_kernels {
         let backend = GpuBackend::new(ctx);
         let (p, _) = generated(5, 5, 2);
         let complete = Some(Completion { k: 4, ..Default::default() });
-        let cfg =
-            DcConfig { trials: 16, max_iters: 150, seed: 0, all_trials: true, complete, ..crate::common::dc_plain() };
+        let cfg = DcConfig {
+            all_trials: true,
+            complete,
+            run: MapRun { trials: 16, max_iters: 150, seed: 0, ..Default::default() },
+            ..crate::common::dc_plain()
+        };
         let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
         assert!(r.trials.iter().map(|t| t.completions).sum::<u64>() > 0, "no completion ran");
         let (t, _, board) = r.solution.expect("completion solves this instance on the CPU backend too");
@@ -807,7 +829,12 @@ mod dc_kernels {
             (MapKind::Dm, Weights::Uniform, 4),
         ] {
             let (p, _) = generated(w, w, 31);
-            let cfg = DcConfig { kind, weights, trials: 8, max_iters: 5_000, seed: 2, ..crate::common::dc_plain() };
+            let cfg = DcConfig {
+                kind,
+                weights,
+                run: MapRun { trials: 8, max_iters: 5_000, seed: 2, ..Default::default() },
+                ..crate::common::dc_plain()
+            };
             let r = backend.solve(&p, MapJob::Dc(&cfg), Certify::None, &mut |_| {}).unwrap().result;
             let (t, it, board) =
                 r.solution.unwrap_or_else(|| panic!("dc {kind:?} {weights:?} {w}x{w} did not solve on the GPU"));
@@ -842,10 +869,10 @@ fn gpu_dispatches_fold_past_65535_workgroups() {
     }
     drop(g);
     // DC divide: one workgroup per (trial, constraint).
-    let cfg = DcConfig { trials: 1, ..crate::common::dc_plain() };
+    let cfg = DcConfig { run: MapRun { trials: 1, ..Default::default() }, ..crate::common::dc_plain() };
     let l = concur::dc::Layout::new(&p, concur::dc::DcLayout::Plain);
     let trials = 65_535 / l.constraints() + 8;
-    let g = DcGpu::new(ctx.clone(), &p, DcConfig { trials, ..cfg }).unwrap();
+    let g = DcGpu::new(ctx.clone(), &p, DcConfig { run: MapRun { trials, ..cfg.run.clone() }, ..cfg }).unwrap();
     let (s, v, nc) = (l.slots(), l.vars(), l.choices());
     let x = random_state(trials * s, 78);
     let m = random_state(trials * v, 79);
@@ -947,14 +974,20 @@ fn memory_estimates_bound_the_device_buffers() {
     };
     for kind in [MapKind::Rrr, MapKind::Dm] {
         for trials in [1, 300] {
-            let cfg = MapConfig { kind, trials, ..Default::default() };
+            let cfg = MapConfig { kind, run: MapRun { trials, ..Default::default() }, ..Default::default() };
             let g = F1Gpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
             check(format!("f1 {kind:?}"), concur::backend::gpu::f1::estimate(&p, &cfg), trials, g.device_bytes());
         }
     }
     for (kind, weights) in [(MapKind::Rrr, Weights::Uniform), (MapKind::Dm, Weights::Adaptive)] {
         for trials in [1, 300] {
-            let cfg = DcConfig { kind, weights, trials, layout: DcLayout::Plain, ..crate::common::dc_plain() };
+            let cfg = DcConfig {
+                kind,
+                weights,
+                layout: DcLayout::Plain,
+                run: MapRun { trials, ..Default::default() },
+                ..crate::common::dc_plain()
+            };
             let g = DcGpu::with_chunk_trials(ctx.clone(), &p, cfg.clone(), 128).unwrap();
             check(
                 format!("dc {kind:?} {weights:?}"),

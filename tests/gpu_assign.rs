@@ -4,6 +4,7 @@ use crate::gpu::gpu;
 use concur::assign::Assigner;
 use concur::backend::gpu::assign::{AssignGpu, Solved, Status, qmax, quantum};
 use concur::backend::gpu::jv::{JvGpu, JvKind, JvSolved};
+use concur::batch::MapRun;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -229,11 +230,9 @@ fn gpu_f1_with_the_device_assignment_solves_generated_5x5_and_6x6() {
         let (p, _) = crate::common::generated(w, w, seed);
         let cfg = MapConfig {
             kind,
-            trials: 8,
-            max_iters: 3000,
-            seed: 1,
             assign: AssignOn::GpuAuction,
             join_weights,
+            run: MapRun { trials: 8, max_iters: 3000, seed: 1, ..Default::default() },
             ..Default::default()
         };
         let r = concur::backend::gpu::f1::solve(&ctx, &p, &cfg, &mut |_| {}).expect("device run");

@@ -8,6 +8,7 @@
 use crate::common::generated;
 use crate::gpu::gpu;
 use concur::backend::gpu::f1::{F1GpuStepper, K_ITERS};
+use concur::batch::MapRun;
 use concur::batch::{MapKind, TrialSummary};
 use concur::f1::map::{AssignOn, F1Map, MapConfig};
 use concur::puzzle::Puzzle;
@@ -22,7 +23,13 @@ fn cases() -> Vec<(MapKind, usize, u64, Option<u64>)> {
 }
 
 fn config(kind: MapKind, seed: u64, stall: Option<u64>, max_iters: u64) -> MapConfig {
-    MapConfig { kind, trials: 6, max_iters, seed, all_trials: true, restart_stall: stall, ..Default::default() }
+    MapConfig {
+        kind,
+        all_trials: true,
+        restart_stall: stall,
+        run: MapRun { trials: 6, max_iters, seed, ..Default::default() },
+        ..Default::default()
+    }
 }
 
 fn key(s: &[TrialSummary]) -> Vec<(Option<u64>, u64, usize, u64, u64)> {
@@ -177,7 +184,7 @@ fn gpu_stepper_refuses_what_it_does_not_run() {
     use concur::backend::capability::Feature;
     let Some(ctx) = gpu("gpu_stepper_refuses_what_it_does_not_run") else { return };
     let (p, _) = generated(4, 4, 31);
-    let base = MapConfig { trials: 2, ..Default::default() };
+    let base = MapConfig { run: MapRun { trials: 2, ..Default::default() }, ..Default::default() };
     for (cfg, feature) in [
         (MapConfig { assign: AssignOn::Cpu, ..base.clone() }, Feature::HostAssign),
         (MapConfig { kick: Some(0.5), ..base.clone() }, Feature::Kick),

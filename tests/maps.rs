@@ -1,11 +1,17 @@
 //! RRR on Brendan Owen's set 1: the success rates the design calls for.
 use crate::common::{brendan, generated, puzzles};
 use concur::batch::MapKind;
+use concur::batch::MapRun;
 use concur::f1::map::{self, MapConfig};
 use concur::verify;
 
 fn success_rate(p: &concur::puzzle::Puzzle, kind: MapKind, seed: u64) -> (usize, Vec<u64>) {
-    let cfg = MapConfig { kind, trials: 32, max_iters: 20_000, seed, all_trials: true, ..Default::default() };
+    let cfg = MapConfig {
+        kind,
+        all_trials: true,
+        run: MapRun { trials: 32, max_iters: 20_000, seed, ..Default::default() },
+        ..Default::default()
+    };
     let r = map::solve(p, cfg, |_| {}).unwrap();
     let its: Vec<u64> = r.trials.iter().filter_map(|t| t.solved_at).collect();
     (its.len(), its)
@@ -27,7 +33,11 @@ fn rrr_solves_90_percent_of_32_trials_on_set_1_small_boards() {
 fn rrr_and_dm_solve_generated_5x5_and_every_claim_verifies() {
     let (p, _) = generated(5, 5, 21);
     for kind in [MapKind::Rrr, MapKind::Dm] {
-        let cfg = MapConfig { kind, trials: 8, max_iters: 20_000, seed: 4, ..Default::default() };
+        let cfg = MapConfig {
+            kind,
+            run: MapRun { trials: 8, max_iters: 20_000, seed: 4, ..Default::default() },
+            ..Default::default()
+        };
         let r = map::solve(&p, cfg, |_| {}).unwrap();
         let (_, _, board) = r.solution.unwrap_or_else(|| panic!("{kind:?} did not solve"));
         assert!(verify::check(&p, &board).valid);
@@ -47,11 +57,9 @@ fn certificates_of_solved_runs_verify_and_tampering_is_caught() {
         let (p, _) = generated(5, 5, 31);
         let cfg = MapConfig {
             kind,
-            trials: 4,
-            max_iters: 20_000,
-            seed: 2,
             keep_fixed_points: true,
             join_weights,
+            run: MapRun { trials: 4, max_iters: 20_000, seed: 2, ..Default::default() },
             ..Default::default()
         };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
@@ -105,11 +113,9 @@ fn completion_is_reported_as_map_plus_ac() {
     // labelled by the mechanism that found it, and every claim verifies.
     let (p, _) = generated(6, 6, 3);
     let cfg = MapConfig {
-        trials: 4,
-        max_iters: 300,
-        seed: 1,
         all_trials: true,
         complete: Some(Completion { k: 60, stall: 100, radius: 6, max_nodes: 1_000_000 }),
+        run: MapRun { trials: 4, max_iters: 300, seed: 1, ..Default::default() },
         ..Default::default()
     };
     let r = map::solve(&p, cfg, |_| {}).unwrap();

@@ -5,6 +5,7 @@
 //! the same on one thread and on two; each solution's JSON line is on file when it is found.
 use crate::common::{concur_env, generated, scratch};
 use concur::backend::{Backend, Batch, Certify, CpuBackend, EngineError, Listener, MapJob, Place};
+use concur::batch::MapRun;
 use concur::batch::{Found, MapResult, turn_class_key};
 use concur::cancel::Cancel;
 use concur::dc::{self, DcConfig, DcLayout};
@@ -16,7 +17,12 @@ use concur::solve::{self, SolveSpec};
 use concur::verify;
 
 fn f1_rate(kind: concur::batch::MapKind, seed: u64, iters: u64) -> MapConfig {
-    MapConfig { kind, trials: 4, max_iters: iters, seed, keep_going: true, ..Default::default() }
+    MapConfig {
+        kind,
+        keep_going: true,
+        run: MapRun { trials: 4, max_iters: iters, seed, ..Default::default() },
+        ..Default::default()
+    }
 }
 
 fn on_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
@@ -124,11 +130,9 @@ fn each_trials_first_solution_is_the_all_trials_runs() {
 fn divide_and_concur_runs_in_rate_mode_too() {
     let (p, _) = generated(4, 4, 3);
     let cfg = DcConfig {
-        trials: 4,
-        max_iters: 3_000,
-        seed: 3,
         keep_going: true,
         layout: DcLayout::Hybrid,
+        run: MapRun { trials: 4, max_iters: 3_000, seed: 3, ..Default::default() },
         ..crate::common::dc_plain()
     };
     let a = on_threads(1, || dc::solve(&p, cfg.clone(), |_| {}).unwrap());
@@ -169,7 +173,8 @@ fn the_sink_hears_every_solution_in_order_and_its_errors_do_not_stop_the_run() {
         h.lock().unwrap().push(f.clone());
         if f.index == 1 { Err("disk full".into()) } else { Ok(()) }
     });
-    let cfg = MapConfig { on_solution: Some(sink), ..f1_rate(concur::batch::MapKind::Rrr, 5, 4_000) };
+    let mut cfg = f1_rate(concur::batch::MapKind::Rrr, 5, 4_000);
+    cfg.run.on_solution = Some(sink);
     let r = map::solve(&p, cfg, |_| {}).unwrap();
     let rate = r.rate.unwrap();
     assert_eq!(*heard.lock().unwrap(), rate.solutions);
@@ -362,7 +367,7 @@ fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
     }
     // Over a long run the two device kernels, which agree bit for bit, give the same record
     // in the same order.
-    let long = MapConfig { assign: AssignOn::GpuJv, max_iters: 3000, ..cfg.clone() };
+    let long = MapConfig { assign: AssignOn::GpuJv, run: MapRun { max_iters: 3000, ..cfg.run.clone() }, ..cfg.clone() };
     let a = gpu.solve(&p, MapJob::F1(&long), Certify::None, &mut |_| {}).unwrap().result;
     let b = gpu.solve(&p, MapJob::F1(&MapConfig { assign: AssignOn::GpuJvSg, ..long }), Certify::None, &mut |_| {});
     let b = b.unwrap().result;

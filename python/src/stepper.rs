@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex};
 /// The driver of either formulation, borrowing its puzzle for as long as the [`State`] that
 /// holds both lives.
 enum Engine {
-    F1(F1Map<'static>, MapConfig),
-    Dc(DcMap<'static>, DcConfig),
+    F1(Box<F1Map<'static>>, MapConfig),
+    Dc(Box<DcMap<'static>>, DcConfig),
     /// F1 on the device; its iterates are read back on demand (`State::states`).
     F1Gpu(Box<F1GpuStepper<'static>>, MapConfig),
 }
@@ -371,7 +371,7 @@ impl Stepper {
             Some(g) => {
                 let mut cfg = spec.map_config(&cancel).expect("an F1 method");
                 cfg.assign = g.f1_assign(&cfg);
-                cfg.max_iters = max_iters;
+                cfg.run.max_iters = max_iters;
                 let ctx = g.context().clone();
                 let m = py.detach(|| F1GpuStepper::new(ctx, borrowed, cfg.clone())).map_err(|e| match e {
                     EngineError::Unsupported(u) => spec_error(u.to_string(), Some("backend")),
@@ -386,14 +386,14 @@ impl Stepper {
                     if is_f1 {
                         let mut cfg = spec.map_config(&cancel).expect("an F1 method");
                         cfg.assign = cpu.f1_assign(&cfg);
-                        cfg.max_iters = max_iters;
+                        cfg.run.max_iters = max_iters;
                         let m = F1Map::new(borrowed, cfg.clone())?;
-                        Ok(Engine::F1(m, cfg))
+                        Ok(Engine::F1(Box::new(m), cfg))
                     } else {
                         let mut cfg = spec.dc_config(&cancel).expect("divide and concur");
-                        cfg.max_iters = max_iters;
+                        cfg.run.max_iters = max_iters;
                         let m = DcMap::new(borrowed, cfg.clone())?;
-                        Ok(Engine::Dc(m, cfg))
+                        Ok(Engine::Dc(Box::new(m), cfg))
                     }
                 })
                 .map_err(no_board)?,

@@ -304,6 +304,49 @@ pub fn needs(job: MapJob<'_>, assign: AssignOn, adapters: usize) -> Vec<Feature>
     n
 }
 
+/// The placements of F1's assignments that `--assign auto` picks from, in order of
+/// preference: the device JV (on the GPU backend, 15x the host assignment's whole iteration
+/// on an H200 at 8x8, BENCHMARKS.md), then the host's.
+pub const AUTO_ASSIGN: [AssignOn; 2] = [AssignOn::GpuJv, AssignOn::Cpu];
+
+/// The features that follow from where F1's assignments run.
+const PLACEMENT: &[Feature] = &[
+    Feature::HostAssign,
+    Feature::GpuJv,
+    Feature::GpuJvSg,
+    Feature::GpuJvSgStaged,
+    Feature::GpuAuction,
+    Feature::DeviceLoop,
+];
+
+/// What `assign` means at `place` for the F1 batch `cfg`: any choice but `auto` stands; `auto`
+/// is the first placement of [`AUTO_ASSIGN`] that the table lets the run use there: `place`
+/// offers its features, no feature of the run excludes them (`Offer::without`: `--complete`
+/// on the GPU), and every placement a feature of the run needs comes with it (`Offer::with`:
+/// `--reduced-costs f32` needs the host's assignments, rate mode on the GPU its device loop).
+/// The host's when none fits; the run's other features are [`check`]'s to refuse.
+pub fn resolve_assign(assign: AssignOn, place: Place, cfg: &crate::f1::map::MapConfig) -> AssignOn {
+    if assign != AssignOn::Auto {
+        return assign;
+    }
+    let job = MapJob::F1(cfg);
+    let run: Vec<Feature> = needs(job, AssignOn::Auto, 1).into_iter().filter(|f| !PLACEMENT.contains(f)).collect();
+    let fits = |a: AssignOn| {
+        let own: Vec<Feature> = needs(job, a, 1).into_iter().filter(|f| PLACEMENT.contains(f)).collect();
+        let offered = own.iter().all(|&f| {
+            let o = row(f).at(place);
+            o.yes && !o.without.iter().any(|w| run.contains(w))
+        });
+        offered
+            && run.iter().all(|&g| {
+                let o = row(g).at(place);
+                !o.without.iter().any(|w| own.contains(w))
+                    && o.with.iter().filter(|w| PLACEMENT.contains(w)).all(|w| own.contains(w))
+            })
+    };
+    AUTO_ASSIGN.into_iter().find(|&a| fits(a)).unwrap_or(AssignOn::Cpu)
+}
+
 /// Whether `place` runs a batch that needs `needs`; Err: the first refusal, in one line.
 pub fn check(place: Place, needs: &[Feature]) -> Result<(), Unsupported> {
     for &f in needs {
@@ -356,6 +399,45 @@ pub fn markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `auto` as the table resolves it is the rule it replaced, written out: the device JV on
+    /// the GPU unless the run needs the host every iteration (a completion, f32 reduced
+    /// costs); the host's on the CPU. Over every combination of the options the table knows.
+    #[test]
+    fn auto_resolves_from_the_table_as_the_written_rule() {
+        use crate::batch::Completion;
+        use crate::f1::map::{AdaptiveWeights, MapConfig};
+        let mut seen = [0usize; 2];
+        for bits in 0u32..(1 << 7) {
+            let on = |i: u32| bits & (1 << i) != 0;
+            let cfg = MapConfig {
+                complete: on(0).then(Completion::default),
+                reduced_costs: if on(1) { Precision::F32 } else { Precision::F64 },
+                keep_going: on(2),
+                fused_passes: on(3),
+                keep_fixed_points: on(4),
+                adapt: on(5).then_some(AdaptiveWeights { rate: 0.1, decay: 0.1, max: 2.0 }),
+                kick: on(6).then_some(0.5),
+                ..MapConfig::default()
+            };
+            // The GPU stepper resolves `auto` as the GPU backend does.
+            for place in [Place::Cpu, Place::Gpu] {
+                let gpu = place == Place::Gpu;
+                let written = if gpu && cfg.complete.is_none() && cfg.reduced_costs == Precision::F64 {
+                    AssignOn::GpuJv
+                } else {
+                    AssignOn::Cpu
+                };
+                let got = resolve_assign(AssignOn::Auto, place, &cfg);
+                assert_eq!(got, written, "{place:?} {bits:07b}");
+                seen[usize::from(got == AssignOn::GpuJv)] += 1;
+                for other in [AssignOn::Cpu, AssignOn::GpuJvSg, AssignOn::GpuAuction] {
+                    assert_eq!(resolve_assign(other, place, &cfg), other, "a choice stands");
+                }
+            }
+        }
+        assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
+    }
 
     #[test]
     fn every_feature_has_one_row_and_every_rule_names_a_feature_with_a_row() {

@@ -259,7 +259,8 @@ pub trait Backend: Send + Sync {
     /// Where this backend runs F1's assignments for `cfg` (`--assign auto` resolved; any
     /// other choice stands). The CPU backend always solves them on the host.
     fn f1_assign(&self, cfg: &MapConfig) -> map::AssignOn {
-        cfg.assign.resolve(self.is_gpu(), cfg)
+        let place = if self.is_gpu() { capability::Place::Gpu } else { capability::Place::Cpu };
+        capability::resolve_assign(cfg.assign, place, cfg)
     }
     /// The memory the batch `job` takes on this backend with `threads` host threads, as the
     /// machine's memory counts it (ARCHITECTURE.md §8): the estimate of the engine that runs

@@ -68,6 +68,7 @@
 //! part's start. The parts' counters add up to the uninterrupted run's.
 
 mod completion;
+mod driver;
 mod error;
 mod options;
 mod rate;
@@ -75,9 +76,12 @@ mod result;
 mod rounds;
 mod snapshot;
 mod summary;
+#[cfg(test)]
+pub(crate) mod testing;
 mod trial;
 
 pub use completion::*;
+pub(crate) use driver::*;
 pub use error::*;
 pub use options::*;
 pub use rate::*;

@@ -227,3 +227,35 @@ impl<'de> serde::Deserialize<'de> for Floats {
             .map(Floats)
     }
 }
+
+/// What every driver's snapshot type (a struct holding its `batch: SavedBatch`) answers of
+/// itself: its identity, the iterations its trials had run, and a short `Debug` (where
+/// `SnapshotIdentity` is in scope).
+macro_rules! saved_batch_api {
+    ($snapshot:ident) => {
+        impl $snapshot {
+            /// What it was taken of; a run continues it only when its own identity is the same.
+            pub fn identity(&self) -> &SnapshotIdentity {
+                &self.batch.identity
+            }
+
+            /// The iterations its trials had run, summed (from the run's start).
+            pub fn trial_iterations(&self) -> u64 {
+                self.batch.trial_iterations()
+            }
+        }
+
+        impl std::fmt::Debug for $snapshot {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let id = self.identity();
+                f.debug_struct(stringify!($snapshot))
+                    .field("method", &id.method)
+                    .field("board", &format_args!("{}x{}", id.width, id.height))
+                    .field("trials", &id.trials)
+                    .field("trial_iterations", &self.trial_iterations())
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(crate) use saved_batch_api;

@@ -4,6 +4,7 @@
 use super::{BenchOptions, BenchRow, Measured, iteration_rows, measure, random, row, whole_iterations};
 use crate::assign::{Assigner, Precision, Real};
 use crate::backend::EngineError;
+use crate::batch::MapRun;
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
 use crate::f1::map::{self, MapConfig};
 use crate::f1::project::F1;
@@ -74,25 +75,20 @@ pub fn scan_rows(budget: Duration, seed: u64, cancel: &crate::cancel::Cancel) ->
 /// A run of exactly `iters` iterations of every trial (no early stop, no restarts).
 pub(super) fn f1_run(batch: usize, iters: usize, seed: u64) -> MapConfig {
     MapConfig {
-        trials: batch,
-        max_iters: iters as u64,
         all_trials: true,
         no_cycle_restart: true,
         restart_stall: None,
-        seed,
+        run: MapRun { trials: batch, max_iters: iters as u64, seed, ..Default::default() },
         ..Default::default()
     }
 }
 
 pub(super) fn dc_run(batch: usize, iters: usize, seed: u64) -> DcConfig {
     DcConfig {
-        trials: batch,
-        max_iters: iters as u64,
         all_trials: true,
-        no_cycle_restart: true,
-        seed,
-        // The plain layout, the one both backends run, so that the CPU and GPU rows compare.
+        no_cycle_restart: true, // The plain layout, the one both backends run, so that the CPU and GPU rows compare.
         layout: crate::dc::DcLayout::Plain,
+        run: MapRun { trials: batch, max_iters: iters as u64, seed, ..Default::default() },
         ..crate::dc::DcOptions::default().config(crate::batch::MapRun::default())
     }
 }

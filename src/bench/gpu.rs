@@ -6,6 +6,7 @@ use super::cpu::{assign_weights, class_block, dc_run, f1_run};
 use super::{BenchOptions, BenchRow, Measured, iteration_rows, measure, random, row, whole_iterations};
 use crate::backend::EngineError;
 use crate::backend::gpu::GpuContext;
+use crate::batch::MapRun;
 use crate::dc::{DcConfig, DivideScratch, project};
 use crate::f1::map::MapConfig;
 use crate::puzzle::Puzzle;
@@ -142,7 +143,7 @@ pub(super) fn f1_gpu(
     o: &BenchOptions,
 ) -> Result<Vec<BenchRow>, EngineError> {
     use crate::backend::gpu::f1::{F1Gpu, Kernel};
-    let cfg = MapConfig { trials: batch, seed: o.seed, ..Default::default() };
+    let cfg = MapConfig { run: MapRun { trials: batch, seed: o.seed, ..Default::default() }, ..Default::default() };
     let g = F1Gpu::new(ctx.clone(), p, cfg.clone())?;
     g.write_state(0, &random(batch * g.f1().dim(), o.seed));
     let mut out = Vec::new();
@@ -234,8 +235,7 @@ pub(super) fn dc_gpu(
 ) -> Result<Vec<BenchRow>, EngineError> {
     use crate::backend::gpu::dc::{DcGpu, Kernel};
     let cfg = DcConfig {
-        trials: batch,
-        seed: o.seed,
+        run: MapRun { trials: batch, seed: o.seed, ..Default::default() },
         ..crate::dc::DcOptions { layout: crate::dc::DcLayout::Plain, ..Default::default() }
             .config(crate::batch::MapRun::default())
     };

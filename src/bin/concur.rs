@@ -388,13 +388,13 @@ fn demo(a: DemoArgs, cancel: &Cancel) -> Result<ExitCode> {
         "generated a {size}x{size} puzzle (seed {seed}, {} colours); solving it with RRR (beta {}, {} trials)...",
         puzzle.num_colors() - 1,
         cfg.beta,
-        cfg.trials
+        cfg.run.trials
     );
-    let bar = progress_bar(cfg.max_iters);
+    let bar = progress_bar(cfg.run.max_iters);
     let (shown, max) = (bar.clone(), puzzle.max_score());
     let solved = concur::solve::solve(&puzzle, &spec, &concur::backend::CpuBackend, cancel, &mut move |e| {
         if let Event::Map(p) = e {
-            show(&shown, p, max, cfg.trials);
+            show(&shown, p, max, cfg.run.trials);
         }
     })?;
     bar.finish_and_clear();

@@ -685,11 +685,7 @@ pub(crate) fn dc_tables(s: &Shape, d: &DcSizes) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{GenerateOptions, generate};
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
+    use crate::puzzle::generate::puzzle;
 
     #[test]
     fn the_shapes_sizes_are_the_layouts() {

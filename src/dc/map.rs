@@ -6,10 +6,12 @@ use super::layout::{DcLayout, Layout, dc_sizes, dc_tables};
 use super::project::{self, DivideScratch, divide_one};
 use super::prune;
 use crate::assign::{AssignError, Assigner, WarmState};
+use crate::batch::MapRun;
 use crate::batch::{
-    self, BatchError, Completion, Floats, MapKind, MapResult, Mechanism, Progress, ROUND, RateSaved, Resumed, Rounds,
-    SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
+    self, BatchError, Between, Completion, Floats, MapKind, MapResult, Mechanism, Progress, ROUND, SavedBatch,
+    SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
+use crate::cancel::{Cancel, Deadline};
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
 use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, slack, workers};
@@ -20,7 +22,7 @@ use crate::verify::Network;
 use rand::RngExt;
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How the constraints are weighted in the concur mean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -56,14 +58,9 @@ pub struct DcConfig {
     pub kind: MapKind,
     /// The map's step.
     pub beta: f32,
-    /// Independent trials, run as one batch.
-    pub trials: usize,
-    /// Iterations per trial.
-    pub max_iters: u64,
-    /// Wall-clock limit of the batch.
-    pub time_limit: Option<Duration>,
-    /// The run's seed; trial `t` draws from its own stream ([`crate::rng::trial_seed`]).
-    pub seed: u64,
+    /// How the batch runs: its trials, their iteration budget, the time limit, the seed,
+    /// where rate mode's solutions go, the token, and whether a stop saves the batch.
+    pub run: MapRun,
     /// The constraint weights in the concur mean: uniform, or Elser's adaptive weights.
     pub weights: Weights,
     /// Step of the adaptive weight update (ignored with uniform weights).
@@ -90,14 +87,6 @@ pub struct DcConfig {
     /// Rate mode, as for F1 (its `MapConfig::keep_going`): every solution is
     /// verified and recorded, and its trial starts again from a fresh point of its stream.
     pub keep_going: bool,
-    /// Rate mode: where each solution goes as it is found.
-    pub on_solution: Option<batch::SolutionSink>,
-    /// Ends the run at the next round when tripped, as at the time limit.
-    pub cancel: crate::cancel::Cancel,
-    /// When `cancel` stops the run, finish every trial's round and keep a snapshot of the
-    /// batch ([`DcMap::take_snapshot`]), as for F1 (`batch::MapRun::save_at_stop`). The CPU
-    /// backend only; the GPU backend ignores it.
-    pub save_at_stop: bool,
     /// Continue the run saved in this snapshot instead of starting afresh, as for F1:
     /// [`DcMap::new`] starts afresh all the same, [`DcMap::restore`] continues it (the CPU
     /// backend and [`solve`] do). The CPU backend only.
@@ -202,6 +191,86 @@ struct Ctx<'a> {
     reference: bool,
 }
 
+impl<'a> Ctx<'a> {
+    fn new(puzzle: &'a Puzzle, layout: &'a Layout, cfg: &'a DcConfig, reference: bool) -> Self {
+        Ctx { puzzle, layout, cfg, max_score: puzzle.max_score(), reference }
+    }
+}
+
+/// A batch in the middle of [`DcMap::run`], with the run's workers and its trials per chunk.
+struct Running<'m, 'a> {
+    map: &'m mut DcMap<'a>,
+    workers: Vec<Worker<'a>>,
+    per: usize,
+}
+
+impl batch::HostBatch for Running<'_, '_> {
+    type Extra = DcState;
+
+    fn trials(&self) -> &[DcTrial] {
+        &self.map.trials
+    }
+
+    fn round(&mut self, until: &Deadline, cut: &AtomicBool) {
+        let (map, per) = (&mut *self.map, self.per);
+        let layout = &map.layout;
+        let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
+        let ctx = Ctx::new(map.puzzle, layout, &map.cfg, map.reference);
+        map.x
+            .par_chunks_mut(per * s)
+            .zip(map.chosen.par_chunks_mut(per * nc))
+            .zip(map.lambda.par_chunks_mut(per * nk))
+            .zip(map.trials.par_chunks_mut(per))
+            .zip(map.best_boards.par_chunks_mut(per * n))
+            .zip(self.workers.par_iter_mut())
+            .for_each(|(((((xs, chs), lams), trs), bests), wk)| {
+                for ((((x, ch), lam), tr), best) in
+                    xs.chunks_mut(s).zip(chs.chunks_mut(nc)).zip(lams.chunks_mut(nk)).zip(trs).zip(bests.chunks_mut(n))
+                {
+                    if until.passed() {
+                        cut.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    run_trial_round(&ctx, x, ch, lam, tr, best, wk, None);
+                }
+            });
+    }
+
+    fn harvest(&mut self, rounds: &mut batch::Rounds) {
+        let map = &mut *self.map;
+        let (puzzle, layout) = (map.puzzle, &map.layout);
+        let (s, nc, nk) = (layout.slots(), layout.choices(), layout.constraints());
+        let best = &map.best_boards;
+        let board_of = |t| batch::best_board(puzzle, best, t, |b| layout.placements(b));
+        for t in rounds.harvest(puzzle, &mut map.trials, board_of) {
+            let tr = &mut map.trials[t];
+            let (x, ch, lam) = (
+                &mut map.x[t * s..(t + 1) * s],
+                &mut map.chosen[t * nc..(t + 1) * nc],
+                &mut map.lambda[t * nk..(t + 1) * nk],
+            );
+            if start_trial(layout, x, ch, lam, tr, &mut self.workers[0], map.reference).is_err() {
+                tr.iterations = map.cfg.run.max_iters;
+            }
+        }
+    }
+    type Snapshot = DcSnapshot;
+
+    fn between(&mut self) -> &mut Between<DcSnapshot> {
+        &mut self.map.between
+    }
+
+    fn snapshot(&self) -> DcSnapshot {
+        self.map.snapshot()
+    }
+
+    fn finish(&self, rounds: batch::Rounds) -> MapResult {
+        // F2 has no stall restart: every trial's `stall_restarts` stays 0.
+        let layout = &self.map.layout;
+        rounds.finish(self.map.puzzle, &self.map.trials, &self.map.best_boards, |b| layout.placements(b))
+    }
+}
+
 /// The divide-and-concur engine for one puzzle: tables plus the batch.
 pub struct DcMap<'a> {
     puzzle: &'a Puzzle,
@@ -221,14 +290,9 @@ pub struct DcMap<'a> {
     /// The stepper's workers ([`DcMap::step`]), one per trial, made at its first step: a
     /// round it stops inside goes on with the same worker's sums.
     steppers: Vec<Worker<'a>>,
-    /// Rate mode's bookkeeping over the run so far: the last [`DcMap::run`]'s, or a restored
-    /// snapshot's.
-    rate: Option<RateSaved>,
-    /// Set by [`DcMap::restore`], taken by the next [`DcMap::run`]: what the trials had done
-    /// before, which that run's counters leave out.
-    resumed: Option<Resumed>,
-    /// The last run's snapshot, when its token stopped it with `save_at_stop`.
-    stopped: Option<DcSnapshot>,
+    /// What it keeps between runs: rate mode's bookkeeping, a restored part, a stopped run's
+    /// snapshot.
+    between: Between<DcSnapshot>,
 }
 
 impl<'a> DcMap<'a> {
@@ -236,7 +300,7 @@ impl<'a> DcMap<'a> {
     pub fn new(puzzle: &'a Puzzle, cfg: DcConfig) -> Result<Self, AssignError> {
         let layout = Layout::new(puzzle, cfg.layout);
         layout.check_feasible()?;
-        let trials = cfg.trials.max(1);
+        let trials = cfg.run.trials.max(1);
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
         let mut map = DcMap {
             puzzle,
@@ -251,7 +315,7 @@ impl<'a> DcMap<'a> {
                         asg_con: layout.assigners(),
                         asg_read: layout.assigners(),
                     };
-                    Trial::new(cfg.seed, t, st)
+                    Trial::new(cfg.run.seed, t, st)
                 })
                 .collect(),
             best_boards: vec![0; trials * n],
@@ -259,9 +323,7 @@ impl<'a> DcMap<'a> {
             cfg,
             reference: false,
             steppers: Vec::new(),
-            rate: None,
-            resumed: None,
-            stopped: None,
+            between: Between::default(),
         };
         let mut wk = Worker::new(&map.layout, None, None);
         let layout = &map.layout;
@@ -314,96 +376,25 @@ impl<'a> DcMap<'a> {
     /// After [`DcMap::restore`] the run continues the saved one, and with `save_at_stop` a
     /// tripped token stops it between rounds and keeps a snapshot, as F1's `F1Map::run`
     /// does.
-    pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let mut rounds = Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
-        if let Some(resumed) = self.resumed.take() {
-            rounds.resume(resumed, self.rate.as_ref());
-        }
-        self.stopped = None;
-        let layout = &self.layout;
-        let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
-        let trials = self.trials.len();
-        let per = chunk_size(trials);
+    pub fn run(&mut self, progress: impl FnMut(&Progress)) -> MapResult {
+        let rules = batch::StopRules::new(&self.cfg.run, self.cfg.keep_going, self.cfg.all_trials);
+        let per = chunk_size(self.trials.len());
+        let workers = self.workers(self.trials.len().div_ceil(per));
+        batch::run(&mut Running { map: self, workers, per }, &rules, progress)
+    }
+
+    /// `n` workers' scratch, with the completer and the pruner when the run has them.
+    fn workers(&self, n: usize) -> Vec<Worker<'a>> {
         let needs_network = self.cfg.complete.is_some() || self.cfg.propagate.is_some();
         let network = needs_network.then(|| Arc::new(Network::new(self.puzzle)));
-        let puzzle = self.puzzle;
-        let mut workers: Vec<Worker> = (0..trials.div_ceil(per))
+        let (puzzle, layout, cfg) = (self.puzzle, &self.layout, &self.cfg);
+        (0..n)
             .map(|_| {
-                let bt = self.cfg.complete.as_ref().zip(network.as_ref()).map(|(c, net)| completer(puzzle, net, c));
-                let pr = self.cfg.propagate.and(network.clone()).map(prune::Pruner::new);
+                let bt = cfg.complete.as_ref().zip(network.as_ref()).map(|(c, net)| completer(puzzle, net, c));
+                let pr = cfg.propagate.and(network.clone()).map(prune::Pruner::new);
                 Worker::new(layout, bt, pr)
             })
-            .collect();
-        let ctx = Ctx {
-            puzzle: self.puzzle,
-            layout,
-            cfg: &self.cfg,
-            max_score: self.puzzle.max_score(),
-            reference: self.reference,
-        };
-        let cfg = &self.cfg;
-        // As in F1's driver: past the deadline or when cancelled, the trials not yet begun in
-        // a round skip it; a run that saves at a stop lets its token stop it between rounds.
-        let (save, never) = (cfg.save_at_stop, crate::cancel::Cancel::new());
-        let until = crate::cancel::Deadline::after(cfg.time_limit, if save { &never } else { &cfg.cancel });
-        let cut = std::sync::atomic::AtomicBool::new(false);
-        loop {
-            self.x
-                .par_chunks_mut(per * s)
-                .zip(self.chosen.par_chunks_mut(per * nc))
-                .zip(self.lambda.par_chunks_mut(per * nk))
-                .zip(self.trials.par_chunks_mut(per))
-                .zip(self.best_boards.par_chunks_mut(per * n))
-                .zip(workers.par_iter_mut())
-                .for_each(|(((((xs, chs), lams), trs), bests), wk)| {
-                    for ((((x, ch), lam), tr), best) in xs
-                        .chunks_mut(s)
-                        .zip(chs.chunks_mut(nc))
-                        .zip(lams.chunks_mut(nk))
-                        .zip(trs)
-                        .zip(bests.chunks_mut(n))
-                    {
-                        if until.passed() {
-                            cut.store(true, std::sync::atomic::Ordering::Relaxed);
-                            break;
-                        }
-                        run_trial_round(&ctx, x, ch, lam, tr, best, wk, None);
-                    }
-                });
-            if cfg.keep_going {
-                let bests = &self.best_boards;
-                let board_of = |t: usize| crate::puzzle::Board {
-                    width: puzzle.width(),
-                    height: puzzle.height(),
-                    cells: layout.placements(&bests[t * n..(t + 1) * n]),
-                };
-                for t in rounds.harvest(puzzle, &mut self.trials, board_of) {
-                    let tr = &mut self.trials[t];
-                    let (x, ch, lam) = (
-                        &mut self.x[t * s..(t + 1) * s],
-                        &mut self.chosen[t * nc..(t + 1) * nc],
-                        &mut self.lambda[t * nk..(t + 1) * nk],
-                    );
-                    if start_trial(layout, x, ch, lam, tr, &mut workers[0], ctx.reference).is_err() {
-                        tr.iterations = cfg.max_iters;
-                    }
-                }
-            }
-            if rounds.after_round(&self.trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut progress) {
-                break;
-            }
-        }
-        let stopped = save
-            && !cut.load(std::sync::atomic::Ordering::Relaxed)
-            && rounds.stopped_by_token(&self.trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit);
-        drop(workers);
-        self.rate = rounds.rate_saved();
-        if stopped {
-            self.stopped = Some(self.snapshot());
-        }
-        // F2 has no stall restart: every trial's `stall_restarts` stays 0.
-        let layout = &self.layout;
-        rounds.finish(puzzle, &self.trials, &self.best_boards, |b| layout.placements(b))
+            .collect()
     }
 
     /// **The stepper**: advances every trial by `k` iterations (fewer at `max_iters`) as
@@ -417,25 +408,15 @@ impl<'a> DcMap<'a> {
     /// on. `cancel` ends the step at the next round of each trial (the trials may then stand
     /// at different iterations); returns false when it did. Its workers, one per trial, come
     /// on top of what [`estimate`] counts (it sizes `run`, a few workers per thread).
-    pub fn step(&mut self, k: u64, cancel: &crate::cancel::Cancel) -> bool {
-        let puzzle = self.puzzle;
+    pub fn step(&mut self, k: u64, cancel: &Cancel) -> bool {
         let trials = self.trials.len();
         if self.steppers.len() != trials {
-            let needs_network = self.cfg.complete.is_some() || self.cfg.propagate.is_some();
-            let network = needs_network.then(|| Arc::new(Network::new(puzzle)));
-            let (layout, cfg) = (&self.layout, &self.cfg);
-            self.steppers = (0..trials)
-                .map(|_| {
-                    let bt = cfg.complete.as_ref().zip(network.as_ref()).map(|(c, net)| completer(puzzle, net, c));
-                    let pr = cfg.propagate.and(network.clone()).map(prune::Pruner::new);
-                    Worker::new(layout, bt, pr)
-                })
-                .collect();
+            self.steppers = self.workers(trials);
         }
         let layout = &self.layout;
         let (s, nc, nk, n) = (layout.slots(), layout.choices(), layout.constraints(), layout.cells());
-        let ctx = Ctx { puzzle, layout, cfg: &self.cfg, max_score: puzzle.max_score(), reference: self.reference };
-        let max_iters = self.cfg.max_iters;
+        let ctx = Ctx::new(self.puzzle, layout, &self.cfg, self.reference);
+        let max_iters = self.cfg.run.max_iters;
         self.x
             .par_chunks_mut(s)
             .zip(self.chosen.par_chunks_mut(nc))
@@ -514,7 +495,7 @@ impl<'a> DcMap<'a> {
     /// Raises (or lowers) every trial's iteration budget, so that an instrumented run can
     /// call [`DcMap::run`] a round at a time; the trials go on from where they stopped.
     pub fn set_max_iters(&mut self, max_iters: u64) {
-        self.cfg.max_iters = max_iters;
+        self.cfg.run.max_iters = max_iters;
     }
 
     /// The variables trial `t` holds at 0 in its concur projection this round (`propagate`).
@@ -529,16 +510,7 @@ impl<'a> DcMap<'a> {
 
     /// The best board of trial `t` (its solution, when it solved).
     pub fn best_board(&self, t: usize) -> Board {
-        self.board_of(t)
-    }
-
-    fn board_of(&self, t: usize) -> Board {
-        let n = self.layout.cells();
-        Board {
-            width: self.puzzle.width(),
-            height: self.puzzle.height(),
-            cells: self.layout.placements(&self.best_boards[t * n..(t + 1) * n]),
-        }
+        batch::best_board(self.puzzle, &self.best_boards, t, |b| self.layout.placements(b))
     }
 }
 
@@ -572,28 +544,7 @@ struct SavedFixedPoint {
     pruned: Vec<u32>,
 }
 
-impl DcSnapshot {
-    /// What it was taken of; a run continues it only when its own identity is the same.
-    pub fn identity(&self) -> &SnapshotIdentity {
-        &self.batch.identity
-    }
-
-    /// The iterations its trials had run, summed (from the run's start).
-    pub fn trial_iterations(&self) -> u64 {
-        self.batch.trial_iterations()
-    }
-}
-
-impl std::fmt::Debug for DcSnapshot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let id = self.identity();
-        f.debug_struct("DcSnapshot")
-            .field("board", &format_args!("{}x{}", id.width, id.height))
-            .field("trials", &id.trials)
-            .field("trial_iterations", &self.trial_iterations())
-            .finish_non_exhaustive()
-    }
-}
+batch::saved_batch_api!(DcSnapshot);
 
 impl<'a> DcMap<'a> {
     /// What a snapshot of this batch is taken of (see [`SnapshotIdentity`]).
@@ -612,7 +563,7 @@ impl<'a> DcMap<'a> {
             identity_option("propagate", c.propagate),
             identity_option("keep_going", c.keep_going),
         ];
-        SnapshotIdentity::new("dc", self.puzzle, self.trials.len(), self.layout.slots(), c.seed, options)
+        SnapshotIdentity::new("dc", self.puzzle, self.trials.len(), self.layout.slots(), c.run.seed, options)
     }
 
     /// The batch's state now, as [`DcSnapshot`] saves it, with rate mode's bookkeeping of the
@@ -624,7 +575,7 @@ impl<'a> DcMap<'a> {
             pruned: f.pruned.clone(),
         };
         DcSnapshot {
-            batch: SavedBatch::save(self.identity(), &self.trials, &self.best_boards, self.rate.clone()),
+            batch: SavedBatch::save(self.identity(), &self.trials, &self.best_boards, self.between.rate.clone()),
             x: Floats(self.x.clone()),
             chosen: self.chosen.clone(),
             lambda: Floats(self.lambda.clone()),
@@ -638,7 +589,7 @@ impl<'a> DcMap<'a> {
     /// The snapshot the last [`DcMap::run`] kept when its token stopped it (with
     /// `save_at_stop`, and for no other reason); None otherwise. Taken once.
     pub fn take_snapshot(&mut self) -> Option<DcSnapshot> {
-        self.stopped.take()
+        self.between.stopped.take()
     }
 
     /// Puts the batch in the state `s` saved, so that it goes on as the saved batch would
@@ -694,9 +645,7 @@ impl<'a> DcMap<'a> {
         self.trials = restored;
         // The stepper's concur sums were the old state's: gathered afresh at the next step.
         self.steppers.clear();
-        self.rate = s.batch.rate.clone();
-        self.resumed = Some(s.batch.resumed());
-        self.stopped = None;
+        self.between.restored(&s.batch);
         Ok(())
     }
 }
@@ -726,7 +675,7 @@ fn start_trial(
 fn restart(ctx: &Ctx, x: &mut [f32], chosen: &mut [u32], lambda: &mut [f32], tr: &mut DcTrial, wk: &mut Worker) {
     tr.restarts += 1;
     if start_trial(ctx.layout, x, chosen, lambda, tr, wk, ctx.reference).is_err() {
-        tr.iterations = ctx.cfg.max_iters;
+        tr.iterations = ctx.cfg.run.max_iters;
     }
 }
 
@@ -745,13 +694,13 @@ fn run_trial_round(
     target: Option<u64>,
 ) {
     let cfg = ctx.cfg;
-    if !tr.is_active(cfg.max_iters) {
+    if !tr.is_active(cfg.run.max_iters) {
         return;
     }
     let start = tr.iterations;
     let span = match target {
-        None => Span::round(start, cfg.max_iters),
-        Some(t) => Span::until(start, cfg.max_iters, t),
+        None => Span::round(start, cfg.run.max_iters),
+        Some(t) => Span::until(start, cfg.run.max_iters, t),
     };
     let steps = span.pause - start;
     // The worker's sums belong to the trial it ran last (the stepper's worker is the trial's
@@ -1096,7 +1045,7 @@ pub fn estimate(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
         + std::mem::size_of::<batch::TrialSummary>() as u64;
     // A snapshot saved at a stop or held to continue (`DcSnapshot`: a copy of the trial's
     // state above), and the solvers a restore builds before it takes them.
-    let saves = cfg.save_at_stop || cfg.resume.is_some();
+    let saves = cfg.run.save_at_stop || cfg.resume.is_some();
     let snapshot = WORD * (d.slots + d.choices + d.constraints)
         + TRIAL_BOOKKEEPING
         + 4 * s.assigners()
@@ -1113,7 +1062,7 @@ pub fn estimate(puzzle: &Puzzle, cfg: &DcConfig, threads: usize) -> Estimate {
         + keep * WORD * (d.slots + d.constraints)
         + 24 * ALLOC
         + network;
-    Estimate { fixed: dc_tables(&s, &d) + network + workers(cfg.trials, threads) * worker, per_trial }
+    Estimate { fixed: dc_tables(&s, &d) + network + workers(cfg.run.trials, threads) * worker, per_trial }
 }
 
 #[cfg(test)]
@@ -1123,11 +1072,8 @@ mod tests {
         crate::dc::DcOptions { layout: DcLayout::Plain, ..Default::default() }.config(crate::batch::MapRun::default())
     }
     use super::*;
+    use crate::puzzle::generate::puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     #[test]
     fn dm_at_beta_one_is_rrr_at_beta_one() {
@@ -1137,11 +1083,10 @@ mod tests {
                 let cfg = DcConfig {
                     kind,
                     beta: 1.0,
-                    trials: 2,
-                    max_iters: 40,
                     weights,
                     no_cycle_restart: true,
                     all_trials: true,
+                    run: MapRun { trials: 2, max_iters: 40, ..Default::default() },
                     ..plain()
                 };
                 let mut m = DcMap::new(&p, cfg).unwrap();
@@ -1154,37 +1099,20 @@ mod tests {
         }
     }
 
-    /// A run stopped by its token after rounds `stops` (one per part) and continued from each
-    /// part's snapshot through JSON, on one thread and two by turns: (each part's result, the
-    /// parts the token cut, the final state).
-    fn in_parts(p: &Puzzle, cfg: &DcConfig, stops: &[usize]) -> (Vec<MapResult>, usize, DcSnapshot) {
-        let (mut parts, mut from, mut cut) = (Vec::new(), None::<DcSnapshot>, 0);
-        for (i, k) in stops.iter().map(Some).chain([None]).enumerate() {
-            let cancel = crate::cancel::Cancel::new();
-            let c = DcConfig { save_at_stop: true, cancel: cancel.clone(), ..cfg.clone() };
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(1 + i % 2).build().unwrap();
-            let (r, snap, end) = pool.install(|| {
-                let mut m = DcMap::new(p, c).unwrap();
-                if let Some(s) = &from {
-                    m.restore(s).unwrap();
-                }
-                let mut rounds = 0;
-                let r = m.run(|_| {
-                    rounds += 1;
-                    if Some(&rounds) == k {
-                        cancel.cancel();
-                    }
-                });
-                (r, m.take_snapshot(), m.snapshot())
-            });
-            parts.push(r);
-            let Some(snap) = snap else { return (parts, cut, end) };
-            cut += 1;
-            let back: DcSnapshot = serde_json::from_str(&serde_json::to_string(&snap).unwrap()).unwrap();
-            assert!(back == snap, "the snapshot reads back as written");
-            from = Some(back);
+    impl batch::testing::InParts for DcMap<'_> {
+        type Snapshot = DcSnapshot;
+        fn restore_from(&mut self, s: &DcSnapshot) {
+            self.restore(s).unwrap();
         }
-        unreachable!("the last part has no stop request")
+        fn run_with(&mut self, progress: &mut dyn FnMut(&Progress)) -> MapResult {
+            self.run(progress)
+        }
+        fn take_snapshot_kept(&mut self) -> Option<DcSnapshot> {
+            self.take_snapshot()
+        }
+        fn snapshot_now(&self) -> DcSnapshot {
+            self.snapshot()
+        }
     }
 
     #[test]
@@ -1205,47 +1133,26 @@ mod tests {
                 weights,
                 propagate,
                 readout,
-                trials: 3,
-                max_iters: iters,
-                seed,
                 keep_going: mode == "rate",
                 all_trials: mode != "first",
                 complete: all.then(|| Completion { k: 2, stall: 200, ..Completion::default() }),
                 keep_fixed_points: all,
+                run: MapRun { trials: 3, max_iters: iters, seed, ..Default::default() },
                 ..plain()
             };
             let what = format!("{kind:?} hybrid {hybrid} {weights:?} {mode}");
-            let mut whole_map = DcMap::new(&p, cfg.clone()).unwrap();
-            let whole = whole_map.run(|_| {});
-            let whole_end = whole_map.snapshot();
-            let found = |r: &MapResult| -> Vec<(usize, usize, u64, u64, usize, Board)> {
-                let f = r.rate.as_ref().map(|r| r.solutions.as_slice()).unwrap_or_default();
-                f.iter()
-                    .map(|f| (f.index, f.trial, f.segment_iterations, f.trial_iteration, f.class, f.board.clone()))
-                    .collect()
-            };
             for stops in [&[1usize][..], &[2, 5, 1]] {
-                let (parts, cut, end) = in_parts(&p, &cfg, stops);
-                cuts += cut;
-                let what = format!("{what}, stops {stops:?}");
-                assert!(end == whole_end, "{what}: the final state differs");
-                let last = parts.last().unwrap();
-                assert_eq!(last.trials, whole.trials, "{what}");
-                assert_eq!(parts.iter().map(|r| r.trial_iterations).sum::<u64>(), whole.trial_iterations, "{what}");
-                assert_eq!(parts.iter().map(MapResult::work).sum::<u64>(), whole.work(), "{what}");
-                if mode == "rate" {
-                    assert!(!found(&whole).is_empty(), "{what}: no solution to compare");
-                    assert_eq!(parts.iter().flat_map(found).collect::<Vec<_>>(), found(&whole), "{what}");
-                } else {
-                    let sol = |r: &MapResult| r.solution.as_ref().map(|(t, i, b)| (*t, *i, b.clone()));
-                    assert_eq!(sol(last), sol(&whole), "{what}");
-                }
+                cuts += batch::testing::check_in_parts(&what, stops, mode == "rate", |cancel| {
+                    let run = MapRun { save_at_stop: true, cancel: cancel.clone(), ..cfg.run.clone() };
+                    DcMap::new(&p, DcConfig { run, ..cfg.clone() }).unwrap()
+                });
             }
         }
         assert!(cuts >= 10, "only {cuts} stops cut a run short");
         // Another configuration, or a damaged snapshot, is refused with the batch unchanged.
         let p = puzzle(4, 4, 1);
-        let cfg = DcConfig { trials: 2, max_iters: 100, all_trials: true, ..plain() };
+        let cfg =
+            DcConfig { all_trials: true, run: MapRun { trials: 2, max_iters: 100, ..Default::default() }, ..plain() };
         let mut m = DcMap::new(&p, cfg.clone()).unwrap();
         m.run(|_| {});
         let snap = m.snapshot();
@@ -1274,9 +1181,8 @@ mod tests {
                 kind,
                 layout: DcLayout::from_hybrid(hybrid),
                 beta: 0.7,
-                trials: 1,
-                max_iters: 3,
                 readout: Readout::Argmax,
+                run: MapRun { trials: 1, max_iters: 3, ..Default::default() },
                 ..plain()
             };
             let mut m = DcMap::new(&p, cfg).unwrap();
@@ -1307,9 +1213,7 @@ mod tests {
                         layout: DcLayout::from_hybrid(hybrid),
                         propagate,
                         beta: 0.7,
-                        trials: 4,
-                        max_iters: 5_000,
-                        seed: 3,
+                        run: MapRun { trials: 4, max_iters: 5_000, seed: 3, ..Default::default() },
                         ..plain()
                     };
                     let r = solve(&p, cfg.clone(), |_| {}).unwrap();
@@ -1353,10 +1257,8 @@ mod tests {
                     let base = DcConfig {
                         kind,
                         layout: DcLayout::from_hybrid(hybrid),
-                        trials: 3,
-                        max_iters: 640,
-                        seed: seed * 7 + 1,
                         all_trials: true,
+                        run: MapRun { trials: 3, max_iters: 640, seed: seed * 7 + 1, ..Default::default() },
                         ..plain()
                     };
                     let what = format!("{w}x{h} {kind:?} hybrid {hybrid}");
@@ -1406,10 +1308,8 @@ mod tests {
                                 layout: DcLayout::from_hybrid(hybrid),
                                 beta,
                                 readout,
-                                trials: 3,
-                                max_iters: 300,
-                                seed: seed * 31 + runs,
                                 all_trials: true,
+                                run: MapRun { trials: 3, max_iters: 300, seed: seed * 31 + runs, ..Default::default() },
                                 ..plain()
                             };
                             let mut fast = DcMap::new(&p, cfg.clone()).unwrap();

@@ -82,10 +82,6 @@ impl DcOptions {
         DcConfig {
             kind: self.dc_map,
             beta: m.beta,
-            trials: run.trials,
-            max_iters: run.max_iters,
-            time_limit: run.time_limit,
-            seed: run.seed,
             weights: self.weights,
             gamma: self.gamma,
             layout: self.layout(),
@@ -96,10 +92,8 @@ impl DcOptions {
             keep_fixed_points: false,
             propagate: self.propagate,
             keep_going: m.keep_going,
-            on_solution: run.on_solution,
-            cancel: run.cancel,
-            save_at_stop: run.save_at_stop,
             resume: None,
+            run,
         }
     }
 }

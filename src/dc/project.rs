@@ -371,13 +371,10 @@ mod tests {
     use super::*;
     use crate::dc::DcLayout;
     use crate::puzzle::Puzzle;
+    use crate::puzzle::generate::puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     fn random(n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f32> {
         (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect()

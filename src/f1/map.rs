@@ -19,8 +19,8 @@
 use crate::assign::{AssignError, Precision, WarmState};
 use crate::batch::BatchError;
 use crate::batch::{
-    self, Completion, Floats, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, RateSaved, Resumed, Rounds,
-    SavedBatch, SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
+    self, Between, Completion, Floats, MapKind, MapResult, MapRun, Mechanism, Progress, ROUND, SavedBatch,
+    SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
 use crate::cancel::{Cancel, Deadline};
 use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
@@ -35,7 +35,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 /// Parameters of a batched run.
 #[derive(Clone, Debug)]
@@ -44,14 +43,9 @@ pub struct MapConfig {
     pub kind: MapKind,
     /// The step size.
     pub beta: f32,
-    /// Independent trials, run as one batch.
-    pub trials: usize,
-    /// Iterations per trial.
-    pub max_iters: u64,
-    /// Wall-clock limit of the batch.
-    pub time_limit: Option<Duration>,
-    /// The run's seed; trial `t` draws from its own stream ([`crate::rng::trial_seed`]).
-    pub seed: u64,
+    /// How the batch runs: its trials, their iteration budget, the time limit, the seed,
+    /// where rate mode's solutions go, the token, and whether a stop saves the batch.
+    pub run: MapRun,
     /// The edge projection: P_E, or its one-colour relaxation P_E1.
     pub edge: EdgeProjection,
     /// Do not restart trials caught in an exact limit cycle (`--no-cycle-restart`).
@@ -99,14 +93,6 @@ pub struct MapConfig {
     /// every trial's `max_iters` (`batch::Rounds::keep_going`). The outcome's
     /// [`MapResult::rate`] lists every solution. `all_trials` is then moot.
     pub keep_going: bool,
-    /// Rate mode: where each solution goes as it is found (an appended JSON line).
-    pub on_solution: Option<batch::SolutionSink>,
-    /// Ends the run at the next round when tripped, as at the time limit.
-    pub cancel: Cancel,
-    /// When `cancel` stops the run, finish every trial's round and keep a snapshot of the
-    /// batch ([`F1Map::take_snapshot`]), from which the run continues exactly
-    /// (`batch::MapRun::save_at_stop`). The CPU backend only; the GPU backend ignores it.
-    pub save_at_stop: bool,
     /// Continue the run saved in this snapshot (an earlier part of the same run, stopped by
     /// its token) instead of starting every trial afresh. [`F1Map::new`] starts afresh all
     /// the same; [`F1Map::restore`] continues it (the CPU backend and [`solve`] do). The CPU
@@ -168,10 +154,10 @@ impl AdaptiveWeights {
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum AssignOn {
-    /// The backend's fastest measured placement: the host JV on the
-    /// CPU backend; on the GPU backend the device JV (`gpu-jv`, 15x the host assignment's
-    /// whole iteration on an H200 at 8x8, BENCHMARKS.md), or the host JV where the run needs
-    /// the host every iteration (`--complete`, `--reduced-costs f32`).
+    /// The backend's fastest measured placement that the run can use
+    /// (`backend::capability::resolve_assign`): the host JV on the CPU backend; on the GPU
+    /// backend the device JV (`gpu-jv`), or the host JV where the run needs the host every
+    /// iteration (`--complete`, `--reduced-costs f32`).
     #[default]
     Auto,
     /// The host's Jonker-Volgenant solver (rayon over trials); the weights come up every
@@ -204,16 +190,6 @@ impl AssignOn {
     /// Whether the assignments run on the device (`auto` is resolved by the backend first).
     pub fn on_device(self) -> bool {
         matches!(self, AssignOn::GpuJv | AssignOn::GpuJvSg | AssignOn::GpuJvSgStaged | AssignOn::GpuAuction)
-    }
-
-    /// What `auto` means on a backend with (`gpu`) or without a device, for a run with
-    /// `cfg`'s options; any other choice stands as it is.
-    pub fn resolve(self, gpu: bool, cfg: &MapConfig) -> AssignOn {
-        match self {
-            AssignOn::Auto if gpu && cfg.complete.is_none() && cfg.reduced_costs == Precision::F64 => AssignOn::GpuJv,
-            AssignOn::Auto => AssignOn::Cpu,
-            other => other,
-        }
     }
 }
 
@@ -262,14 +238,9 @@ pub struct F1Map<'a> {
     adapt_w: Vec<f32>,
     /// The stepper's workers ([`F1Map::step`]), kept from one step to the next.
     steppers: Vec<Worker<'a>>,
-    /// Rate mode's bookkeeping over the run so far: the last [`F1Map::run`]'s, or a restored
-    /// snapshot's.
-    rate: Option<RateSaved>,
-    /// Set by [`F1Map::restore`], taken by the next [`F1Map::run`]: what the trials had done
-    /// before, which that run's counters leave out.
-    resumed: Option<Resumed>,
-    /// The last run's snapshot, when its token stopped it with `save_at_stop`.
-    stopped: Option<F1Snapshot>,
+    /// What it keeps between runs: rate mode's bookkeeping, a restored part, a stopped run's
+    /// snapshot.
+    between: Between<F1Snapshot>,
 }
 
 /// One F1 trial's bookkeeping; its own state is the iterate whose projections gave its
@@ -282,19 +253,17 @@ impl<'a> F1Map<'a> {
     pub fn new(puzzle: &'a Puzzle, cfg: MapConfig) -> Result<Self, AssignError> {
         let f1 = F1::new(puzzle)?;
         let dim = f1.dim();
-        let trials = cfg.trials.max(1);
+        let trials = cfg.run.trials.max(1);
         let mut map = F1Map {
             puzzle,
             x: vec![0.0; trials * dim],
-            status: (0..trials).map(|t| Trial::new(cfg.seed, t, None)).collect(),
+            status: (0..trials).map(|t| Trial::new(cfg.run.seed, t, None)).collect(),
             asg: (0..trials).map(|_| f1.assigners_in(cfg.reduced_costs)).collect(),
             best_boards: vec![0; trials * puzzle.cells()],
             base_w: None,
             adapt_w: Vec::new(),
             steppers: Vec::new(),
-            rate: None,
-            resumed: None,
-            stopped: None,
+            between: Between::default(),
             f1,
             cfg,
         };
@@ -344,71 +313,41 @@ impl<'a> F1Map<'a> {
     /// token stops the run only between rounds, every trial having finished the round it was
     /// in, and the run keeps a snapshot of the batch there ([`F1Map::take_snapshot`]) unless
     /// it stopped for another reason too (a solution, its budget, its time limit).
-    pub fn run(&mut self, mut progress: impl FnMut(&Progress)) -> MapResult {
-        let mut rounds = Rounds::new(self.cfg.keep_going, self.cfg.on_solution.clone(), &self.cfg.cancel);
-        if let Some(resumed) = self.resumed.take() {
-            rounds.resume(resumed, self.rate.as_ref());
-        }
-        self.stopped = None;
+    pub fn run(&mut self, progress: impl FnMut(&Progress)) -> MapResult {
+        let rules = batch::StopRules::new(&self.cfg.run, self.cfg.keep_going, self.cfg.all_trials);
+        let workers = self.workers(self.status.len().div_ceil(self.sizes().per));
+        batch::run(&mut Running { map: self, workers }, &rules, progress)
+    }
+
+    /// Calls `f` for every trial with its worker's scratch, the trials of a worker's chunk in
+    /// order and the chunks in parallel; a chunk stops at the first call that returns false.
+    fn for_each_trial(
+        &mut self,
+        workers: &mut [Worker<'a>],
+        f: impl Fn(&Ctx<'_>, TrialSlices<'_>, &mut Worker<'a>) -> bool + Sync,
+    ) {
         let Sizes { dim, cells, max_score, trials, per } = self.sizes();
-        let puzzle = self.puzzle;
-        let mut workers = self.workers(trials.div_ceil(per));
-        let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
+        let base = self.base_w.as_deref();
+        let ctx = Ctx { f1: &self.f1, puzzle: self.puzzle, cfg: &self.cfg, base, max_score };
         // Words per trial of the adaptive weights, and how many of them a trial uses.
-        let adaptive = self.cfg.adapt.is_some() && base.is_some();
         let aw_len = self.adapt_w.len() / trials;
-        let aw_used = if adaptive { aw_len } else { 0 };
-        // A round of a large batch is long: past the deadline or when cancelled, the trials
-        // not yet begun in a round skip it, so the stop comes within one trial's round. A run
-        // that saves at a stop lets its token stop it only between rounds (every trial at
-        // the same round's end, the uninterrupted run's state there).
-        let (save, never) = (self.cfg.save_at_stop, Cancel::new());
-        let until = Deadline::after(self.cfg.time_limit, if save { &never } else { &self.cfg.cancel });
-        let cut = AtomicBool::new(false);
-        loop {
-            self.x
-                .par_chunks_mut(per * dim)
-                .zip(self.status.par_chunks_mut(per))
-                .zip(self.asg.par_chunks_mut(per))
-                .zip(self.best_boards.par_chunks_mut(per * cells))
-                .zip(self.adapt_w.par_chunks_mut(per * aw_len))
-                .zip(workers.par_iter_mut())
-                .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
-                    for ((((x, st), asg), best), aw) in
-                        xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
-                    {
-                        if until.passed() {
-                            cut.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                        let trial = TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] };
-                        run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score, None);
+        let aw_used = if self.cfg.adapt.is_some() && base.is_some() { aw_len } else { 0 };
+        self.x
+            .par_chunks_mut(per * dim)
+            .zip(self.status.par_chunks_mut(per))
+            .zip(self.asg.par_chunks_mut(per))
+            .zip(self.best_boards.par_chunks_mut(per * cells))
+            .zip(self.adapt_w.par_chunks_mut(per * aw_len))
+            .zip(workers.par_iter_mut())
+            .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
+                for ((((x, st), asg), best), aw) in
+                    xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
+                {
+                    if !f(&ctx, TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] }, wk) {
+                        break;
                     }
-                });
-            if cfg.keep_going {
-                let best = &self.best_boards;
-                let board_of = |t: usize| Board {
-                    width: puzzle.width(),
-                    height: puzzle.height(),
-                    cells: f1.placements(&best[t * cells..(t + 1) * cells]),
-                };
-                for t in rounds.harvest(puzzle, &mut self.status, board_of) {
-                    randomize(&mut self.x[t * dim..(t + 1) * dim], &mut self.status[t].rng);
                 }
-            }
-            if rounds.after_round(&self.status, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut progress) {
-                break;
-            }
-        }
-        let stopped = save
-            && !cut.load(Ordering::Relaxed)
-            && rounds.stopped_by_token(&self.status, !cfg.all_trials, cfg.max_iters, cfg.time_limit);
-        self.rate = rounds.rate_saved();
-        if stopped {
-            self.stopped = Some(self.snapshot());
-        }
-        let f1 = &self.f1;
-        rounds.finish(puzzle, &self.status, &self.best_boards, |b| f1.placements(b))
+            });
     }
 
     /// `n` workers' scratch: allocated once per call of [`F1Map::run`], kept for
@@ -445,38 +384,21 @@ impl<'a> F1Map<'a> {
     /// the time limit are `run`'s only. `cancel` ends the step at the next round of each trial
     /// (the trials may then stand at different iterations); returns false when it did.
     pub fn step(&mut self, k: u64, cancel: &Cancel) -> bool {
-        let Sizes { dim, cells, max_score, trials, per } = self.sizes();
-        let puzzle = self.puzzle;
-        if self.steppers.len() != trials.div_ceil(per) {
-            self.steppers = self.workers(trials.div_ceil(per));
+        let Sizes { trials, per, .. } = self.sizes();
+        let mut steppers = std::mem::take(&mut self.steppers);
+        if steppers.len() != trials.div_ceil(per) {
+            steppers = self.workers(trials.div_ceil(per));
         }
-        let (f1, cfg, base) = (&self.f1, &self.cfg, self.base_w.as_deref());
-        let aw_len = self.adapt_w.len() / trials;
-        let aw_used = if self.cfg.adapt.is_some() && base.is_some() { aw_len } else { 0 };
-        self.x
-            .par_chunks_mut(per * dim)
-            .zip(self.status.par_chunks_mut(per))
-            .zip(self.asg.par_chunks_mut(per))
-            .zip(self.best_boards.par_chunks_mut(per * cells))
-            .zip(self.adapt_w.par_chunks_mut(per * aw_len))
-            .zip(self.steppers.par_iter_mut())
-            .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
-                for ((((x, st), asg), best), aw) in
-                    xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
-                {
-                    let target = st.iterations.saturating_add(k);
-                    while st.is_active(cfg.max_iters) && st.iterations < target && !cancel.is_cancelled() {
-                        let trial = TrialSlices {
-                            x: &mut *x,
-                            st: &mut *st,
-                            asg: &mut *asg,
-                            best: &mut *best,
-                            aw: &mut aw[..aw_used],
-                        };
-                        run_trial_round(f1, puzzle, cfg, base, trial, wk, max_score, Some(target));
-                    }
-                }
-            });
+        self.for_each_trial(&mut steppers, |ctx, trial, wk| {
+            let TrialSlices { x, st, asg, best, aw } = trial;
+            let target = st.iterations.saturating_add(k);
+            while st.is_active(ctx.cfg.run.max_iters) && st.iterations < target && !cancel.is_cancelled() {
+                let trial = TrialSlices { x: &mut *x, st: &mut *st, asg: &mut *asg, best: &mut *best, aw: &mut *aw };
+                run_trial_round(ctx, trial, wk, Some(target));
+            }
+            true
+        });
+        self.steppers = steppers;
         !cancel.is_cancelled()
     }
 
@@ -526,17 +448,66 @@ impl<'a> F1Map<'a> {
 
     /// The best board of trial `t` (its solution, when it solved).
     pub fn best_board(&self, t: usize) -> Board {
-        self.board_of(t)
+        batch::best_board(self.puzzle, &self.best_boards, t, |b| self.f1.placements(b))
+    }
+}
+
+/// An F1 batch in the middle of [`F1Map::run`], with the run's workers.
+struct Running<'m, 'a> {
+    map: &'m mut F1Map<'a>,
+    workers: Vec<Worker<'a>>,
+}
+
+impl batch::HostBatch for Running<'_, '_> {
+    type Extra = Option<Vec<f32>>;
+
+    fn trials(&self) -> &[F1Trial] {
+        &self.map.status
     }
 
-    fn board_of(&self, t: usize) -> Board {
-        let cells = self.puzzle.cells();
-        Board {
-            width: self.puzzle.width(),
-            height: self.puzzle.height(),
-            cells: self.f1.placements(&self.best_boards[t * cells..(t + 1) * cells]),
+    fn round(&mut self, until: &Deadline, cut: &AtomicBool) {
+        self.map.for_each_trial(&mut self.workers, |ctx, trial, wk| {
+            if until.passed() {
+                cut.store(true, Ordering::Relaxed);
+                return false;
+            }
+            run_trial_round(ctx, trial, wk, None);
+            true
+        });
+    }
+
+    fn harvest(&mut self, rounds: &mut batch::Rounds) {
+        let map = &mut *self.map;
+        let (puzzle, f1, dim) = (map.puzzle, &map.f1, map.f1.dim());
+        let best = &map.best_boards;
+        for t in rounds.harvest(puzzle, &mut map.status, |t| batch::best_board(puzzle, best, t, |b| f1.placements(b))) {
+            randomize(&mut map.x[t * dim..(t + 1) * dim], &mut map.status[t].rng);
         }
     }
+    type Snapshot = F1Snapshot;
+
+    fn between(&mut self) -> &mut Between<F1Snapshot> {
+        &mut self.map.between
+    }
+
+    fn snapshot(&self) -> F1Snapshot {
+        self.map.snapshot()
+    }
+
+    fn finish(&self, rounds: batch::Rounds) -> MapResult {
+        let f1 = &self.map.f1;
+        rounds.finish(self.map.puzzle, &self.map.status, &self.map.best_boards, |b| f1.placements(b))
+    }
+}
+
+/// What every trial of an F1 batch reads in a round: the projections, the puzzle, the config,
+/// the class weights per slot, and the score of a solution.
+struct Ctx<'c> {
+    f1: &'c F1,
+    puzzle: &'c Puzzle,
+    cfg: &'c MapConfig,
+    base: Option<&'c [f32]>,
+    max_score: usize,
 }
 
 /// A batch's sizes: floats per trial, cells, the score of a solution, trials, and trials per
@@ -572,29 +543,7 @@ pub struct F1Snapshot {
     fixed: Vec<Option<Floats>>,
 }
 
-impl F1Snapshot {
-    /// What it was taken of; a run continues it only when its own identity is the same.
-    pub fn identity(&self) -> &SnapshotIdentity {
-        &self.batch.identity
-    }
-
-    /// The iterations its trials had run, summed (from the run's start).
-    pub fn trial_iterations(&self) -> u64 {
-        self.batch.trial_iterations()
-    }
-}
-
-impl std::fmt::Debug for F1Snapshot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let id = self.identity();
-        f.debug_struct("F1Snapshot")
-            .field("method", &id.method)
-            .field("board", &format_args!("{}x{}", id.width, id.height))
-            .field("trials", &id.trials)
-            .field("trial_iterations", &self.trial_iterations())
-            .finish_non_exhaustive()
-    }
-}
+batch::saved_batch_api!(F1Snapshot);
 
 impl<'a> F1Map<'a> {
     /// What a snapshot of this batch is taken of (see [`SnapshotIdentity`]).
@@ -618,7 +567,7 @@ impl<'a> F1Map<'a> {
             identity_option("adapt", c.adapt),
             identity_option("keep_going", c.keep_going),
         ];
-        SnapshotIdentity::new(method, self.puzzle, self.status.len(), self.f1.dim(), c.seed, options)
+        SnapshotIdentity::new(method, self.puzzle, self.status.len(), self.f1.dim(), c.run.seed, options)
     }
 
     /// The batch's state now, as [`F1Snapshot`] saves it. Taken between runs or steps, it
@@ -626,7 +575,7 @@ impl<'a> F1Map<'a> {
     /// mode's bookkeeping of the last run (or of the snapshot restored).
     pub fn snapshot(&self) -> F1Snapshot {
         F1Snapshot {
-            batch: SavedBatch::save(self.identity(), &self.status, &self.best_boards, self.rate.clone()),
+            batch: SavedBatch::save(self.identity(), &self.status, &self.best_boards, self.between.rate.clone()),
             x: Floats(self.x.clone()),
             assigners: self.asg.iter().map(Assigners::warm_states).collect(),
             adapt_w: Floats(self.adapt_w.clone()),
@@ -637,7 +586,7 @@ impl<'a> F1Map<'a> {
     /// The snapshot the last [`F1Map::run`] kept when its token stopped it (with
     /// `save_at_stop`, and for no other reason); None otherwise. Taken once.
     pub fn take_snapshot(&mut self) -> Option<F1Snapshot> {
-        self.stopped.take()
+        self.between.stopped.take()
     }
 
     /// Puts the batch in the state `s` saved, so that it goes on as the saved batch would
@@ -670,9 +619,7 @@ impl<'a> F1Map<'a> {
         self.best_boards.copy_from_slice(&s.batch.best_boards);
         self.asg = asg;
         self.status = status;
-        self.rate = s.batch.rate.clone();
-        self.resumed = Some(s.batch.resumed());
-        self.stopped = None;
+        self.between.restored(&s.batch);
         Ok(())
     }
 }
@@ -699,7 +646,7 @@ pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     // A snapshot saved at a stop or held to continue (`F1Snapshot`: a copy of the trial's
     // iterate, record, solvers, best board, weights and kept iterate), and the solvers'
     // copy a restore checks before it takes them.
-    let saves = cfg.save_at_stop || cfg.resume.is_some();
+    let saves = cfg.run.save_at_stop || cfg.resume.is_some();
     let snapshot = WORD * dim
         + TRIAL_BOOKKEEPING
         + 2 * s.assigners()
@@ -714,7 +661,7 @@ pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     let tables = 48 * s.cands + WORD * wlen + 64 * cells + s.candidates() + 64 * ALLOC;
     // The feasibility check of `F1::new`: a zero state, weights and solvers.
     let setup = WORD * dim + 8 * wlen + s.assigners();
-    Estimate { fixed: tables + setup + network + workers(cfg.trials, threads) * worker, per_trial }
+    Estimate { fixed: tables + setup + network + workers(cfg.run.trials, threads) * worker, per_trial }
 }
 
 /// A fresh start: every coordinate uniform in [0, 1) (the same draws on every backend).
@@ -737,27 +684,18 @@ struct TrialSlices<'t> {
     aw: &'t mut [f32],
 }
 
-/// One round (up to [`ROUND`] iterations) of one trial. `base`: the class weights per slot.
+/// One round (up to [`ROUND`] iterations) of one trial.
 /// `target`: None runs the whole round ([`F1Map::run`]); the stepper stops at its target
 /// inside the round and goes on from there later ([`Span::until`]).
-#[allow(clippy::too_many_arguments, reason = "one trial's round and where it stops")]
-fn run_trial_round(
-    f1: &F1,
-    puzzle: &Puzzle,
-    cfg: &MapConfig,
-    base: Option<&[f32]>,
-    trial: TrialSlices<'_>,
-    wk: &mut Worker<'_>,
-    max_score: usize,
-    target: Option<u64>,
-) {
+fn run_trial_round(ctx: &Ctx<'_>, trial: TrialSlices<'_>, wk: &mut Worker<'_>, target: Option<u64>) {
+    let Ctx { f1, puzzle, cfg, base, max_score } = *ctx;
     let TrialSlices { x, st, asg, best, aw } = trial;
-    if !st.is_active(cfg.max_iters) {
+    if !st.is_active(cfg.run.max_iters) {
         return;
     }
     let span = match target {
-        None => Span::round(st.iterations, cfg.max_iters),
-        Some(t) => Span::until(st.iterations, cfg.max_iters, t),
+        None => Span::round(st.iterations, cfg.run.max_iters),
+        Some(t) => Span::until(st.iterations, cfg.run.max_iters, t),
     };
     let steps = span.pause - st.iterations;
     for _ in 0..steps {
@@ -950,12 +888,9 @@ pub fn solve(puzzle: &Puzzle, cfg: MapConfig, progress: impl FnMut(&Progress)) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::puzzle::generate::puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
     use rand::SeedableRng;
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     #[test]
     fn dm_at_beta_one_is_rrr_at_beta_one() {
@@ -964,10 +899,9 @@ mod tests {
             let cfg = MapConfig {
                 kind,
                 beta: 1.0,
-                trials: 2,
-                max_iters: 50,
                 no_cycle_restart: true,
                 all_trials: true,
+                run: MapRun { trials: 2, max_iters: 50, ..Default::default() },
                 ..Default::default()
             };
             let mut m = F1Map::new(&p, cfg).unwrap();
@@ -979,16 +913,25 @@ mod tests {
         assert!(diff < 1e-3, "max difference {diff}");
     }
 
+    /// `cfg` solves `p`, the solution verifies, and a second run finds it again in the same
+    /// trial at the same iteration.
+    fn solves_verified_and_again(p: &Puzzle, cfg: MapConfig) {
+        let r = solve(p, cfg.clone(), |_| {}).unwrap();
+        let (t, it, board) = r.solution.clone().expect("4x4 solves");
+        assert!(verify::check(p, &board).valid);
+        let again = solve(p, cfg, |_| {}).unwrap();
+        assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
+    }
+
     #[test]
     fn rrr_solves_small_generated_puzzles_and_is_reproducible() {
         for seed in 0..3 {
             let p = puzzle(4, 4, seed);
-            let cfg = MapConfig { trials: 4, max_iters: 20_000, seed, ..Default::default() };
-            let r = solve(&p, cfg.clone(), |_| {}).unwrap();
-            let (t, it, board) = r.solution.clone().expect("4x4 solves");
-            assert!(verify::check(&p, &board).valid);
-            let again = solve(&p, cfg, |_| {}).unwrap();
-            assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
+            let cfg = MapConfig {
+                run: MapRun { trials: 4, max_iters: 20_000, seed, ..Default::default() },
+                ..Default::default()
+            };
+            solves_verified_and_again(&p, cfg);
         }
     }
 
@@ -999,8 +942,11 @@ mod tests {
         let mut parted = 0;
         for seed in 0..4 {
             let p = puzzle(5, 5, seed);
-            let cfg =
-                MapConfig { trials: 4, max_iters: 50_000, seed, reduced_costs: Precision::F32, ..Default::default() };
+            let cfg = MapConfig {
+                reduced_costs: Precision::F32,
+                run: MapRun { trials: 4, max_iters: 50_000, seed, ..Default::default() },
+                ..Default::default()
+            };
             let r = solve(&p, cfg.clone(), |_| {}).unwrap();
             let (t, it, board) = r.solution.clone().expect("5x5 solves with f32 reduced costs");
             assert!(verify::check(&p, &board).valid);
@@ -1018,11 +964,10 @@ mod tests {
         let p = puzzle(6, 6, 1);
         for kick in [None, Some(0.5)] {
             let cfg = MapConfig {
-                trials: 2,
-                max_iters: 3_000,
                 all_trials: true,
                 restart_stall: Some(100),
                 kick,
+                run: MapRun { trials: 2, max_iters: 3_000, ..Default::default() },
                 ..Default::default()
             };
             let a = solve(&p, cfg.clone(), |_| {}).unwrap();
@@ -1036,16 +981,25 @@ mod tests {
             let plain = solve(&p, MapConfig { restart_stall: None, kick: None, ..cfg }, |_| {}).unwrap();
             assert!(plain.trials.iter().all(|t| t.stall_restarts == 0));
         }
-        let cfg = MapConfig { trials: 4, max_iters: 20_000, restart_stall: Some(500), ..Default::default() };
+        let cfg = MapConfig {
+            restart_stall: Some(500),
+            run: MapRun { trials: 4, max_iters: 20_000, ..Default::default() },
+            ..Default::default()
+        };
         let q = puzzle(4, 4, 2);
         assert!(solve(&q, cfg, |_| {}).unwrap().solution.is_some(), "4x4 still solves with stall restarts");
+    }
+
+    /// A generated 5x5 and `kind` run on it: 2 trials of 400 iterations, every trial to its end.
+    fn two_trials_on_5x5(kind: MapKind) -> (Puzzle, MapConfig) {
+        let run = MapRun { trials: 2, max_iters: 400, seed: 7, ..Default::default() };
+        (puzzle(5, 5, 2), MapConfig { kind, all_trials: true, run, ..Default::default() })
     }
 
     #[test]
     fn join_weights_of_one_are_the_uniform_map_and_others_change_it() {
         for kind in [MapKind::Rrr, MapKind::Dm] {
-            let p = puzzle(5, 5, 2);
-            let cfg = MapConfig { kind, trials: 2, max_iters: 400, all_trials: true, seed: 7, ..Default::default() };
+            let (p, cfg) = two_trials_on_5x5(kind);
             let run = |join_weights| {
                 let mut m = F1Map::new(&p, MapConfig { join_weights, ..cfg.clone() }).unwrap();
                 let r = m.run(|_| {});
@@ -1066,10 +1020,8 @@ mod tests {
         for seed in 0..3 {
             let p = puzzle(4, 4, seed);
             let cfg = MapConfig {
-                trials: 4,
-                max_iters: 20_000,
-                seed,
                 join_weights: Some([1.0, 0.5, 2.0]),
+                run: MapRun { trials: 4, max_iters: 20_000, seed, ..Default::default() },
                 ..Default::default()
             };
             let (_, _, board) = solve(&p, cfg, |_| {}).unwrap().solution.expect("4x4 solves");
@@ -1082,16 +1034,15 @@ mod tests {
         let adapt = Some(AdaptiveWeights { rate: 0.1, decay: 0.02, max: 3.0 });
         for seed in 0..3 {
             let p = puzzle(4, 4, seed);
-            let cfg = MapConfig { trials: 4, max_iters: 20_000, seed, adapt, ..Default::default() };
-            let r = solve(&p, cfg.clone(), |_| {}).unwrap();
-            let (t, it, board) = r.solution.clone().expect("4x4 solves");
-            assert!(verify::check(&p, &board).valid);
-            let again = solve(&p, cfg, |_| {}).unwrap();
-            assert_eq!(again.solution.map(|s| (s.0, s.1)), Some((t, it)));
+            let cfg = MapConfig {
+                adapt,
+                run: MapRun { trials: 4, max_iters: 20_000, seed, ..Default::default() },
+                ..Default::default()
+            };
+            solves_verified_and_again(&p, cfg);
         }
         for kind in [MapKind::Rrr, MapKind::Dm] {
-            let p = puzzle(5, 5, 2);
-            let cfg = MapConfig { kind, trials: 2, max_iters: 400, all_trials: true, seed: 7, ..Default::default() };
+            let (p, cfg) = two_trials_on_5x5(kind);
             let mut fixed = F1Map::new(&p, cfg.clone()).unwrap();
             fixed.run(|_| {});
             let mut m = F1Map::new(&p, MapConfig { adapt, ..cfg }).unwrap();
@@ -1115,54 +1066,20 @@ mod tests {
         assert_eq!("0.05,0.01,4".parse::<AdaptiveWeights>(), Ok(AdaptiveWeights { rate: 0.05, decay: 0.01, max: 4.0 }));
     }
 
-    /// The batch run in parts: a token tripped after round `k` of each part for each `k` of
-    /// `stops` (while the run goes on), each part's snapshot through JSON into a fresh batch
-    /// on `threads(part)` threads. Returns each part's result, how many parts were cut by the
-    /// token, and the final state.
-    fn in_parts(
-        p: &Puzzle,
-        cfg: &MapConfig,
-        stops: &[usize],
-        threads: impl Fn(usize) -> usize,
-    ) -> (Vec<MapResult>, usize, F1Snapshot) {
-        let (mut parts, mut from, mut cut) = (Vec::new(), None::<F1Snapshot>, 0);
-        for (i, k) in stops.iter().map(Some).chain([None]).enumerate() {
-            let cancel = Cancel::new();
-            let c = MapConfig { save_at_stop: true, cancel: cancel.clone(), ..cfg.clone() };
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(i)).build().unwrap();
-            let (r, snap, end) = pool.install(|| {
-                let mut m = F1Map::new(p, c).unwrap();
-                if let Some(s) = &from {
-                    m.restore(s).unwrap();
-                }
-                let mut rounds = 0;
-                let r = m.run(|_| {
-                    rounds += 1;
-                    if Some(&rounds) == k {
-                        cancel.cancel();
-                    }
-                });
-                (r, m.take_snapshot(), m.snapshot())
-            });
-            parts.push(r);
-            let Some(snap) = snap else { return (parts, cut, end) };
-            assert!(k.is_some(), "a snapshot without a stop request");
-            cut += 1;
-            let text = serde_json::to_string(&snap).unwrap();
-            let back: F1Snapshot = serde_json::from_str(&text).unwrap();
-            assert!(back == snap, "the snapshot reads back as written");
-            from = Some(back);
+    impl batch::testing::InParts for F1Map<'_> {
+        type Snapshot = F1Snapshot;
+        fn restore_from(&mut self, s: &F1Snapshot) {
+            self.restore(s).unwrap();
         }
-        unreachable!("the last part has no stop request")
-    }
-
-    /// What a rate-mode record must repeat: index, trial, segment, trial iteration, class,
-    /// whether new, the board.
-    fn found(r: &MapResult) -> Vec<(usize, usize, u64, u64, usize, bool, Board)> {
-        let rate = r.rate.as_ref().map(|r| r.solutions.as_slice()).unwrap_or_default();
-        rate.iter()
-            .map(|f| (f.index, f.trial, f.segment_iterations, f.trial_iteration, f.class, f.new_class, f.board.clone()))
-            .collect()
+        fn run_with(&mut self, progress: &mut dyn FnMut(&Progress)) -> MapResult {
+            self.run(progress)
+        }
+        fn take_snapshot_kept(&mut self) -> Option<F1Snapshot> {
+            self.take_snapshot()
+        }
+        fn snapshot_now(&self) -> F1Snapshot {
+            self.snapshot()
+        }
     }
 
     #[test]
@@ -1180,48 +1097,26 @@ mod tests {
                 let extras = mode == "extras";
                 let cfg = MapConfig {
                     kind,
-                    trials: 3,
-                    max_iters: iters,
-                    seed,
                     keep_going: mode == "rate",
                     all_trials: mode != "first",
-                    restart_stall: Some(700),
-                    // Adaptive weights, kicks, completions and the kept fixed points saved too.
+                    restart_stall: Some(700), // Adaptive weights, kicks, completions and the kept fixed points saved too.
                     adapt: extras.then_some(AdaptiveWeights { rate: 0.1, decay: 0.02, max: 3.0 }),
                     kick: extras.then_some(0.5),
                     complete: extras.then(|| Completion { k: 2, stall: 300, ..Completion::default() }),
                     keep_fixed_points: extras,
+                    run: MapRun { trials: 3, max_iters: iters, seed, ..Default::default() },
                     ..Default::default()
                 };
                 let what = format!("{kind:?} {mode} seed {seed}");
-                let mut whole_map = F1Map::new(&p, cfg.clone()).unwrap();
-                let whole = whole_map.run(|_| {});
-                let whole_end = whole_map.snapshot();
                 if extras {
+                    let whole = F1Map::new(&p, cfg.clone()).unwrap().run(|_| {});
                     assert!(whole.trials.iter().any(|t| t.completions > 0 && t.stall_restarts > 0), "{what}");
                 }
                 for stops in [&[1usize][..], &[3, 1, 7], &[20, 20]] {
-                    let (parts, cut, end) = in_parts(&p, &cfg, stops, |i| 1 + i % 2);
-                    cuts += cut;
-                    let what = format!("{what}, stops {stops:?}");
-                    assert!(end == whole_end, "{what}: the final state differs");
-                    let last = parts.last().unwrap();
-                    assert_eq!(last.trials, whole.trials, "{what}");
-                    let sol = |r: &MapResult| r.solution.as_ref().map(|(t, i, b)| (*t, *i, b.clone()));
-                    let sum = |f: fn(&MapResult) -> u64| parts.iter().map(f).sum::<u64>();
-                    assert_eq!(sum(|r| r.trial_iterations), whole.trial_iterations, "{what}");
-                    assert_eq!(sum(MapResult::work), whole.work(), "{what}");
-                    if mode == "rate" {
-                        let all: Vec<_> = parts.iter().flat_map(found).collect();
-                        assert_eq!(all, found(&whole), "{what}: the solutions");
-                        let distinct = |r: &MapResult| r.rate.as_ref().unwrap().distinct;
-                        assert_eq!(parts.iter().map(distinct).sum::<usize>(), distinct(&whole), "{what}");
-                        assert!(!found(&whole).is_empty(), "{what}: no solution to compare");
-                    } else {
-                        assert_eq!(sol(last), sol(&whole), "{what}");
-                        assert_eq!((&last.best, last.best_score), (&whole.best, whole.best_score), "{what}");
-                    }
-                    assert!(parts[1..].iter().all(|r| r.resumed.is_some()), "{what}");
+                    cuts += batch::testing::check_in_parts(&what, stops, mode == "rate", |cancel| {
+                        let run = MapRun { save_at_stop: true, cancel: cancel.clone(), ..cfg.run.clone() };
+                        F1Map::new(&p, MapConfig { run, ..cfg.clone() }).unwrap()
+                    });
                 }
             }
         }
@@ -1231,7 +1126,11 @@ mod tests {
     #[test]
     fn a_snapshot_refuses_another_puzzle_or_configuration_and_a_damaged_one() {
         let p = puzzle(4, 4, 1);
-        let cfg = MapConfig { trials: 2, max_iters: 200, all_trials: true, seed: 3, ..Default::default() };
+        let cfg = MapConfig {
+            all_trials: true,
+            run: MapRun { trials: 2, max_iters: 200, seed: 3, ..Default::default() },
+            ..Default::default()
+        };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         m.run(|_| {});
         let snap = m.snapshot();
@@ -1248,9 +1147,12 @@ mod tests {
         };
         assert_eq!(what(refuse(&puzzle(4, 4, 2), cfg.clone())), "puzzle");
         assert_eq!(what(refuse(&puzzle(5, 4, 1), cfg.clone())), "puzzle");
-        assert_eq!(what(refuse(&p, MapConfig { trials: 3, ..cfg.clone() })), "trials");
+        assert_eq!(
+            what(refuse(&p, MapConfig { run: MapRun { trials: 3, ..cfg.run.clone() }, ..cfg.clone() })),
+            "trials"
+        );
         assert_eq!(what(refuse(&p, MapConfig { kind: MapKind::Dm, ..cfg.clone() })), "method");
-        assert_eq!(what(refuse(&p, MapConfig { seed: 4, ..cfg.clone() })), "seed");
+        assert_eq!(what(refuse(&p, MapConfig { run: MapRun { seed: 4, ..cfg.run.clone() }, ..cfg.clone() })), "seed");
         assert_eq!(what(refuse(&p, MapConfig { beta: 0.8, ..cfg.clone() })), "beta");
         assert_eq!(what(refuse(&p, MapConfig { keep_going: true, ..cfg.clone() })), "keep_going");
         let precision = MapConfig { reduced_costs: Precision::F32, ..cfg.clone() };
@@ -1258,9 +1160,14 @@ mod tests {
         let e = refuse(&puzzle(4, 4, 2), cfg.clone()).to_string();
         assert!(e.starts_with("the snapshot does not fit this run: its puzzle is 4x4 puzzle"), "{e}");
         // The budget and the time limit are each part's own.
-        let mut more =
-            F1Map::new(&p, MapConfig { max_iters: 400, time_limit: Some(Duration::from_secs(9)), ..cfg.clone() })
-                .unwrap();
+        let mut more = F1Map::new(
+            &p,
+            MapConfig {
+                run: MapRun { max_iters: 400, time_limit: Some(std::time::Duration::from_secs(9)), ..cfg.run.clone() },
+                ..cfg.clone()
+            },
+        )
+        .unwrap();
         more.restore(&snap).unwrap();
         // Damaged snapshots are refused, not a panic.
         let damage = |f: &dyn Fn(&mut serde_json::Value)| {
@@ -1304,7 +1211,7 @@ mod tests {
         let (p, sol) =
             generate(&GenerateOptions { width: 4, height: 3, frame_colors: None, inner_colors: None, seed: 2 })
                 .unwrap();
-        let cfg = MapConfig { trials: 1, max_iters: 1, ..Default::default() };
+        let cfg = MapConfig { run: MapRun { trials: 1, max_iters: 1, ..Default::default() }, ..Default::default() };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
         let f1 = m.f1.clone();
         let _ = &cfg;

@@ -57,7 +57,7 @@ impl std::str::FromStr for JoinWeights {
     }
 }
 
-crate::options::one_value!(JoinWeights, AdaptiveWeights, EdgeProjection, AssignOn, Precision);
+crate::options::one_value!(JoinWeights => "Sequence[float]", AdaptiveWeights => "dict[str, float]", EdgeProjection, AssignOn, Precision);
 
 crate::options::options_table! {
     /// The options of F1 (`--method rrr`, `dm`): every map's ([`MapOptions`], flattened: the
@@ -124,12 +124,6 @@ impl crate::options::Options for F1Options {
         {
             return Err(SpecError::range("kick", "a positive number", k));
         }
-        if self.reduced_costs != Precision::F64 && self.assign.on_device() {
-            return Err(SpecError::conflict(
-                "reduced_costs",
-                "sets the host's assignments; the device kernels work in f32 anyway",
-            ));
-        }
         Ok(())
     }
 }
@@ -149,10 +143,6 @@ impl F1Options {
         MapConfig {
             kind,
             beta: m.beta,
-            trials: run.trials,
-            max_iters: run.max_iters,
-            time_limit: run.time_limit,
-            seed: run.seed,
             edge: self.edge,
             no_cycle_restart: m.no_cycle_restart,
             all_trials: m.all_trials,
@@ -168,10 +158,8 @@ impl F1Options {
             join_weights: self.join_weights.metric(),
             adapt: self.adapt,
             keep_going: m.keep_going,
-            on_solution: run.on_solution,
-            cancel: run.cancel,
-            save_at_stop: run.save_at_stop,
             resume: None,
+            run,
         }
     }
 }

@@ -853,13 +853,10 @@ impl Groups {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::puzzle::generate::puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     fn random_x(dim: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<f32> {
         (0..dim).map(|_| rng.random_range(-1.0f32..1.0)).collect()

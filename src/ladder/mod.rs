@@ -24,5 +24,5 @@ pub use run::{
     MIN_DEADLINE_RUN_S, Machine, MethodSpec, OnFile, Part, Parts, Provenance, Record, Request, RequestError, RunClock,
     RunKey, SYNC_EVERY, SchedulerJob, Scope, Shard, ShardFile, Spent, Stop, Tally, Where, cpu_model, host_name,
     join_parts, load_instances, lock_path, parse_config, plan, puzzle_folder, read_folder, read_records, requeue_job,
-    results_path, run, run_job, run_job_on, state_path, tally,
+    results_path, run, run_job, state_path, tally,
 };

@@ -435,12 +435,11 @@ mod tests {
                 "rrr" | "dm" | "rrr-keep" | "rrr-adapt" | "rrr-complete" | "rrr-12x12" | "rrr-16x16" => {
                     let cfg = MapConfig {
                         kind: if engine == "dm" { MapKind::Dm } else { MapKind::Rrr },
-                        trials,
-                        max_iters,
                         all_trials: !stop_at_first,
                         keep_fixed_points: engine == "rrr-keep",
                         adapt: (engine == "rrr-adapt").then(|| "0.1,0.01,4".parse().unwrap()),
                         complete: (engine == "rrr-complete").then(crate::batch::Completion::default),
+                        run: crate::batch::MapRun { trials, max_iters, ..Default::default() },
                         ..Default::default()
                     };
                     let e = crate::f1::map::estimate(&p, &cfg, PROBE_THREADS);
@@ -449,11 +448,10 @@ mod tests {
                 }
                 "dc" | "dc-plain" | "dc-keep" | "dc-12x12" | "dc-16x16" => {
                     let cfg = DcConfig {
-                        trials,
-                        max_iters,
                         all_trials: !stop_at_first,
                         layout: crate::dc::DcLayout::from_hybrid(engine != "dc-plain"),
                         keep_fixed_points: engine == "dc-keep",
+                        run: crate::batch::MapRun { trials, max_iters, ..Default::default() },
                         ..crate::dc::DcOptions::default().config(crate::batch::MapRun::default())
                     };
                     let e = crate::dc::estimate(&p, &cfg, PROBE_THREADS);

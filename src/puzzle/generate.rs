@@ -293,6 +293,14 @@ pub fn generate(opts: &GenerateOptions) -> Result<(Puzzle, Board)> {
     Err(Error::Unsatisfiable { width: w, height: h, frame_colors: f, inner_colors: i, attempts: MAX_ATTEMPTS })
 }
 
+/// A generated puzzle with the default colours, for the library's unit tests.
+#[cfg(test)]
+pub(crate) fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
+    generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+        .expect("a generated puzzle")
+        .0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -504,11 +504,8 @@ pub fn hill_climb(puzzle: &Puzzle, cfg: &HillConfig) -> LocalResult {
 mod tests {
     use super::*;
     use crate::puzzle::Hint;
+    use crate::puzzle::generate::puzzle;
     use crate::puzzle::generate::{GenerateOptions, generate};
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     fn assert_consistent(p: &Puzzle, cl: &Climber) {
         let board = cl.frame.board(&cl.cells);

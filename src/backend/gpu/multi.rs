@@ -11,6 +11,7 @@
 use super::GpuContext;
 use super::f1::{F1Gpu, supports_on};
 use crate::backend::EngineError;
+use crate::batch::MapRun;
 use crate::batch::{MapResult, Progress};
 use crate::f1::map::MapConfig;
 use crate::puzzle::Puzzle;
@@ -53,7 +54,7 @@ pub fn solve_f1(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MapResult, EngineError> {
     supports_on(cfg, ctxs.len())?;
-    let split = shares(cfg.trials.max(1), ctxs.len());
+    let split = shares(cfg.run.trials.max(1), ctxs.len());
     let stop = Arc::new(AtomicBool::new(false));
     let heard: Vec<Heard> = split.iter().map(|_| Heard::default()).collect();
     let start = Instant::now();
@@ -64,7 +65,11 @@ pub fn solve_f1(
             .zip(&heard)
             .map(|((&(first, n), ctx), h)| {
                 let stop = stop.clone();
-                let c = MapConfig { trials: n, first_trial: cfg.first_trial + first, ..cfg.clone() };
+                let c = MapConfig {
+                    first_trial: cfg.first_trial + first,
+                    run: MapRun { trials: n, ..cfg.run.clone() },
+                    ..cfg.clone()
+                };
                 sc.spawn(move || {
                     let run = F1Gpu::new(ctx.clone(), puzzle, c).and_then(|mut g| {
                         g.share_stop(stop.clone());

@@ -19,5 +19,5 @@ pub use records::{BySize, FoundAt, Record, join_parts, read_folder, read_records
 pub use shard_file::{SYNC_EVERY, ShardFile, lock_path};
 pub use workers::{
     Continuation, Done, Ladder, MIN_DEADLINE_RUN_S, Request, RequestError, Where, puzzle_folder, run, run_job,
-    run_job_on, state_path,
+    state_path,
 };

@@ -20,25 +20,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Runs one job (single-threaded) through [`crate::solve::solve`] on the CPU backend and
-/// returns its record. Every claimed solution has passed the exact verifier.
+/// returns its record. Every claimed solution has passed the exact verifier. A method with
+/// `backend = "gpu"` runs on the GPU backend (an error without a usable adapter, or for a
+/// spec the GPU backend refuses); its `trials` (default 1) make the batch. `cancel` ends the
+/// run early, as at its time limit; the record then says so (`interrupted`, with the token's
+/// reason, and `part` 1).
 pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64, cancel: &Cancel) -> Result<Record> {
-    run_job_on(inst, spec, run, base_seed, None, cancel)
-}
-
-/// [`run_job`], with the machine a CPU run records as its `device` (a GPU run records its
-/// adapter). A method with `backend = "gpu"` runs on the GPU backend (an error without a
-/// usable adapter, or for a spec the GPU backend refuses); its `trials` (default 1) make
-/// the batch. `cancel` ends the run early, as at its time limit; the record then says so
-/// (`interrupted`, with the token's reason, and `part` 1).
-pub fn run_job_on(
-    inst: &Instance,
-    spec: &MethodSpec,
-    run: u64,
-    base_seed: u64,
-    machine: Option<&str>,
-    cancel: &Cancel,
-) -> Result<Record> {
-    run_part(inst, spec, run, base_seed, machine, cancel, None, None).map(|(r, _)| r)
+    run_part(inst, spec, run, base_seed, None, cancel, None, None).map(|(r, _)| r)
 }
 
 /// Where a map's batch saved at a stop waits for its run's next part: `out/state/`, one JSON
@@ -109,7 +97,8 @@ impl Continuation {
 }
 
 /// One part of a run: the whole run (`cont` None), or its continuation (an error when nothing
-/// is left of its budget), with the CPU seconds of the thread that ran it. With `out`, a map on
+/// is left of its budget), with the CPU seconds of the thread that ran it. A CPU run records
+/// `machine` as its `device` (a GPU run records its adapter). With `out`, a map on
 /// the CPU saves its batch there when a stop cuts it short ([`state_path`]), and a
 /// continuation restores the batch its previous part saved (else it starts fresh).
 #[allow(clippy::too_many_arguments, reason = "one part's facts")]

@@ -586,12 +586,8 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::generate::{GenerateOptions, generate};
+    use crate::puzzle::generate::puzzle;
     use crate::verify;
-
-    fn puzzle(w: usize, h: usize, seed: u64) -> Puzzle {
-        generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap().0
-    }
 
     #[test]
     fn mismatch_map_survives_random_lifts_and_places() {

@@ -99,7 +99,7 @@ impl<'a> DcGpu<'a> {
         }
         let layout = Layout::new(puzzle, crate::dc::DcLayout::Plain);
         layout.check_feasible()?;
-        let trials = cfg.trials.max(1);
+        let trials = cfg.run.trials.max(1);
         let (s, v, c, nc) = (layout.slots(), layout.vars(), layout.constraints(), layout.choices());
         let per_trial = 4 * s.max(v).max(c).max(nc) as u64;
         let per_chunk = chunks::chunk_trials(&ctx, per_trial, trials, chunk)?;

@@ -58,10 +58,10 @@ impl DcGpu<'_> {
     /// Runs the batch (same stop rules and result as [`crate::dc::DcMap::run`]).
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let cfg = self.cfg.clone();
-        let rounds = Rounds::start(&cfg.cancel);
+        let rounds = Rounds::start(&cfg.run.cancel);
         let l = &self.layout;
         let mut trials: Vec<DcTrial> = (0..self.trials)
-            .map(|t| Trial::new(cfg.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
+            .map(|t| Trial::new(cfg.run.seed, t, DcExtra { asg_read: l.assigners(), permutation: false }))
             .collect();
         let mut best = vec![0u32; self.trials * l.cells()];
         self.start_all(&mut trials, &mut best)?;
@@ -70,7 +70,7 @@ impl DcGpu<'_> {
         loop {
             for _ in 0..ROUND {
                 // One round trip an iteration: the time and the token are checked before each.
-                if rounds.out_of_time(cfg.time_limit)
+                if rounds.out_of_time(cfg.run.time_limit)
                     || self.iteration(&mut trials, &mut best, &mut h, &mut completion)?
                 {
                     break;
@@ -80,7 +80,8 @@ impl DcGpu<'_> {
             if !cfg.no_cycle_restart {
                 self.cycle_restarts(&mut trials, &mut h)?;
             }
-            if rounds.after_round(&trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut &mut *progress) {
+            if rounds.after_round(&trials, !cfg.all_trials, cfg.run.max_iters, cfg.run.time_limit, &mut &mut *progress)
+            {
                 break;
             }
         }
@@ -132,7 +133,7 @@ impl DcGpu<'_> {
     ) -> Result<bool, EngineError> {
         let cfg = &self.cfg;
         for (a, tr) in h.live.iter_mut().zip(trials.iter()) {
-            *a = tr.is_active(cfg.max_iters) as u32;
+            *a = tr.is_active(cfg.run.max_iters) as u32;
         }
         if h.live.iter().all(|&a| a == 0) {
             return Ok(true);
@@ -229,7 +230,7 @@ impl DcGpu<'_> {
     /// The assignment readout of the round's last concur point, for trials whose argmax
     /// board was not a permutation (as the CPU backend does).
     fn assignment_readout(&self, trials: &mut [DcTrial], best: &mut [u32]) -> Result<(), EngineError> {
-        let (l, max_iters, max_score) = (&self.layout, self.cfg.max_iters, self.puzzle.max_score());
+        let (l, max_iters, max_score) = (&self.layout, self.cfg.run.max_iters, self.puzzle.max_score());
         let (n, v) = (l.cells(), l.vars());
         let need: Vec<usize> =
             (0..self.trials).filter(|&t| trials[t].is_active(max_iters) && !trials[t].extra.permutation).collect();
@@ -267,7 +268,7 @@ impl DcGpu<'_> {
     fn cycle_restarts(&self, trials: &mut [DcTrial], h: &mut DcLoop) -> Result<(), EngineError> {
         let hashes = self.fingerprints()?;
         for (t, tr) in trials.iter_mut().enumerate() {
-            if !tr.is_active(self.cfg.max_iters) || !tr.iterations.is_multiple_of(ROUND) {
+            if !tr.is_active(self.cfg.run.max_iters) || !tr.iterations.is_multiple_of(ROUND) {
                 continue;
             }
             if tr.in_cycle(hashes[t]) {

@@ -331,7 +331,7 @@ impl TrackParams {
     pub(super) fn new(puzzle: &Puzzle, cfg: &MapConfig) -> Self {
         TrackParams {
             max_score: puzzle.max_score() as u32,
-            max_iters: cfg.max_iters.min(u32::MAX as u64 - 1) as u32,
+            max_iters: cfg.run.max_iters.min(u32::MAX as u64 - 1) as u32,
             stall: cfg.restart_stall.map_or(0, |l| l.clamp(1, u32::MAX as u64) as u32),
             cycle: u32::from(!cfg.no_cycle_restart),
         }

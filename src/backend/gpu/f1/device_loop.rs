@@ -50,7 +50,7 @@ impl F1Gpu<'_> {
     ) -> Result<bool, GpuError> {
         let (mut left, mut first) = (k, first);
         while left > 0 {
-            if rounds.out_of_time(self.cfg.time_limit) {
+            if rounds.out_of_time(self.cfg.run.time_limit) {
                 return Ok(false);
             }
             while flight.len() >= 2 {
@@ -144,8 +144,8 @@ impl F1Gpu<'_> {
     /// that no clock stops gives the same result whatever the pieces.
     pub fn run_device(&mut self, k: usize, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let cfg = self.cfg.clone();
-        let mut rounds = Rounds::new(cfg.keep_going, cfg.on_solution.clone(), &cfg.cancel);
-        let mut pace = Pace::new(k, cfg.time_limit);
+        let mut rounds = Rounds::new(cfg.keep_going, cfg.run.on_solution.clone(), &cfg.run.cancel);
+        let mut pace = Pace::new(k, cfg.run.time_limit);
         let mut flight = VecDeque::with_capacity(3);
         let mut d = self.device_trials();
         let whole = self.submit_block(k, 0, true, 0, &mut pace, &mut flight, &rounds)?;
@@ -158,12 +158,17 @@ impl F1Gpu<'_> {
             }
             self.read_block(read, &mut d.words, &mut flight, &mut pace)?;
             read += 1;
-            self.take_words(&mut d, cfg.max_iters)?;
+            self.take_words(&mut d, cfg.run.max_iters)?;
             if cfg.keep_going {
                 self.harvest(&mut rounds, &mut d);
             }
-            let done =
-                rounds.after_round(&d.trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+            let done = rounds.after_round(
+                &d.trials,
+                !cfg.all_trials,
+                cfg.run.max_iters,
+                cfg.run.time_limit,
+                &mut &mut *progress,
+            );
             if self.stops(&d.trials, done) {
                 break;
             }

@@ -118,7 +118,7 @@ impl F1Gpu<'_> {
     /// The per-iteration loop: one host round trip per iteration.
     pub(super) fn run_host(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<MapResult, EngineError> {
         let cfg = self.cfg.clone();
-        let rounds = Rounds::start(&cfg.cancel);
+        let rounds = Rounds::start(&cfg.run.cancel);
         let (mut trials, x0) = self.start_trials(|| self.f1.assigners_in(cfg.reduced_costs));
         let mut h = HostLoop::new(self, x0);
         self.refresh(&mut h.w, &mut h.w2)?;
@@ -127,14 +127,22 @@ impl F1Gpu<'_> {
             for _ in 0..ROUND {
                 // Every iteration is a host round trip: the time and the token are checked
                 // before each, so a slow device stops within an iteration of them.
-                if rounds.out_of_time(cfg.time_limit) || self.host_iteration(&mut trials, &mut h, &mut completion)? {
+                if rounds.out_of_time(cfg.run.time_limit)
+                    || self.host_iteration(&mut trials, &mut h, &mut completion)?
+                {
                     break;
                 }
             }
             if !cfg.no_cycle_restart {
                 self.cycle_restarts(&mut trials, &mut h)?;
             }
-            let done = rounds.after_round(&trials, !cfg.all_trials, cfg.max_iters, cfg.time_limit, &mut &mut *progress);
+            let done = rounds.after_round(
+                &trials,
+                !cfg.all_trials,
+                cfg.run.max_iters,
+                cfg.run.time_limit,
+                &mut &mut *progress,
+            );
             if self.stops(&trials, done) {
                 break;
             }
@@ -160,7 +168,7 @@ impl F1Gpu<'_> {
             return Ok(false);
         }
         for (a, tr) in h.active.iter_mut().zip(trials.iter()) {
-            *a = tr.is_active(cfg.max_iters) as u32;
+            *a = tr.is_active(cfg.run.max_iters) as u32;
         }
         if h.active.iter().all(|&a| a == 0) {
             return Ok(true);
@@ -209,7 +217,7 @@ impl F1Gpu<'_> {
                 let mut bad = Vec::new();
                 let rows = trs.iter_mut().zip(sels.chunks_mut(n)).zip(sels2.chunks_mut(n)).zip(ws.chunks(wt));
                 for (i, (((tr, s), s2), wv)) in rows.enumerate() {
-                    if !tr.is_active(cfg.max_iters) {
+                    if !tr.is_active(cfg.run.max_iters) {
                         continue;
                     }
                     let t = ci * per + i;
@@ -314,7 +322,7 @@ impl F1Gpu<'_> {
         let hashes = self.fingerprints()?;
         let mut restarted = false;
         for (t, tr) in trials.iter_mut().enumerate() {
-            if !tr.is_active(self.cfg.max_iters) || tr.iterations % ROUND != 0 {
+            if !tr.is_active(self.cfg.run.max_iters) || tr.iterations % ROUND != 0 {
                 continue;
             }
             if tr.in_cycle(hashes[t]) {

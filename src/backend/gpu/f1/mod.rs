@@ -48,7 +48,7 @@ pub fn supports(cfg: &MapConfig) -> Result<(), Unsupported> {
 
 /// [`supports`] for a batch split over `adapters` devices.
 pub(crate) fn supports_on(cfg: &MapConfig, adapters: usize) -> Result<(), Unsupported> {
-    let needs = capability::needs(MapJob::F1(cfg), cfg.assign.resolve(true, cfg), adapters);
+    let needs = capability::needs(MapJob::F1(cfg), capability::resolve_assign(cfg.assign, Place::Gpu, cfg), adapters);
     capability::check(Place::Gpu, &needs)
 }
 
@@ -107,7 +107,7 @@ impl<'a> F1Gpu<'a> {
         chunk: usize,
     ) -> Result<Self, EngineError> {
         let f1 = F1::new(puzzle)?;
-        let trials = cfg.trials.max(1);
+        let trials = cfg.run.trials.max(1);
         let (n, dim, wtot) = (puzzle.cells(), f1.dim(), f1.weight_len());
         let tab = f1.gpu_tables();
         let joins = tab.joins.len() / 3;
@@ -393,7 +393,7 @@ impl<'a> F1Gpu<'a> {
     fn start_trials<E>(&self, extra: impl Fn() -> E) -> (Vec<Trial<E>>, Vec<f32>) {
         let first = self.cfg.first_trial;
         let mut trials: Vec<Trial<E>> =
-            (0..self.trials).map(|t| Trial::new(self.cfg.seed, first + t, extra())).collect();
+            (0..self.trials).map(|t| Trial::new(self.cfg.run.seed, first + t, extra())).collect();
         let mut x0 = vec![0.0f32; self.dim];
         for (t, tr) in trials.iter_mut().enumerate() {
             randomize(&mut x0, &mut tr.rng);

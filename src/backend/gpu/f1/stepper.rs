@@ -63,9 +63,9 @@ impl<'a> F1GpuStepper<'a> {
     /// stepping (rate mode). As the CPU stepper, it has no clock and no stop rule: the time
     /// limit and `all_trials` of `cfg` are not used.
     pub fn new(ctx: Arc<GpuContext>, puzzle: &'a Puzzle, mut cfg: MapConfig) -> Result<Self, EngineError> {
-        cfg.assign = cfg.assign.resolve(true, &cfg);
+        cfg.assign = capability::resolve_assign(cfg.assign, Place::Gpu, &cfg);
         supports(&cfg)?;
-        cfg.time_limit = None;
+        cfg.run.time_limit = None;
         let g = F1Gpu::new(ctx, puzzle, cfg)?;
         let d = g.device_trials();
         let t_all = g.trials;
@@ -78,7 +78,7 @@ impl<'a> F1GpuStepper<'a> {
             pace: Pace::new(K_ITERS, None),
             flight: VecDeque::with_capacity(3),
             blocks: 0,
-            limit_sent: g.cfg.max_iters,
+            limit_sent: g.cfg.run.max_iters,
             g,
         })
     }
@@ -88,7 +88,7 @@ impl<'a> F1GpuStepper<'a> {
     /// piece of the device loop, and the trials may stand at different iterations (the next
     /// step takes each `k` further from where it stands), as the CPU driver's step.
     pub fn step(&mut self, k: u64, cancel: &Cancel) -> Result<bool, EngineError> {
-        let max = self.g.cfg.max_iters;
+        let max = self.g.cfg.run.max_iters;
         for (tg, tr) in self.target.iter_mut().zip(&self.d.trials) {
             *tg = tr.iterations.saturating_add(k).min(max);
         }

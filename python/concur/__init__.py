@@ -22,7 +22,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Generator, Iterable
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._options import DcMapOptions, F1MapOptions, SolveOptions
 
 # On a machine without a login session (no valid XDG_RUNTIME_DIR), Mesa's Vulkan
 # device-selection layer, loaded while the GPU adapters are probed, prints "error:
@@ -122,7 +127,7 @@ def solve(
     adapter: str | None = None,
     progress: Progress | None = None,
     certify: str | None = None,
-    **options: Any,
+    **options: Unpack[SolveOptions],
 ) -> Result:
     """Solves ``puzzle`` with ``method`` and returns a :class:`Result`.
 
@@ -176,7 +181,7 @@ def solutions(
     backend: str = _RRR["backend"],
     adapter: str | None = None,
     progress: Progress | None = None,
-    **options: Any,
+    **options: Unpack[SolveOptions],
 ) -> Generator[Solution, None, Result | None]:
     """Rate mode as a generator: runs ``method`` (a map: ``rrr``, ``dm`` or ``dc``) on
     ``puzzle`` with ``keep_going=True`` and yields every verified :class:`Solution` as it is
@@ -264,7 +269,7 @@ class F1Map(_concur._Stepper):
         adapter: str | None = None,
         threads: int | None = None,
         max_iters: int | None = None,
-        **options: Any,
+        **options: Unpack[F1MapOptions],
     ) -> F1Map:
         named = dict(
             trials=trials,
@@ -302,7 +307,7 @@ class DcMap(_concur._Stepper):
         backend: str = "cpu",
         threads: int | None = None,
         max_iters: int | None = None,
-        **options: Any,
+        **options: Unpack[DcMapOptions],
     ) -> DcMap:
         named = dict(dc_map=map, trials=trials, beta=beta, seed=seed, threads=threads, max_iters=max_iters)
         given = _given("dc", named, options)

@@ -30,5 +30,6 @@ fn _concur(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tools::adapters, m)?)?;
     m.add_function(wrap_pyfunction!(tools::_read_results, m)?)?;
     m.add_function(wrap_pyfunction!(tools::_options, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::_methods, m)?)?;
     Ok(())
 }

@@ -175,10 +175,17 @@ pub fn _read_results(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>
     from_serde(py, &records.map_err(input)?)
 }
 
+/// The methods, by name, in the engine's order.
+#[pyfunction]
+pub fn _methods() -> Vec<&'static str> {
+    concur::MethodName::ALL.iter().map(|m| m.name()).collect()
+}
+
 /// The options ``method`` takes, as the engine declares them (one table per options type):
 /// a list of dicts, each with its ``key`` (the keyword argument, the command line's flag with
-/// ``_`` for ``-``), ``default``, ``doc`` and ``heading``, the run's options first. The
-/// defaults of :class:`F1Map`, :class:`DcMap` and :func:`solve` are read from it.
+/// ``_`` for ``-``), ``default``, ``doc``, ``heading`` and ``type`` (the keyword argument's,
+/// as the stubs write it), the run's options first. The defaults of :class:`F1Map`,
+/// :class:`DcMap` and :func:`solve` are read from it.
 #[pyfunction]
 pub fn _options<'py>(py: Python<'py>, method: &str) -> PyResult<Bound<'py, PyList>> {
     let name: concur::MethodName = method.parse().map_err(|e: String| spec_error(e, Some("method")))?;
@@ -189,6 +196,7 @@ pub fn _options<'py>(py: Python<'py>, method: &str) -> PyResult<Bound<'py, PyLis
         item.set_item("default", from_serde(py, &o.default)?)?;
         item.set_item("doc", o.row.help())?;
         item.set_item("heading", o.row.heading.title())?;
+        item.set_item("type", (o.row.python)())?;
         list.append(item)?;
     }
     Ok(list)

@@ -2,6 +2,7 @@
 engine's (read from its tables, not written again in Python), and help() shows them."""
 
 import inspect
+import pathlib
 import pydoc
 import re
 
@@ -58,3 +59,24 @@ def test_solve_s_defaults_are_the_engines():
     engine = concur.options("rrr")
     assert params["seed"].default == engine["seed"] == 0
     assert params["backend"].default == engine["backend"] == "auto"
+
+
+def test_the_stub_of_options_is_the_engines():
+    # The committed stub is what the engine's tables make (python -m concur._stubs writes it).
+    from concur import _stubs
+
+    committed = pathlib.Path(__file__).parent.parent / "concur" / "_options.pyi"
+    assert committed.read_text() == _stubs.render(), "run: python -m concur._stubs > python/concur/_options.pyi"
+    text = _stubs.render()
+    # Every option of every method is typed, beyond the named arguments, with its default.
+    for method in concur._concur._methods():
+        for key, default in concur.options(method).items():
+            if key in _stubs._named(concur.solve):
+                continue
+            assert re.search(rf"^    {key}: ", text, re.M), (method, key)
+    assert re.search(r"^    join_weights: Sequence\[float\]\n    \"\"\".*Default: \[1\.0, 1\.0, 4\.0\]", text, re.M | re.S)
+    assert re.search(r"^    layout: str\n    \"\"\"[^\"]*Default:\s+'hybrid'\.", text, re.M)
+    assert re.search(r"^    restart_base: int\n    \"\"\".*Default: 256 \(backtrack\), 1048576 \(scan\)", text, re.M)
+    # A key named in a signature is not repeated in its entry point's options.
+    f1 = text.split("class F1MapOptions")[1].split("class DcMapOptions")[0]
+    assert "\n    beta:" not in f1 and "\n    edge:" in f1

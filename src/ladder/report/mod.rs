@@ -8,6 +8,7 @@ pub mod devices;
 pub mod fit;
 pub mod format;
 pub mod hardness;
+pub mod runtimes;
 pub mod stats;
 pub mod svg;
 
@@ -865,10 +866,12 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
     let inputs = hardness::read_inputs(inputs)
         .map_err(|e| Error::Hardness { path: e.path().to_string(), reason: e.to_string() })?;
     let hard = hardness::analyse(&records, inputs, &hardness::Options::default());
+    let run_lengths = runtimes::run_lengths(&records);
     let md = markdown(&whole, &rows, &fits)
         + &machines_markdown(&records)
         + &devices::markdown(&pools)
-        + &hard.as_ref().map_or_else(String::new, hardness::markdown);
+        + &hard.as_ref().map_or_else(String::new, hardness::markdown)
+        + &runtimes::markdown(&run_lengths);
     let w = |p: &Path, s: &str| std::fs::write(p, s).map_err(|e| Error::io("write", p, e));
     let mut files = Vec::new();
     let mut put = |name: &str, s: &str| -> Result<()> {

@@ -39,7 +39,7 @@ fn per_iteration(r: &concur::report::SolveReport, trials: usize) -> f64 {
 #[test]
 fn a_gpu_run_stops_at_its_time_limit_after_the_first_iteration() {
     let Some(ctx) = crate::gpu::gpu("a_gpu_run_stops_at_its_time_limit_after_the_first_iteration") else { return };
-    let backend = GpuBackend::new(ctx);
+    let backend = GpuBackend::new(ctx.clone());
     let (p, _) = generated(7, 7, 3);
     for limit in [0.3, 1.5] {
         let spec = long_dm(64, Some(limit));
@@ -62,7 +62,7 @@ fn two_gpu_runs_are_cancelled_apart_and_a_cancelled_one_leaves_the_next_alone() 
     else {
         return;
     };
-    let backend = GpuBackend::new(ctx);
+    let backend = GpuBackend::new(ctx.clone());
     let (p, _) = generated(7, 7, 4);
     let (first, second) = (Cancel::new(), Cancel::new());
     let spec = long_dm(32, None);

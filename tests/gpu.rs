@@ -16,10 +16,33 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 
+/// The shared device for one test. Through wgpu's GL backend (a machine with OpenGL and no
+/// Vulkan), a thread that waits for the adapter's context while another holds it gives up
+/// with a panic after a few seconds (wgpu-hal's EGL context lock), which a long dispatch on a
+/// software rasteriser of a loaded machine reaches: there the device tests take the device
+/// one at a time, for as long as this lives.
+pub struct Gpu {
+    ctx: Arc<GpuContext>,
+    _one_at_a_time: Option<std::sync::MutexGuard<'static, ()>>,
+}
+
+impl std::ops::Deref for Gpu {
+    type Target = Arc<GpuContext>;
+    fn deref(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+}
+
 /// The shared device, or None (SKIPPED) when there is none and `REQUIRE_GPU` is not 1.
-pub fn gpu(test: &str) -> Option<Arc<GpuContext>> {
+pub fn gpu(test: &str) -> Option<Gpu> {
+    static GL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     match GpuContext::shared() {
-        Ok(ctx) => Some(ctx),
+        Ok(ctx) => {
+            let gl = ctx.adapter.backend.eq_ignore_ascii_case("gl");
+            // A test that panicked while holding the lock has failed already; the next goes on.
+            let guard = gl.then(|| GL.lock().unwrap_or_else(|e| e.into_inner()));
+            Some(Gpu { ctx, _one_at_a_time: guard })
+        }
         Err(e) => {
             assert!(std::env::var("REQUIRE_GPU").as_deref() != Ok("1"), "{test}: REQUIRE_GPU=1 but {e}");
             eprintln!("SKIPPED {test}: {e}");
@@ -252,7 +275,7 @@ fn gpu_f1_solves_generated_puzzles_and_every_claim_verifies() {
     use concur::backend::gpu::GpuBackend;
     use concur::backend::{Backend, Certify, MapJob};
     let Some(ctx) = gpu("gpu_f1_solves_generated_puzzles_and_every_claim_verifies") else { return };
-    let backend = GpuBackend::new(ctx);
+    let backend = GpuBackend::new(ctx.clone());
     for (kind, w, seed, join_weights) in
         [(MapKind::Rrr, 5, 21, None), (MapKind::Dm, 4, 22, None), (MapKind::Rrr, 5, 23, Some([1.0, 1.0, 2.0]))]
     {
@@ -801,7 +824,7 @@ mod dc_kernels {
         use concur::backend::{Backend, Certify, MapJob};
         use concur::batch::{Completion, Mechanism};
         let Some(ctx) = gpu("gpu_completion_turns_near_misses_into_verified_solutions") else { return };
-        let backend = GpuBackend::new(ctx);
+        let backend = GpuBackend::new(ctx.clone());
         let (p, _) = generated(5, 5, 2);
         let complete = Some(Completion { k: 4, ..Default::default() });
         let cfg = DcConfig {
@@ -822,7 +845,7 @@ mod dc_kernels {
         use concur::backend::gpu::GpuBackend;
         use concur::backend::{Backend, Certify, MapJob};
         let Some(ctx) = gpu("gpu_dc_solves_generated_puzzles_and_every_claim_verifies") else { return };
-        let backend = GpuBackend::new(ctx);
+        let backend = GpuBackend::new(ctx.clone());
         for (kind, weights, w) in [
             (MapKind::Rrr, Weights::Uniform, 4),
             (MapKind::Rrr, Weights::Adaptive, 4),

@@ -130,7 +130,7 @@ fn problems<'a>(sizes: &'a [usize], w: &'a [f32], s: &'a Solved, trials: usize) 
 #[test]
 fn gpu_auction_is_exactly_optimal_for_its_quantised_weights() {
     let Some(ctx) = gpu("gpu_auction_is_exactly_optimal_for_its_quantised_weights") else { return };
-    let dev = AssignGpu::new(ctx);
+    let dev = AssignGpu::new(ctx.clone());
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     // n = 1 to 64, then every class size of the 3x3 to 16x16 boards (corners 4, frame
     // 4 (s - 2), inner (s - 2)^2).
@@ -156,7 +156,7 @@ fn gpu_auction_is_exactly_optimal_for_its_quantised_weights() {
 #[test]
 fn gpu_auction_warm_and_cold_reach_the_same_optimum_over_trials() {
     let Some(ctx) = gpu("gpu_auction_warm_and_cold_reach_the_same_optimum_over_trials") else { return };
-    let dev = AssignGpu::new(ctx);
+    let dev = AssignGpu::new(ctx.clone());
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     // The class shapes of a 7x7 board, 6 trials.
     let sizes = [4usize, 20, 25];
@@ -194,7 +194,7 @@ fn gpu_auction_warm_and_cold_reach_the_same_optimum_over_trials() {
 #[test]
 fn gpu_auction_reports_what_it_cannot_solve() {
     let Some(ctx) = gpu("gpu_auction_reports_what_it_cannot_solve") else { return };
-    let dev = AssignGpu::new(ctx);
+    let dev = AssignGpu::new(ctx.clone());
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut infeasible = weights(5, Kind::Random, &mut rng);
     infeasible[10..15].iter_mut().for_each(|v| *v = f32::NEG_INFINITY);

@@ -330,7 +330,7 @@ fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
     let Some(ctx) = crate::gpu::gpu("the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode") else {
         return;
     };
-    let gpu = GpuBackend::new(ctx);
+    let gpu = GpuBackend::new(ctx.clone());
     let (p, _) = generated(4, 4, 3);
     // Short runs: over longer ones the device's f32 duals and the host's f64 ones can part on
     // a near-tie of two assignments, and that segment's path with them (tests/gpu.rs).

@@ -255,6 +255,9 @@ pub struct Choice {
     pub intervals: Intervals,
     /// The censored fit's chosen curve and its bootstrap, for comparison.
     pub censored_intervals: Option<Intervals>,
+    /// The chosen family's line over the harder half ([`harder_half`]); its interval is
+    /// [`Intervals::harder_half`].
+    pub harder_half_line: Option<CurveFit>,
 }
 
 /// How [`choose`] runs.
@@ -298,7 +301,9 @@ pub fn choose(counts: &[Count], opt: &ChoiceOptions) -> Result<Choice, FitError>
     let intervals = bootstrap(family, counts, chosen, opt.resamples, opt.seed ^ 0xb0);
     let censored_intervals = (family != cens_family && censored.is_ok())
         .then(|| bootstrap(cens_family, counts, chosen, opt.resamples, opt.seed ^ 0xb1));
+    let harder_half_line = family.fit(&harder_half(counts), Shape::Line).ok();
     Ok(Choice {
+        harder_half_line,
         censored: censored.ok(),
         poisson_lognormal: poisson.ok(),
         rule: RULE.into(),

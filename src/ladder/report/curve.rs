@@ -456,7 +456,7 @@ pub fn fit_curve(pts: &[Point], shape: Shape) -> Result<CurveFit, FitError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fit::{self, normal, tobit};
+    use super::super::fit::{normal, tobit};
     use super::*;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
@@ -544,6 +544,5 @@ mod tests {
         assert!(matches!(fit_curve(&[], Shape::Line), Err(FitError::TooFewPoints { .. })));
         let bad = [Point { x: f64::NAN, y: 0.0, censored: false }];
         assert!(matches!(fit_curve(&bad, Shape::Quadratic), Err(FitError::NotFinite { .. })));
-        assert!(fit::MIN_SEEN <= 2 * MIN_SIDE + 1);
     }
 }

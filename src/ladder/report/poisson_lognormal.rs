@@ -194,7 +194,7 @@ fn total(counts: &[Count], shape: Shape, knot: f64, mx: f64, th: &[f64; 4]) -> (
 }
 
 fn validate(counts: &[Count]) -> Result<(), FitError> {
-    match counts.iter().find(|c| !c.x.is_finite() || !(c.work.is_finite() && c.work > 0.0)) {
+    match counts.iter().find(|c| !(c.x.is_finite() && c.work.is_finite() && c.work > 0.0)) {
         Some(c) => Err(FitError::NotFinite { x: c.x, y: c.work }),
         None => Ok(()),
     }
@@ -430,6 +430,27 @@ mod tests {
                 Count { x, work, solutions: poisson(&mut rng, work / c) }
             })
             .collect()
+    }
+
+    #[test]
+    fn a_known_line_and_a_known_quadratic_are_recovered() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let draw = |f: &dyn Fn(f64) -> f64, rng: &mut Xoshiro256PlusPlus| -> Vec<Count> {
+            (0..300)
+                .map(|i| {
+                    let x = 2.0 + 6.0 * i as f64 / 299.0;
+                    let c = 10f64.powf(f(x) + 0.25 * normal(rng));
+                    let work = (10.0 * c).min(1e7);
+                    Count { x, work, solutions: poisson(rng, work / c) }
+                })
+                .collect()
+        };
+        let line = fit(&draw(&|x| 1.0 + 0.8 * x, &mut rng), Shape::Line).unwrap();
+        assert!((line.coef[1] - 0.8).abs() < 0.04 && (line.coef[0] - 1.0).abs() < 0.2, "{line:?}");
+        assert!((line.sigma - 0.25).abs() < 0.05, "{line:?}");
+        let q = fit(&draw(&|x| 2.0 + 0.1 * x + 0.06 * x * x, &mut rng), Shape::Quadratic).unwrap();
+        assert!((q.coef[2] - 0.06).abs() < 0.015 && (q.coef[1] - 0.1).abs() < 0.15, "{q:?}");
+        assert!((q.sigma - 0.25).abs() < 0.05, "{q:?}");
     }
 
     #[test]

@@ -387,7 +387,12 @@ fn curve_section(s_: &Summary) -> String {
         }
         _ => s.push_str(&format!(" **The line's slope: {:.3} {}**.", ch.fit.coef[1], r(iv.slope_above))),
     }
-    s.push_str(&format!(" The harder half's line slope (split again in each resample): {}.", r(iv.harder_half)));
+    s.push_str(&format!(
+        " The harder half's line (the instances at or above the median hardness): slope {} {} (split again in each \
+         resample).",
+        ch.harder_half_line.map_or("-".into(), |f| format!("{:.3}", f.coef[1])),
+        r(iv.harder_half)
+    ));
     if let (Some(ci_), Some(t)) = (&ch.censored_intervals, &ch.censored) {
         let f = if ch.chosen == Shape::BrokenStick { t.broken_stick } else { Some(t.line) };
         if let Some(f) = f {

@@ -143,8 +143,8 @@ pub fn markdown(h: &Hardness) -> String {
     if let Some(c) = &s_.costs {
         s.push_str(&format!(
             "\n**In core-seconds.** With c_map = {:.3e} core-seconds per map trial-iteration and c_scan = {:.3e} \
-             per scan node ({}, {}; {:.3e} and {:.3e} per core-second), the map's line c_map 10^a H^b and the \
-             scan's c_scan H ",
+             per scan node ({}, {}; {:.3e} and {:.3e} per core-second), the map's whole line c_map 10^a H^b (the \
+             line fit above; the chosen curve's crossing is stated under **Which curve?**) and the scan's c_scan H ",
             c.map,
             c.scan,
             c.source,

@@ -1,7 +1,10 @@
 //! The map against instance hardness: synthetic campaigns with a known exponent, fitted from
 //! their records as the report does (`concur::ladder::hardness`).
+use concur::ladder::choice::{self, ChoiceOptions, Family};
+use concur::ladder::curve::Shape;
 use concur::ladder::fit;
 use concur::ladder::hardness::{self, Inputs, Options};
+use concur::ladder::poisson_lognormal::{self as pln, Count};
 use concur::ladder::{Record, report};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -139,7 +142,7 @@ fn campaign(t: &Truth, seed: u64) -> Vec<Record> {
 }
 
 fn fit_of(rs: &[Record], resamples: usize, seed: u64, censor_factor: f64) -> hardness::Hardness {
-    let opt = Options { resamples, seed, censor_factor };
+    let opt = Options { resamples, seed, censor_factor, simulations: 0, curve_resamples: 0 };
     hardness::analyse(rs, Inputs::default(), &opt).expect("map and scan on every instance")
 }
 
@@ -308,6 +311,7 @@ fn the_report_writes_the_section_the_figure_and_the_summary() {
     assert!(md.contains("## Work per solution against hardness"), "{md}");
     assert!(md.contains("| i000 | 7x7 (49) |") || md.contains("| i000 | 5x7 (35) |"), "{md}");
     assert!(md.contains("**exponent b = "), "{md}");
+    assert!(md.contains("**Which curve?**") && md.contains("| Poisson-lognormal | line |"), "{md}");
     assert!(md.contains("![work per solution against hardness](hardness.svg)"), "{md}");
     assert!(md.contains("core-rates file, the campaign's largest size, 8x7"), "{md}");
     assert!(md.contains("| set 1 8x8 | 6.40e10 |") && md.contains("| yes |"), "{md}");
@@ -324,6 +328,10 @@ fn the_report_writes_the_section_the_figure_and_the_summary() {
     assert_eq!(f["costs"]["map"].as_f64(), Some(1.0 / 50_000.0));
     assert_eq!(f["costs"]["source"], "core-rates file");
     assert!(f.get("crossing").is_some(), "present, null or not: {f}");
+    let curve = &f["curve"];
+    assert!(["line", "broken_stick"].contains(&curve["chosen"].as_str().unwrap()), "{curve}");
+    assert!(curve["rule"].as_str().unwrap().contains("below 0.05") && curve["fit"]["sigma"].is_number(), "{curve}");
+    assert_eq!(curve["poisson_lognormal"]["simulations"].as_u64(), Some(199));
     assert_eq!(f["points"].as_array().unwrap().len(), 2);
     // Twelve instances: two halves of six, each fitted; the boards placed on the harder half's
     // line too, and only there.
@@ -375,4 +383,174 @@ fn censoring_points() {
             println!("{name}: censored {cens:.3}; censoring at {cname}: coverage {rate:.3}, mean b {mean:.4}");
         }
     }
+}
+
+/// A broken-stick truth and a campaign's design, for the curves' tests: the map's mean work per
+/// solution `c` with `log10 c = at_knot + below (x - knot)` below the knot and `at_knot + above
+/// (x - knot)` above it, plus `N(0, s^2)` scatter; hardness `x` evenly spread over `[x0, x1]`
+/// (known exactly); the map run in chunks until `target` solutions or `cap` trial-iterations, its
+/// solutions in a chunk Poisson.
+#[derive(Clone, Copy, Debug)]
+struct Stick {
+    at_knot: f64,
+    knot: f64,
+    below: f64,
+    above: f64,
+    s: f64,
+    instances: usize,
+    x0: f64,
+    x1: f64,
+    target: u64,
+    cap: f64,
+    chunk: f64,
+}
+
+impl Default for Stick {
+    /// Near what the hardness campaign shows: a knot at 10^5.6 scan nodes per solution, slopes
+    /// 0.46 and 1.02, over 65 instances from 10^2.5 to 10^9, the map to 8 solutions or 1.6e7.
+    fn default() -> Self {
+        Stick {
+            at_knot: 5.0,
+            knot: 5.6,
+            below: 0.46,
+            above: 1.02,
+            s: 0.35,
+            instances: 65,
+            x0: 2.5,
+            x1: 9.0,
+            target: 8,
+            cap: 1.6e7,
+            chunk: 1.6e6,
+        }
+    }
+}
+
+fn stick_counts(t: &Stick, seed: u64) -> Vec<Count> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..t.instances)
+        .map(|i| {
+            let x = t.x0 + (t.x1 - t.x0) * (i as f64 + rng.random::<f64>()) / t.instances as f64;
+            let slope = if x > t.knot { t.above } else { t.below };
+            let c = 10f64.powf(t.at_knot + slope * (x - t.knot) + t.s * fit::normal(&mut rng));
+            let (mut work, mut found) = (0.0, 0);
+            while found < t.target && work < t.cap {
+                found += fit::poisson(&mut rng, t.chunk / c);
+                work += t.chunk;
+            }
+            Count { x, work, solutions: found }
+        })
+        .collect()
+}
+
+#[test]
+fn a_known_knot_and_both_slopes_are_recovered_by_both_fits() {
+    let t = Stick { instances: 400, ..Stick::default() };
+    let counts = stick_counts(&t, 21);
+    let zeros = counts.iter().filter(|c| c.solutions == 0).count();
+    assert!(zeros >= 5, "some instances without a map solution: {zeros}");
+    for family in [Family::PoissonLognormal, Family::Censored { factor: fit::CENSOR_FACTOR }] {
+        let b = family.fit(&counts, Shape::BrokenStick).unwrap();
+        let (k, lo, hi) = (b.knot.unwrap(), b.coef[1], b.slope_above());
+        assert!((k - t.knot).abs() < 0.4, "{family:?}: {b:?}");
+        assert!((lo - t.below).abs() < 0.1 && (hi - t.above).abs() < 0.15, "{family:?}: {b:?}");
+        let line = family.fit(&counts, Shape::Line).unwrap();
+        assert!(b.log_likelihood > line.log_likelihood + 10.0, "{family:?}: {b:?} {line:?}");
+    }
+    let b = pln::fit(&counts, Shape::BrokenStick).unwrap();
+    assert!((b.sigma - t.s).abs() < 0.06, "{b:?}");
+    // On the campaign's own design, the test rejects the line, the rule chooses the broken
+    // stick, and the intervals cover the truth.
+    let counts = stick_counts(&Stick::default(), 22);
+    let started = std::time::Instant::now();
+    let c = choice::choose(&counts, &ChoiceOptions { simulations: 39, resamples: 99, seed: 4, ..Default::default() })
+        .unwrap();
+    println!("choose, 39 simulations and 99 resamples: {:.1} s", started.elapsed().as_secs_f64());
+    assert_eq!(c.chosen, Shape::BrokenStick, "{:?}", c.poisson_lognormal);
+    assert!(c.poisson_lognormal.as_ref().unwrap().p_broken_stick.unwrap() <= 0.05);
+    let [lo, hi] = c.intervals.slope_above.unwrap();
+    assert!(lo < t.above && t.above < hi && hi - lo < 2.5, "[{lo}, {hi}]");
+    let [lo, hi] = c.intervals.knot.unwrap();
+    assert!(lo < t.knot && t.knot < hi, "[{lo}, {hi}]");
+}
+
+/// Over `campaigns` synthetic campaigns of `t`, the fraction whose 95% bootstrap interval of the
+/// slope above the knot covers the truth, the mean slope, and the median width.
+fn stick_coverage(t: &Stick, family: Family, campaigns: u64, resamples: usize) -> (f64, f64, f64) {
+    let (mut covered, mut sum, mut widths, mut n) = (0, 0.0, Vec::new(), 0);
+    for c in 0..campaigns {
+        let counts = stick_counts(t, 7000 + c);
+        let Ok(f) = family.fit(&counts, Shape::BrokenStick) else { continue };
+        let iv = choice::bootstrap(family, &counts, Shape::BrokenStick, resamples, c);
+        let [lo, hi] = iv.slope_above.expect("resamples");
+        covered += usize::from(lo <= t.above && t.above <= hi);
+        sum += f.slope_above();
+        widths.push(hi - lo);
+        n += 1;
+    }
+    assert!(n as u64 >= campaigns * 9 / 10, "{n} fits of {campaigns}");
+    widths.sort_by(f64::total_cmp);
+    let n = n as f64;
+    (covered as f64 / n, sum / n, widths[widths.len() / 2])
+}
+
+/// The Poisson-lognormal fit, which the report's rule reads, on fewer campaigns than the
+/// censored one below (its fits cost more); the full study of both, 200 campaigns each, is
+/// `coverage_study` (results in `benches/results/hardness-coverage/`).
+#[test]
+fn the_poisson_lognormal_slope_above_the_knot_is_covered() {
+    let t = Stick::default();
+    let started = std::time::Instant::now();
+    let (rate, mean, width) = stick_coverage(&t, Family::PoissonLognormal, 40, 99);
+    println!(
+        "Poisson-lognormal: coverage {rate:.3}, mean slope above {mean:.3}, median width {width:.3} ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    assert!((0.85..=1.0).contains(&rate), "coverage {rate}, mean {mean}, width {width}");
+    assert!((mean - t.above).abs() < 0.15, "mean {mean}");
+}
+
+/// The coverage study: 200 campaigns of the default design per family, 199 resamples each,
+/// one JSON line per family appended to `benches/results/hardness-coverage/coverage.jsonl`.
+#[test]
+#[ignore = "measurement: cargo test --release --test main -- --ignored hardness::coverage_study --nocapture"]
+fn coverage_study() {
+    use std::io::Write;
+    let t = Stick::default();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/results/hardness-coverage");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, family) in
+        [("poisson-lognormal", Family::PoissonLognormal), ("censored", Family::Censored { factor: fit::CENSOR_FACTOR })]
+    {
+        let started = std::time::Instant::now();
+        let (campaigns, resamples) = (200, 199);
+        let (rate, mean, width) = stick_coverage(&t, family, campaigns, resamples);
+        let line = serde_json::json!({
+            "family": name,
+            "campaigns": campaigns,
+            "resamples": resamples,
+            "truth": {"knot": t.knot, "below": t.below, "above": t.above, "at_knot": t.at_knot, "s": t.s,
+                      "instances": t.instances, "x": [t.x0, t.x1], "target": t.target, "cap": t.cap, "chunk": t.chunk},
+            "coverage_slope_above": rate,
+            "mean_slope_above": mean,
+            "median_width": width,
+            "seconds": started.elapsed().as_secs_f64(),
+            "version": env!("CARGO_PKG_VERSION"),
+        });
+        println!("{line}");
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("coverage.jsonl")).unwrap();
+        writeln!(f, "{line}").unwrap();
+    }
+}
+
+#[test]
+fn the_slope_above_the_knot_is_covered_about_95_percent_of_the_time() {
+    let t = Stick::default();
+    let started = std::time::Instant::now();
+    let (rate, mean, width) = stick_coverage(&t, Family::Censored { factor: fit::CENSOR_FACTOR }, 200, 199);
+    println!(
+        "censored: coverage {rate:.3}, mean slope above {mean:.3}, median width {width:.3} ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    assert!((0.91..=0.99).contains(&rate), "coverage {rate}, mean {mean}, width {width}");
+    assert!((mean - t.above).abs() < 0.1, "mean {mean}");
 }

@@ -18,7 +18,7 @@
 pub mod report;
 pub mod run;
 
-pub use report::{devices, fit, hardness, stats, svg};
+pub use report::{choice, curve, devices, fit, hardness, poisson_lognormal, stats, svg};
 pub use run::{
     Budget, BySize, Config, Continuation, Done, FoundAt, GenSpec, Group, Instance, InstanceSpec, Job, Ladder, MAX_RUNS,
     MIN_DEADLINE_RUN_S, Machine, MethodSpec, OnFile, Part, Parts, Provenance, Record, Request, RequestError, RunClock,

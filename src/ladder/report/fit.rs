@@ -17,23 +17,22 @@
 //!   on the `y` axis makes the point censored at [`censor_point`], no solution on the `x` axis
 //!   leaves the unit out (it cannot be placed).
 //! - **Bootstrap** ([`regress_counts`]): B. Efron's percentile bootstrap (*Bootstrap methods:
-//!   another look at the jackknife*, Ann. Statist. 7:1 (1979)), over units and over each
-//!   unit's measurements at once: a resample draws the units with replacement, then redraws
-//!   every measured count of each drawn unit as Poisson around its observed count with its
-//!   work held fixed (a parametric bootstrap of the counts: under memoryless run lengths the
-//!   solutions found in a fixed amount of work are Poisson, and the observed count is the
-//!   maximum-likelihood estimate of their mean), rebuilds the points (a redrawn `y` count of
-//!   0 is censored, a redrawn `x` count of 0 drops the unit from that resample, as in the fit
-//!   itself) and refits. The 2.5% and 97.5% points of the refitted slopes and intercepts are
-//!   the 95% intervals. A resample whose fit fails (too few points seen exactly) is counted
-//!   and left out.
+//!   another look at the jackknife*, Ann. Statist. 7:1 (1979)) over units: a resample draws the
+//!   units with replacement and refits. Each unit's counts go with it as observed: the noise of
+//!   a count is already in the unit's residual about the line, which the resampling of units
+//!   carries, so redrawing the counts too would count it twice. [`BootOptions::redraw`] turns
+//!   on the older scheme that also redraws every measured count of each drawn unit as Poisson
+//!   around its observed count with its work held fixed (a redrawn `y` count of 0 is censored,
+//!   a redrawn `x` count of 0 drops the unit from that resample), which makes the intervals
+//!   conservative. The 2.5% and 97.5% points of the refitted slopes and intercepts are the 95%
+//!   intervals. A resample whose fit fails (too few points seen exactly) is counted and left
+//!   out.
 //!
 //! What the bootstrap does and does not do about errors in `x`: it widens the intervals by
 //! the noise of the `x` estimates, but does not remove the attenuation that noise causes in
 //! the slope (the regression-dilution factor `var(x) / (var(x) + mean noise variance)`,
 //! reported as [`CountRegression::reliability`]); with 10 solutions per `x` over several
-//! decades of `x` the factor is above 0.99. The redraw of the `y` counts repeats noise that
-//! the residual spread already holds once, which makes the intervals slightly conservative.
+//! decades of `x` the factor is above 0.99.
 
 use super::stats;
 use rand::{RngExt, SeedableRng};
@@ -64,6 +63,15 @@ pub enum FitError {
     /// Newton's method did not converge in the given number of steps.
     #[error("the likelihood did not converge in {0} Newton steps")]
     NoConvergence(usize),
+    /// Too few points seen exactly to place a knot with points on both sides
+    /// (`curve::knot_range`).
+    #[error("{seen} points seen exactly: too few for a knot ({needed} needed)")]
+    NoKnot {
+        /// Points seen exactly.
+        seen: usize,
+        /// The fewest a knot takes.
+        needed: usize,
+    },
 }
 
 /// A point of a censored regression: `y` seen exactly, or (`censored`) known only to lie
@@ -315,11 +323,14 @@ pub struct BootOptions {
     pub seed: u64,
     /// [`CENSOR_FACTOR`] unless a comparison asks for another.
     pub censor_factor: f64,
+    /// Whether a resample also redraws each drawn unit's counts as Poisson (off by default:
+    /// the resampling of units already carries each unit's count noise, in its residual).
+    pub redraw: bool,
 }
 
 impl Default for BootOptions {
     fn default() -> Self {
-        BootOptions { resamples: stats::RESAMPLES, seed: 0, censor_factor: CENSOR_FACTOR }
+        BootOptions { resamples: stats::RESAMPLES, seed: 0, censor_factor: CENSOR_FACTOR, redraw: false }
     }
 }
 
@@ -439,6 +450,10 @@ pub fn regress_counts(units: &[Unit], opt: &BootOptions) -> Result<CountRegressi
         sample.clear();
         for _ in 0..units.len() {
             let u = units[rng.random_range(0..units.len())];
+            if !opt.redraw {
+                sample.push(u);
+                continue;
+            }
             let redraw = |m: Measured, rng: &mut Xoshiro256PlusPlus| Measured {
                 total: m.total,
                 solutions: poisson(rng, m.solutions as f64),

@@ -4,10 +4,13 @@
 //! growth with board area; run-time distribution plots. The statistics are in
 //! [`stats`].
 
+pub mod choice;
+pub mod curve;
 pub mod devices;
 pub mod fit;
 pub mod format;
 pub mod hardness;
+pub mod poisson_lognormal;
 pub mod runtimes;
 pub mod stats;
 pub mod svg;

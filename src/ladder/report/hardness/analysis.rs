@@ -2,6 +2,8 @@
 //! the crossing, the placed points, and [`analyse`].
 
 use super::inputs::*;
+use crate::ladder::report::choice::{self, Choice, ChoiceOptions};
+use crate::ladder::report::curve::Shape;
 use crate::ladder::report::fit::{self, Axis, BootOptions, CountRegression, FitError, Measured, Unit};
 use crate::ladder::report::stats::{self};
 use crate::ladder::run::Record;
@@ -268,6 +270,11 @@ pub struct Summary {
     /// The same fit over parts of the instances: the easier and the harder half (split at
     /// the median hardness), and each board size with at least [`MIN_SUBSET`] instances.
     pub subsets: Vec<SubsetFit>,
+    /// The line, quadratic and broken stick, censored and Poisson-lognormal, the chosen curve;
+    /// null where no line could be fitted or [`Options::curve_resamples`] is 0.
+    pub curve: Option<CurveSummary>,
+    /// Why there is no curve, when there is none.
+    pub curve_error: Option<String>,
 }
 
 /// Everything the section shows.
@@ -300,12 +307,63 @@ pub struct Options {
     /// The censoring point of a map without a solution, as a multiple of its work
     /// ([`fit::CENSOR_FACTOR`]).
     pub censor_factor: f64,
+    /// Campaigns simulated from the fitted line for the curves' tests ([`choice`]; 0: no
+    /// test, the line kept).
+    pub simulations: usize,
+    /// Resamples of the chosen curve's bootstrap over instances (0: no curves at all).
+    pub curve_resamples: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { resamples: stats::RESAMPLES, seed: stats::stable_hash("hardness"), censor_factor: fit::CENSOR_FACTOR }
+        Options {
+            resamples: stats::RESAMPLES,
+            seed: stats::stable_hash("hardness"),
+            censor_factor: fit::CENSOR_FACTOR,
+            simulations: 199,
+            curve_resamples: 999,
+        }
     }
+}
+
+/// The curve the counts support ([`choice::choose`]) and its crossing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CurveSummary {
+    /// The fits, the tests, the chosen curve and its intervals.
+    #[serde(flatten)]
+    pub choice: Choice,
+    /// The crossing of the chosen curve's segment at the hard end with the scan's line (the
+    /// segment above the knot for the broken stick); null without costs or where its slope's
+    /// interval reaches 1.
+    pub crossing: Option<Crossing>,
+    /// Whether that crossing lies above the knot, on the segment it was computed from.
+    pub crossing_on_segment: Option<bool>,
+}
+
+/// The chosen curve's crossing with the scan in core-seconds: [`crossing`] of the segment that
+/// fits the hard end ([`choice::upper_segment`]), with the bootstrap's segments as replicates.
+pub fn curve_crossing(c: &Choice, costs: &CostsUsed) -> Option<Crossing> {
+    let (a, b) = choice::upper_segment(&c.fit);
+    let reg = CountRegression {
+        line: fit::Line {
+            intercept: a,
+            slope: b,
+            sigma: c.fit.sigma,
+            log_likelihood: c.fit.log_likelihood,
+            points: c.fit.points,
+            censored: c.fit.censored,
+            iterations: 0,
+        },
+        units: c.fit.points,
+        left_out: 0,
+        slope_ci: c.intervals.slope_above?,
+        intercept_ci: [f64::NAN; 2],
+        resamples: c.intervals.resamples,
+        failed: c.intervals.failed,
+        reliability: f64::NAN,
+        replicates: c.intervals.upper.clone(),
+    };
+    crossing(&reg, costs)
 }
 
 /// The units of the hardness fit: scan and map counts of every common instance.
@@ -491,7 +549,8 @@ pub fn analyse(records: &[Record], inputs: Inputs, opt: &Options) -> Option<Hard
     let costs_from_records = costs_from_records(records, &labels);
     let costs = pick_costs(&costs_from_records, &inputs.core_rates, largest);
     let us = units(&instances);
-    let boot = BootOptions { resamples: opt.resamples, seed: opt.seed, censor_factor: opt.censor_factor };
+    let boot =
+        BootOptions { resamples: opt.resamples, seed: opt.seed, censor_factor: opt.censor_factor, redraw: false };
     let fitted = fit::regress_counts(&us, &boot);
     let (pts, left_out) = fit::points(&us, opt.censor_factor);
     let xr = [
@@ -517,9 +576,32 @@ pub fn analyse(records: &[Record], inputs: Inputs, opt: &Options) -> Option<Hard
         Err(e) => (None, Some(e)),
     };
     let parts = subsets(&instances, &boot, costs.as_ref(), &inputs.core_rates, &inputs.points);
+    let (curve, curve_error) = if opt.curve_resamples > 0 {
+        let copt = ChoiceOptions {
+            simulations: opt.simulations,
+            resamples: opt.curve_resamples,
+            seed: opt.seed ^ 0xc0e,
+            censor_factor: opt.censor_factor,
+        };
+        match choice::choose(&choice::counts(&us), &copt) {
+            Ok(c) => {
+                let cross = costs.as_ref().and_then(|k| curve_crossing(&c, k));
+                let on = cross.as_ref().map(|x| match (c.chosen, c.fit.knot) {
+                    (Shape::BrokenStick, Some(k)) => x.hardness.log10() >= k,
+                    _ => true,
+                });
+                (Some(CurveSummary { choice: c, crossing: cross, crossing_on_segment: on }), None)
+            }
+            Err(e) => (None, Some(e.to_string())),
+        }
+    } else {
+        (None, None)
+    };
     let mut summary =
         summarize(&labels, common.len(), &pts, left_out, regression.as_ref(), error, costs, xr, &inputs, &density, opt);
     summary.subsets = parts;
+    summary.curve = curve;
+    summary.curve_error = curve_error;
     Some(Hardness { labels, instances, regression, density, costs_from_records, inputs, summary })
 }
 
@@ -577,6 +659,8 @@ pub(super) fn summarize(
             place(r, costs.as_ref(), &inputs.core_rates, &inputs.points, xr, opt.seed ^ 0x9e37)
         }),
         subsets: Vec::new(),
+        curve: None,
+        curve_error: None,
         costs,
     }
 }

@@ -15,9 +15,15 @@
 //! over the instances, where an instance on which the map found no solution is censored: its
 //! true value lies above `log10(T e^gamma)` ([`fit::CENSOR_FACTOR`](crate::ladder::report::fit::CENSOR_FACTOR)), and an instance on which
 //! the scan found none is left out (it cannot be placed on the hardness axis) and counted.
-//! The 95% intervals of `b` and `a` come from Efron's percentile bootstrap over instances and
-//! over each instance's two counts, redrawn as Poisson around the observed counts with the
-//! work held fixed ([`fit::regress_counts`](crate::ladder::report::fit::regress_counts)).
+//! The 95% intervals of `b` and `a` come from Efron's percentile bootstrap over instances, each
+//! with its counts as observed ([`fit::regress_counts`](crate::ladder::report::fit::regress_counts)).
+//!
+//! One line may not hold from the easy end to the hard one. The line, a quadratic and a broken
+//! stick are fitted both censored and by the Poisson-lognormal likelihood of the counts, each
+//! tested against the line by a parametric bootstrap, and one chosen by a stated rule
+//! ([`choice`](crate::ladder::report::choice)); the answer is then the chosen curve's slope at
+//! the hard end (above the knot), and the crossing below is computed from that segment
+//! ([`curve_crossing`]).
 //!
 //! In core-seconds, with `c_map` core-seconds per map trial-iteration and `c_scan` per scan
 //! node, the map's line is `c_map 10^a H^b` and the scan's `c_scan H`; they meet at

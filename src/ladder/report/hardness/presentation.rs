@@ -2,6 +2,8 @@
 
 use super::analysis::*;
 use super::inputs::*;
+use crate::ladder::report::choice::{Family, Tested};
+use crate::ladder::report::curve::{CurveFit, Shape};
 use crate::ladder::report::fit::{self};
 use crate::ladder::report::stats::Pooled;
 use crate::ladder::report::svg::{ErrorPoint, ScatterBand, ScatterPlot, scatter_plot};
@@ -72,14 +74,36 @@ pub fn markdown(h: &Hardness) -> String {
             i.known_solutions.map_or("-".into(), |n| n.to_string())
         ));
     }
+    if let Some(c) = &s_.curve {
+        let ch = &c.choice;
+        let iv = &ch.intervals;
+        s.push_str(&match (ch.chosen, ch.fit.knot) {
+            (Shape::BrokenStick, Some(k)) => format!(
+                "\n**The answer: above a knot at {} scan nodes per solution {}, the map's trial-iterations per \
+                 solution grow as the scan's nodes per solution to the power {:.3} {}** (the broken stick, chosen \
+                 over the line by the rule below; below the knot the power is {:.3} {}).\n",
+                sci(10f64.powf(k)),
+                iv.knot.map_or("-".into(), |[lo, hi]| format!("[{}, {}]", sci(10f64.powf(lo)), sci(10f64.powf(hi)))),
+                ch.fit.slope_above(),
+                ci(iv.slope_above),
+                ch.fit.coef[1],
+                ci(iv.slope_below),
+            ),
+            _ => format!(
+                "\n**The answer: the map's trial-iterations per solution grow as the scan's nodes per solution to \
+                 the power {:.3} {}** (the line, kept by the rule below).\n",
+                ch.fit.coef[1],
+                ci(iv.slope_above)
+            ),
+        });
+    }
     s.push_str(&format!(
         "\n**The fit.** Censored normal regression (Tobin 1958) of y = log10(map trial-iterations per \
          solution) on x = log10(scan nodes per solution), y = a + b x + e, e ~ N(0, s^2), by maximum \
          likelihood; an instance where the map found nothing in T trial-iterations is censored (its y \
          lies above log10({:.2} T), where the likelihood of finding none, exp(-T / mean), has its step), \
          one where the scan found nothing is left out. 95% intervals: percentile bootstrap (Efron) over \
-         instances and over each instance's two counts, redrawn as Poisson around what was found with \
-         the work held fixed ({} resamples, seeded). ",
+         instances, their counts as observed ({} resamples, seeded). ",
         s_.censor_factor, s_.resamples
     ));
     match (&h.regression, &s_.error) {
@@ -115,11 +139,12 @@ pub fn markdown(h: &Hardness) -> String {
         ));
     }
     s.push('\n');
+    s.push_str(&curve_section(s_));
     if let Some(c) = &s_.costs {
         s.push_str(&format!(
             "\n**In core-seconds.** With c_map = {:.3e} core-seconds per map trial-iteration and c_scan = {:.3e} \
-             per scan node ({}, {}; {:.3e} and {:.3e} per core-second), the map's line c_map 10^a H^b and the \
-             scan's c_scan H ",
+             per scan node ({}, {}; {:.3e} and {:.3e} per core-second), the map's whole line c_map 10^a H^b (the \
+             line fit above; the chosen curve's crossing is stated under **Which curve?**) and the scan's c_scan H ",
             c.map,
             c.scan,
             c.source,
@@ -252,6 +277,151 @@ pub fn markdown(h: &Hardness) -> String {
         ));
         s.push_str(&placed_table(&d.points));
     }
+    s
+}
+
+/// A curve's parameters in words.
+fn curve_params(f: &CurveFit) -> String {
+    match f.shape {
+        Shape::Line => format!("a = {:.3}, b = {:.3}", f.coef[0], f.coef[1]),
+        Shape::Quadratic => {
+            format!("a = {:.3}, b = {:.3}, c = {:.4} (y = a + b x + c x^2)", f.coef[0], f.coef[1], f.coef[2])
+        }
+        Shape::BrokenStick => format!(
+            "knot x = {:.2}, slope below {:.3}, above {:.3}, a = {:.3}",
+            f.knot.unwrap_or(f64::NAN),
+            f.coef[1],
+            f.slope_above(),
+            f.coef[0]
+        ),
+    }
+}
+
+/// The rows of one family's fits.
+fn family_rows(t: &Tested) -> String {
+    let name = match t.family {
+        Family::Censored { factor } => format!("censored at {factor:.2} T"),
+        Family::PoissonLognormal => "Poisson-lognormal".into(),
+    };
+    let mut s = String::new();
+    let rows = [
+        (Some(t.line), None, None),
+        (t.quadratic, t.lr_quadratic, t.p_quadratic),
+        (t.broken_stick, t.lr_broken_stick, t.p_broken_stick),
+    ];
+    for (f, lr, p) in rows {
+        let Some(f) = f else { continue };
+        s.push_str(&format!(
+            "| {name} | {} | {} | {:.3} | {:.2} | {} | {} |\n",
+            f.shape.name(),
+            curve_params(&f),
+            f.sigma,
+            f.log_likelihood,
+            lr.map_or("-".into(), |v| format!("{v:.2}")),
+            p.map_or("-".into(), |v| format!("{v:.3} ({} simulated)", t.simulations)),
+        ));
+    }
+    s
+}
+
+/// The section's part on the curve: the fits, the tests, the chosen curve and its crossing.
+fn curve_section(s_: &Summary) -> String {
+    let Some(c) = &s_.curve else {
+        return s_
+            .curve_error
+            .as_ref()
+            .map_or(String::new(), |e| format!("\n**Which curve?** No curve fitted: {e}.\n"));
+    };
+    let ch = &c.choice;
+    let mut s = String::from(
+        "\n**Which curve?** A line through the whole range can hide a slope that changes. Three curves of y on \
+         x, each fitted two ways: a line, a quadratic, and a broken stick (continuous, two slopes, the knot \
+         estimated by profiling the likelihood between the 10th and 90th percentiles of x; Hinkley 1969, \
+         Muggeo 2003); censored as above (Tobin 1958), and by the Poisson-lognormal likelihood of the map's \
+         solution counts (k ~ Poisson(W / c), log10 c ~ N(f(x), s^2), c integrated out by adaptive \
+         Gauss-Hermite quadrature; Aitchison and Ho 1989), which needs no bound for the instances where \
+         the map found none; s is then the scatter of the mean work per solution without the counts' \
+         Poisson noise. The likelihood ratio (LR) of each curve against the line is tested by a parametric \
+         bootstrap (Davison and Hinkley 1997): campaigns simulated from the fitted line with the same \
+         hardness and work per instance, counts Poisson, every curve refitted (a knot has no chi-square \
+         null).\n\n\
+         | fit | curve | parameters | s | ln L | LR against the line | p (parametric bootstrap) |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for t in [&ch.poisson_lognormal, &ch.censored].into_iter().flatten() {
+        s.push_str(&family_rows(t));
+    }
+    let fam = match ch.family {
+        Family::PoissonLognormal => "Poisson-lognormal",
+        Family::Censored { .. } => "censored",
+    };
+    let iv = &ch.intervals;
+    s.push_str(&format!(
+        "\nThe rule: {}. **Chosen: the {}** ({fam} fit). 95% intervals: percentile bootstrap (Efron) over \
+         instances, {} resamples{}, the counts as observed (not redrawn: their noise is in the scatter), the \
+         knot profiled again and the harder half split again at the median in each resample.",
+        ch.rule,
+        ch.chosen.name(),
+        iv.resamples,
+        if iv.failed > 0 { format!(" ({} without a fit left out)", iv.failed) } else { String::new() },
+    ));
+    let r = |v: Option<[f64; 2]>| ci(v);
+    match (ch.chosen, ch.fit.knot) {
+        (Shape::BrokenStick, Some(k)) => {
+            let kk = iv.knot.map_or("-".into(), |[lo, hi]| {
+                format!(
+                    "[{lo:.2}, {hi:.2}], {} to {} scan nodes per solution",
+                    sci(10f64.powf(lo)),
+                    sci(10f64.powf(hi))
+                )
+            });
+            s.push_str(&format!(
+                " The knot at x = {k:.2} ({} scan nodes per solution) {kk}; the slope below it {:.3} {}; \
+                 **the slope above the knot: {:.3} {}**.",
+                sci(10f64.powf(k)),
+                ch.fit.coef[1],
+                r(iv.slope_below),
+                ch.fit.slope_above(),
+                r(iv.slope_above),
+            ));
+        }
+        _ => s.push_str(&format!(" **The line's slope: {:.3} {}**.", ch.fit.coef[1], r(iv.slope_above))),
+    }
+    s.push_str(&format!(
+        " The harder half's line (the instances at or above the median hardness): slope {} {} (split again in each \
+         resample).",
+        ch.harder_half_line.map_or("-".into(), |f| format!("{:.3}", f.coef[1])),
+        r(iv.harder_half)
+    ));
+    if let (Some(ci_), Some(t)) = (&ch.censored_intervals, &ch.censored) {
+        let f = if ch.chosen == Shape::BrokenStick { t.broken_stick } else { Some(t.line) };
+        if let Some(f) = f {
+            s.push_str(&format!(
+                " The censored fit's {} for comparison: {}; slope above the knot {:.3} {}, knot {}.",
+                ch.chosen.name(),
+                curve_params(&f),
+                f.slope_above(),
+                r(ci_.slope_above),
+                r(ci_.knot)
+            ));
+        }
+    }
+    match (&c.crossing, &s_.costs) {
+        (Some(x), Some(_)) => s.push_str(&format!(
+            " From the chosen curve's segment at the hard end, the map's and the scan's core-seconds meet at \
+             H* = {} scan nodes per solution [{}, {}], the map the cheaper {} it{}.",
+            sci(x.hardness),
+            x.ci[0].map_or("unbounded".into(), sci),
+            x.ci[1].map_or("unbounded".into(), sci),
+            x.map_cheaper,
+            if c.crossing_on_segment == Some(false) { " (below the knot: off the segment it comes from)" } else { "" }
+        )),
+        (None, Some(_)) => s.push_str(
+            " No crossing can be stated from the chosen curve: the interval of its slope at the hard end reaches 1.",
+        ),
+        _ => {}
+    }
+    s.push('\n');
     s
 }
 

@@ -309,15 +309,10 @@ pub fn needs(job: MapJob<'_>, assign: AssignOn, adapters: usize) -> Vec<Feature>
 /// on an H200 at 8x8, BENCHMARKS.md), then the host's.
 pub const AUTO_ASSIGN: [AssignOn; 2] = [AssignOn::GpuJv, AssignOn::Cpu];
 
-/// The features that follow from where F1's assignments run.
-const PLACEMENT: &[Feature] = &[
-    Feature::HostAssign,
-    Feature::GpuJv,
-    Feature::GpuJvSg,
-    Feature::GpuJvSgStaged,
-    Feature::GpuAuction,
-    Feature::DeviceLoop,
-];
+/// Whether `f` follows from where F1's assignments run (the features `--assign` asks for).
+fn placement(f: &Feature) -> bool {
+    f.key() == "assign"
+}
 
 /// What `assign` means at `place` for the F1 batch `cfg`: any choice but `auto` stands; `auto`
 /// is the first placement of [`AUTO_ASSIGN`] that the table lets the run use there: `place`
@@ -330,9 +325,9 @@ pub fn resolve_assign(assign: AssignOn, place: Place, cfg: &crate::f1::map::MapC
         return assign;
     }
     let job = MapJob::F1(cfg);
-    let run: Vec<Feature> = needs(job, AssignOn::Auto, 1).into_iter().filter(|f| !PLACEMENT.contains(f)).collect();
+    let run: Vec<Feature> = needs(job, AssignOn::Auto, 1).into_iter().filter(|f| !placement(f)).collect();
     let fits = |a: AssignOn| {
-        let own: Vec<Feature> = needs(job, a, 1).into_iter().filter(|f| PLACEMENT.contains(f)).collect();
+        let own: Vec<Feature> = needs(job, a, 1).into_iter().filter(|f| placement(f)).collect();
         let offered = own.iter().all(|&f| {
             let o = row(f).at(place);
             o.yes && !o.without.iter().any(|w| run.contains(w))
@@ -341,7 +336,7 @@ pub fn resolve_assign(assign: AssignOn, place: Place, cfg: &crate::f1::map::MapC
             && run.iter().all(|&g| {
                 let o = row(g).at(place);
                 !o.without.iter().any(|w| own.contains(w))
-                    && o.with.iter().filter(|w| PLACEMENT.contains(w)).all(|w| own.contains(w))
+                    && o.with.iter().filter(|w| placement(w)).all(|w| own.contains(w))
             })
     };
     AUTO_ASSIGN.into_iter().find(|&a| fits(a)).unwrap_or(AssignOn::Cpu)

@@ -327,7 +327,7 @@ pub fn resolve_assign(assign: AssignOn, place: Place, cfg: &crate::f1::map::MapC
     let job = MapJob::F1(cfg);
     let run: Vec<Feature> = needs(job, AssignOn::Auto, 1).into_iter().filter(|f| !placement(f)).collect();
     let fits = |a: AssignOn| {
-        let own: Vec<Feature> = needs(job, a, 1).into_iter().filter(|f| placement(f)).collect();
+        let own: Vec<Feature> = needs(job, a, 1).into_iter().filter(placement).collect();
         let offered = own.iter().all(|&f| {
             let o = row(f).at(place);
             o.yes && !o.without.iter().any(|w| run.contains(w))

@@ -338,13 +338,21 @@ pub struct CurveSummary {
     pub crossing: Option<Crossing>,
     /// Whether that crossing lies above the knot, on the segment it was computed from.
     pub crossing_on_segment: Option<bool>,
+    /// The boards beyond the campaign (`points.json`) placed on the segment at the hard end.
+    pub points: Vec<Placed>,
 }
 
 /// The chosen curve's crossing with the scan in core-seconds: [`crossing`] of the segment that
 /// fits the hard end ([`choice::upper_segment`]), with the bootstrap's segments as replicates.
 pub fn curve_crossing(c: &Choice, costs: &CostsUsed) -> Option<Crossing> {
+    crossing(&upper_regression(c)?, costs)
+}
+
+/// The chosen curve's segment at the hard end ([`choice::upper_segment`]) as a line with the
+/// bootstrap's segments as its replicates; None without the slope's interval.
+pub fn upper_regression(c: &Choice) -> Option<CountRegression> {
     let (a, b) = choice::upper_segment(&c.fit);
-    let reg = CountRegression {
+    Some(CountRegression {
         line: fit::Line {
             intercept: a,
             slope: b,
@@ -362,8 +370,7 @@ pub fn curve_crossing(c: &Choice, costs: &CostsUsed) -> Option<Crossing> {
         failed: c.intervals.failed,
         reliability: f64::NAN,
         replicates: c.intervals.upper.clone(),
-    };
-    crossing(&reg, costs)
+    })
 }
 
 /// The units of the hardness fit: scan and map counts of every common instance.
@@ -590,7 +597,10 @@ pub fn analyse(records: &[Record], inputs: Inputs, opt: &Options) -> Option<Hard
                     (Shape::BrokenStick, Some(k)) => x.hardness.log10() >= k,
                     _ => true,
                 });
-                (Some(CurveSummary { choice: c, crossing: cross, crossing_on_segment: on }), None)
+                let points = upper_regression(&c).map_or_else(Vec::new, |r| {
+                    place(&r, costs.as_ref(), &inputs.core_rates, &inputs.points, xr, opt.seed ^ 0x9e39)
+                });
+                (Some(CurveSummary { choice: c, crossing: cross, crossing_on_segment: on, points }), None)
             }
             Err(e) => (None, Some(e.to_string())),
         }

@@ -277,6 +277,15 @@ pub fn markdown(h: &Hardness) -> String {
         ));
         s.push_str(&placed_table(&d.points));
     }
+    if let Some(c) = s_.curve.as_ref().filter(|c| !c.points.is_empty()) {
+        s.push_str(&format!(
+            "\nThe same boards on the chosen curve's segment at the hard end ({}, slope {:.3}; its band \
+             from the bootstrap's segments):\n\n",
+            c.choice.chosen.name(),
+            c.choice.fit.slope_above()
+        ));
+        s.push_str(&placed_table(&c.points));
+    }
     s
 }
 

@@ -333,6 +333,21 @@ fn the_report_writes_the_section_the_figure_and_the_summary() {
     assert!(curve["rule"].as_str().unwrap().contains("below 0.05") && curve["fit"]["sigma"].is_number(), "{curve}");
     assert_eq!(curve["poisson_lognormal"]["simulations"].as_u64(), Some(199));
     assert_eq!(f["points"].as_array().unwrap().len(), 2);
+    // The boards placed on the chosen curve's segment at the hard end, at its slope above the
+    // knot (the line's slope when the line is chosen).
+    let on_curve = curve["points"].as_array().unwrap();
+    assert_eq!(on_curve.len(), 2, "{curve}");
+    assert!(md.contains("on the chosen curve's segment at the hard end"), "{md}");
+    let slope = curve["fit"]["coef"][1].as_f64().unwrap() + curve["fit"]["coef"][2].as_f64().unwrap();
+    let work = |p: &serde_json::Value| p["map_work"].as_f64().unwrap().log10();
+    let x = |p: &serde_json::Value| p["scan_nodes_per_solution"].as_f64().unwrap().log10();
+    if curve["chosen"] == "broken_stick" {
+        let rise = (work(&on_curve[0]) - work(&on_curve[1])) / (x(&on_curve[0]) - x(&on_curve[1]));
+        assert!(
+            (rise - slope).abs() < 1e-9 || x(&on_curve[1]) < curve["fit"]["knot"].as_f64().unwrap(),
+            "{rise} {slope}"
+        );
+    }
     // Twelve instances: two halves of six, each fitted; the boards placed on the harder half's
     // line too, and only there.
     let parts = f["subsets"].as_array().unwrap();

@@ -526,15 +526,29 @@ pub fn figure(h: &Hardness) -> String {
         groups: &groups,
         band,
         reference,
-        part: h.summary.subsets.iter().find(|p| p.name == "the harder half").and_then(|p| {
-            let (a, b, [lo, hi]) = (p.intercept?, p.exponent?, p.exponent_ci?);
-            Some((
-                a,
-                b,
-                [p.range[0].log10(), p.range[1].log10()],
-                format!("harder half: b = {b:.2} [{lo:.2}, {hi:.2}]"),
-            ))
+        // The chosen broken stick's segment above its knot, the answer's; else the harder half's line.
+        part: chosen_segment(h, &points).or_else(|| {
+            h.summary.subsets.iter().find(|p| p.name == "the harder half").and_then(|p| {
+                let (a, b, [lo, hi]) = (p.intercept?, p.exponent?, p.exponent_ci?);
+                Some((
+                    a,
+                    b,
+                    [p.range[0].log10(), p.range[1].log10()],
+                    format!("harder half: b = {b:.2} [{lo:.2}, {hi:.2}]"),
+                ))
+            })
         }),
         bound_note: "map found none: 95% lower bound",
     })
+}
+
+/// The chosen broken stick's segment above its knot, from the knot to the hardest instance
+/// drawn, as the figure draws a part: (intercept, slope, x range, legend).
+fn chosen_segment(h: &Hardness, points: &[ErrorPoint]) -> Option<(f64, f64, [f64; 2], String)> {
+    let c = h.summary.curve.as_ref()?;
+    let knot = c.choice.fit.knot.filter(|_| c.choice.chosen == Shape::BrokenStick)?;
+    let (a, b) = crate::ladder::report::choice::upper_segment(&c.choice.fit);
+    let [lo, hi] = c.choice.intervals.slope_above?;
+    let x1 = points.iter().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max);
+    (x1 > knot).then(|| (a, b, [knot, x1], format!("above the knot (broken stick): b = {b:.2} [{lo:.2}, {hi:.2}]")))
 }

@@ -262,6 +262,7 @@ impl SolveSpec {
             }
         }
         crate::options::check_idle(&self.run)?;
+        self.check_placement()?;
         if let Some(t) = self.run.time_limit
             && !(0.0..=limits::MAX_SECONDS).contains(&t)
         {
@@ -419,6 +420,27 @@ impl SolveSpec {
             return Some(f(MapJob::F1(&cfg)));
         }
         self.dc_config(&cancel).map(|cfg| f(MapJob::Dc(&cfg)))
+    }
+
+    /// F1's assignments placed where no backend runs them with the rest of the run (an
+    /// explicit `--assign`, `auto` aside) are refused with the spec, before any backend is
+    /// picked: the capability table's line, from the backend the placement belongs to.
+    fn check_placement(&self) -> Result<(), SpecError> {
+        use crate::backend::capability::{self, Place};
+        let Some(cfg) = self.map_config(&Cancel::new()) else { return Ok(()) };
+        if cfg.assign == crate::f1::map::AssignOn::Auto {
+            return Ok(());
+        }
+        let needs = capability::needs(backend::MapJob::F1(&cfg), cfg.assign, 1);
+        let own = if cfg.assign.on_device() { Place::Gpu } else { Place::Cpu };
+        match capability::check(own, &needs) {
+            Err(e)
+                if capability::check(Place::Cpu, &needs).is_err() && capability::check(Place::Gpu, &needs).is_err() =>
+            {
+                Err(SpecError::conflict(e.feature.key(), e.why))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Whether `backend` runs this spec (always, for the searches that run on the CPU).

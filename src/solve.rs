@@ -262,7 +262,6 @@ impl SolveSpec {
             }
         }
         crate::options::check_idle(&self.run)?;
-        self.check_placement()?;
         if let Some(t) = self.run.time_limit
             && !(0.0..=limits::MAX_SECONDS).contains(&t)
         {
@@ -308,7 +307,8 @@ impl SolveSpec {
                 }
             }
         }
-        Ok(())
+        // Last: it builds the batch's configuration, which the checks above make valid.
+        self.check_placement()
     }
 
     /// Refuses the run option `key` where the method does not use it: a method that does not

@@ -18,11 +18,25 @@
 //!   giving a bit mask of the entries whose piece is free; that set depends only on the
 //!   placements before the cell, so it holds until the walk backtracks past the cell, and the
 //!   entries are then taken in order by their lowest set bit;
+//! - the lists are short (2.4 entries on average on set 1's 8x8 inner cells, at most 6), and
+//!   a loop over a list's own length ends on a branch that mispredicts about once a list:
+//!   a list of up to 4 or up to 8 entries is tested as a fixed block of that many (what
+//!   follows the list, or padding after the last one, read and masked off);
 //! - the join budgets and the look-ahead, which rarely fail, are tested (with a branch) only
 //!   when an entry comes up; testing them then, in the same order, is the same walk;
-//! - the per-depth state is the list's first entry, the mask of entries left and the entry
-//!   placed, and the colour each placement shows downwards.
+//! - the per-depth state (the list's first entry, the mask of entries left, the packed entry
+//!   placed), the per-cell constants (first entry, list row, look-ahead masks) and the colour
+//!   each placement shows downwards live in arrays of a fixed [`CELLS`] entries indexed
+//!   modulo that size, so the hot loop has no bounds checks on them.
 //!
+//! The last two steps (2026-12-06, set 1 8x8 seed 11, 2e7 nodes under cachegrind's branch
+//! simulation): 229 instructions and 2.8 mispredicted branches a node before, 169 and 1.05
+//! after, of which 0.87 is the test whether the list has a free entry left, the search's own
+//! choice between going deeper and backtracking. No per-width or per-cell code is generated
+//! or monomorphised: what a cell's kind decides (its list, its joins' budgets, whether it has
+//! a cell below) is one 12-byte read of its [`Cell`] and one predictable branch, about 5 % of
+//! the instructions a node (ARCHITECTURE.md, "The scan's walker").
+
 //! It needs at most 256 cells and 32 colours, lists of at most 64 entries, and at most 63
 //! join budgets (kinds and colours) that occur; [`FastWalker::fits`] says so, and otherwise
 //! the search uses the table walker.
@@ -37,6 +51,34 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 const SPARE: usize = 63;
 /// Nodes between two checks of the stop flag and the node limit (as the table walker).
 const CHECK_EVERY: u64 = 1 << 16;
+/// Entries of padding after the last list, so that a fixed block of up to this many entries
+/// can be read from the start of any list ([`FastWalker::free`]).
+const PAD: usize = 8;
+/// Most cells of a board the fast walker walks: its per-cell and per-depth arrays have this
+/// fixed size and are indexed modulo it, so that the walk's indexing needs no bounds checks.
+const CELLS: usize = 256;
+/// [`Cell::below`] of a cell in the bottom row: no look-ahead.
+const NO_BELOW: u32 = u32::MAX;
+
+/// What the walk keeps of a depth: the packed entry placed (so that a backtrack reads it
+/// without going through the entry's index), the first entry of the cell's list, and the
+/// admissible entries of the list not tried yet (bit `j`: entry `base + j`).
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    rest: u64,
+    base: u32,
+    x: u32,
+}
+
+/// What the walk reads of a cell when it opens or tests an entry there.
+#[derive(Clone, Copy, Default)]
+struct Cell {
+    /// Its first entry, and the row of its list offsets in `starts` (`c * (K * K + 1)`).
+    first: u32,
+    row: u32,
+    /// Where its look-ahead masks start in `below` ([`NO_BELOW`] in the bottom row).
+    below: u32,
+}
 
 /// The fast first-solution walker over one puzzle's tables; `WORDS` words of piece bits.
 pub(super) struct FastWalker<'t, const WORDS: usize> {
@@ -53,20 +95,16 @@ pub(super) struct FastWalker<'t, const WORDS: usize> {
     /// last list), a third of the tables' 32-bit offsets (so that the walk's tables stay in
     /// the first-level cache).
     starts: Vec<u16>,
-    first: Vec<u32>,
-    /// Whether cell `c` has a cell below it.
-    has_below: Vec<bool>,
+    cells: Box<[Cell; CELLS]>,
     /// Initial budget of each dense index (the spare last, unlimited).
     budget0: [i32; SPARE + 1],
     budget: [i32; SPARE + 1],
-    /// Per depth: the first entry of the cell's list, and the admissible entries of the list
-    /// not tried yet (bit `j`: entry `base + j`).
-    base: Vec<u32>,
-    rest: Vec<u64>,
-    at: Vec<u32>,
+    /// Per depth: the walk's state ([`Frame`]), and the entry placed.
+    frames: Box<[Frame; CELLS]>,
+    at: Box<[u32; CELLS]>,
     /// `down[c + width]`: the colour the placement at `c` shows downwards (zeros for the row
     /// above the board), so cell `c` reads its up colour at `down[c]`.
-    down: Vec<u8>,
+    down: Box<[u8; 2 * CELLS]>,
     nodes: u64,
     deepest: usize,
     deepest_at: Vec<u32>,
@@ -107,7 +145,7 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
     pub(super) fn fits(t: &Tables) -> bool {
         t.cells.div_ceil(64) == WORDS
             && !t.reach
-            && t.cells <= 256
+            && t.cells <= CELLS
             && t.colors() <= 32
             && t.offsets.windows(2).all(|w| w[1] - w[0] <= 64)
             && (0..t.cells).all(|c| {
@@ -125,14 +163,12 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
             cand: Vec::new(),
             below: Vec::new(),
             starts: Vec::new(),
-            first: Vec::new(),
-            has_below: Vec::new(),
+            cells: Box::new([Cell::default(); CELLS]),
             budget0: [0; SPARE + 1],
             budget: [0; SPARE + 1],
-            base: vec![0; n],
-            rest: vec![0; n],
-            at: vec![0; n],
-            down: Vec::new(),
+            frames: Box::new([Frame::default(); CELLS]),
+            at: Box::new([0; CELLS]),
+            down: Box::new([0; 2 * CELLS]),
             nodes: 0,
             deepest: 0,
             deepest_at: Vec::with_capacity(n),
@@ -158,16 +194,16 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
             let (ja, jb) = (map[e.opens[0] as usize] as u32, map[e.opens[1] as usize] as u32);
             u32::from(e.piece) | u32::from(e.right) << 8 | u32::from(e.down) << 13 | ja << 18 | jb << 24
         }));
+        self.hot.resize(t.entries.len() + PAD, 0);
         self.cand.clear();
         self.cand.extend(t.entries.iter().map(|e| e.cand as u16));
         // The width may differ from the last tables' (another orientation of the board).
-        self.has_below.clear();
-        self.has_below.extend((0..n).map(|c| c + t.width < n));
-        self.down.clear();
-        self.down.resize(n + t.width, 0);
+        self.down.fill(0);
         let kk = k * k;
-        self.first.clear();
-        self.first.extend((0..n).map(|c| t.offsets[c * kk]));
+        for c in 0..n {
+            let below = if c + t.width < n { (c * k * WORDS) as u32 } else { NO_BELOW };
+            self.cells[c] = Cell { first: t.offsets[c * kk], row: (c * (kk + 1)) as u32, below };
+        }
         self.starts.clear();
         for c in 0..n {
             let f = t.offsets[c * kk];
@@ -199,48 +235,72 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
         )
     }
 
-    /// The entries of the list `hot` at a cell whose pieces are unused, as a bit mask (bit
-    /// `j`: entry `j`), tested all at once without branches. The piece test is the one that
+    /// The entries of the list `hot[a..a + len]` at a cell whose pieces are unused, as a bit
+    /// mask (bit `j`: entry `a + j`), tested all at once without branches. The piece test is the one that
     /// fails often (more than half of all tests) and unpredictably; the join budgets and the
     /// look-ahead, which rarely fail, are tested when an entry comes up ([`Self::fits_joins`]).
     /// Which entries pass depends only on the placements before the cell, so the mask holds
     /// until the walk backtracks past it, and testing the rest later, in the same order, gives
     /// the same walk as testing every entry in turn.
     #[inline(always)]
-    fn free(hot: &[u32], used: &[u64; WORDS]) -> u64 {
-        let mut mask = 0u64;
-        for (j, &x) in hot.iter().enumerate() {
-            let (w, pbit, ..) = Self::unpack(x);
-            mask |= u64::from(used[w] & pbit == 0) << j;
+    fn free(hot: &[u32], a: usize, len: usize, used: &[u64; WORDS]) -> u64 {
+        // Lists are short (2-3 entries on average, at most 6 on set 1's 8x8): a loop over the
+        // list's own length ends on a branch that the length's variety makes unpredictable,
+        // so short lists are tested as a fixed block of 4 or 8 entries (the entries after the
+        // list, or the padding after the last list, tested and masked off).
+        #[inline(always)]
+        fn block<const B: usize, const WORDS: usize>(hot: &[u32], a: usize, used: &[u64; WORDS]) -> u64 {
+            let h: &[u32; B] = hot[a..a + B].try_into().expect("padded");
+            let mut mask = 0u64;
+            for (j, &x) in h.iter().enumerate() {
+                let p = (x & 0xff) as usize;
+                let w = if WORDS == 1 { 0 } else { p >> 6 };
+                mask |= (!used[w] >> (p & 63) & 1) << j;
+            }
+            mask
         }
-        mask
+        if len <= 4 {
+            block::<4, WORDS>(hot, a, used) & ((1 << len) - 1)
+        } else if len <= PAD {
+            block::<PAD, WORDS>(hot, a, used) & ((1 << len) - 1)
+        } else {
+            let mut mask = 0u64;
+            for (j, &x) in hot[a..a + len].iter().enumerate() {
+                let (w, pbit, ..) = Self::unpack(x);
+                mask |= u64::from(used[w] & pbit == 0) << j;
+            }
+            mask
+        }
     }
 
     /// The rest of the test of an entry whose piece is unused: its joins within their budgets
     /// (distinct joins need a budget each, one join opened twice needs two), and the cell
-    /// below still fillable (`below`: the cell's look-ahead masks, when it has a cell below).
+    /// below still fillable (`below`: where the cell's look-ahead masks start, [`NO_BELOW`]
+    /// in the bottom row).
     #[inline(always)]
-    fn fits_joins(x: u32, below: Option<&[u64]>, used: &[u64; WORDS], budget: &[i32; SPARE + 1]) -> bool {
+    fn fits_joins(x: u32, below: u32, masks: &[u64], used: &[u64; WORDS], budget: &[i32; SPARE + 1]) -> bool {
         let (w, pbit, _, d, ja, jb) = Self::unpack(x);
         if budget[ja] < 1 + i32::from(ja == jb) || budget[jb] < 1 {
             return false;
         }
-        match below {
-            None => true,
-            Some(below) => {
-                let m = &below[d * WORDS..d * WORDS + WORDS];
-                let mut any = 0u64;
-                for q in 0..WORDS {
-                    let own = if q == w { pbit } else { 0 };
-                    any |= m[q] & !used[q] & !own;
-                }
-                any != 0
-            }
+        if below == NO_BELOW {
+            return true;
         }
+        let at = below as usize + d * WORDS;
+        let m: &[u64; WORDS] = masks[at..at + WORDS].try_into().expect("WORDS words");
+        let mut any = 0u64;
+        for q in 0..WORDS {
+            let own = if q == w { pbit } else { 0 };
+            any |= m[q] & !used[q] & !own;
+        }
+        any != 0
     }
 
     /// The walk from the root, as [`Walker::walk`](super::walk::Walker::walk)`(0, Leaf::First)`.
+    /// Its per-cell and per-depth arrays are indexed modulo [`CELLS`] (`pos < n <= CELLS`
+    /// throughout), which leaves their indexing without bounds checks.
     fn run(&mut self, stop: &AtomicBool) -> bool {
+        const M: usize = CELLS - 1;
         let n = self.t.cells;
         let k = self.t.colors();
         self.found = false;
@@ -251,47 +311,46 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
         let width = self.t.width;
         self.budget = self.budget0;
         let mut used = [0u64; WORDS];
-        let (starts, first): (&[u16], &[u32]) = (&self.starts, &self.first);
-        let kk1 = k * k + 1;
+        let starts: &[u16] = &self.starts;
+        let cells: &[Cell; CELLS] = &self.cells;
         let hot: &[u32] = &self.hot;
         let below: &[u64] = &self.below;
-        let has_below: &[bool] = &self.has_below;
-        let (bases, rest, at, down) = (&mut self.base[..], &mut self.rest[..], &mut self.at[..], &mut self.down[..]);
+        let (frames, at, down) = (&mut *self.frames, &mut *self.at, &mut *self.down);
         let budget = &mut self.budget;
         let mut nodes = self.nodes;
         let mut deepest = self.deepest;
         let mut pos = 0usize;
-        let cell_below = |pos: usize| has_below[pos].then(|| &below[pos * k * WORDS..(pos + 1) * k * WORDS]);
         // Cell 0 sees grey to the left and above.
-        let (mut base, b) = (first[0] + u32::from(starts[0]), first[0] + u32::from(starts[1]));
-        let mut mask = Self::free(&hot[base as usize..b as usize], &used);
+        let (mut base, b) = (cells[0].first + u32::from(starts[0]), cells[0].first + u32::from(starts[1]));
+        let mut mask = Self::free(hot, base as usize, (b - base) as usize, &used);
         let finished = loop {
             // The next entry of the list that passes the whole test.
             let mut pick = u32::MAX;
-            let below_here = cell_below(pos);
+            let mut x = 0;
+            let below_here = cells[pos & M].below;
             while mask != 0 {
                 let e = base + mask.trailing_zeros();
                 mask &= mask - 1;
-                if Self::fits_joins(hot[e as usize], below_here, &used, budget) {
+                x = hot[e as usize];
+                if Self::fits_joins(x, below_here, below, &used, budget) {
                     pick = e;
                     break;
                 }
             }
             if pick != u32::MAX {
                 nodes += 1;
-                at[pos] = pick;
+                at[pos & M] = pick;
                 if pos + 1 == n {
                     deepest = n;
                     self.found = true;
                     break true;
                 }
-                bases[pos] = base;
-                rest[pos] = mask;
-                let (w, pbit, r, d, ja, jb) = Self::unpack(hot[pick as usize]);
+                frames[pos & M] = Frame { rest: mask, base, x };
+                let (w, pbit, r, d, ja, jb) = Self::unpack(x);
                 used[w] ^= pbit;
                 budget[ja] -= 1;
                 budget[jb] -= 1;
-                down[pos + width] = d as u8;
+                down[(pos + width) & (2 * CELLS - 1)] = d as u8;
                 pos += 1;
                 if pos > deepest {
                     deepest = pos;
@@ -299,11 +358,11 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
                     self.deepest_at.extend_from_slice(&at[..pos]);
                 }
                 // The next cell's list: its left colour is `r`, its up colour `down[pos]`.
-                let row = pos * kk1 + r * k + down[pos] as usize;
-                let f = first[pos];
-                let (a, b) = (f + u32::from(starts[row]), f + u32::from(starts[row + 1]));
+                let cell = cells[pos & M];
+                let row = cell.row as usize + r * k + down[pos & M] as usize;
+                let (a, b) = (cell.first + u32::from(starts[row]), cell.first + u32::from(starts[row + 1]));
                 base = a;
-                mask = Self::free(&hot[a as usize..b as usize], &used);
+                mask = Self::free(hot, a as usize, (b - a) as usize, &used);
                 if nodes >= check_at {
                     if let Some(live) = self.live {
                         live.store(nodes, Ordering::Relaxed);
@@ -318,11 +377,12 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
                     break true;
                 }
                 pos -= 1;
-                let (w, pbit, _, _, ja, jb) = Self::unpack(hot[at[pos] as usize]);
+                let f = frames[pos & M];
+                let (w, pbit, _, _, ja, jb) = Self::unpack(f.x);
                 used[w] ^= pbit;
                 budget[ja] += 1;
                 budget[jb] += 1;
-                (base, mask) = (bases[pos], rest[pos]);
+                (base, mask) = (f.base, f.rest);
             }
         };
         self.nodes = nodes;
@@ -376,7 +436,7 @@ impl<'t, const WORDS: usize> FirstWalk<'t> for FastWalker<'t, WORDS> {
         &self.deepest_at
     }
     fn at(&self) -> &[u32] {
-        &self.at
+        &self.at[..self.t.cells]
     }
     fn found(&self) -> bool {
         self.found
@@ -442,6 +502,9 @@ mod tests {
     #[test]
     fn the_fast_walker_walks_as_the_table_walker() {
         let limits = [1_000, 5_000, 20_000, 3_000, 50_000];
+        // The list lengths walked, so that each of `free`'s three paths (a block of 4, a
+        // block of 8, the list's own length) is seen to be compared.
+        let mut lengths = [false; 3];
         for (w, h) in [(2, 2), (3, 3), (4, 3), (5, 5), (6, 6), (7, 4), (8, 8), (9, 8), (12, 11), (16, 16)] {
             for seed in 0..4 {
                 let (p, _) =
@@ -450,6 +513,10 @@ mod tests {
                 let q = crate::search::scan::Orientation { mirror: true, turns: 0 }.puzzle(&p);
                 for first in [None, super::super::tables::symmetry_piece(&p)] {
                     let (t, u) = (Tables::new(&p, first), Tables::new(&q, None));
+                    for w in t.offsets.windows(2) {
+                        let len = (w[1] - w[0]) as usize;
+                        lengths[usize::from(len > 4) + usize::from(len > PAD)] |= len > 0;
+                    }
                     let fits =
                         [FastWalker::<1>::fits, FastWalker::<2>::fits, FastWalker::<3>::fits, FastWalker::<4>::fits];
                     assert!(fits.iter().any(|f| f(&t) && f(&u)), "{w}x{h}: the fast walker does not apply");
@@ -457,5 +524,6 @@ mod tests {
                 }
             }
         }
+        assert_eq!(lengths, [true; 3], "lists of up to 4, up to {PAD} and more entries");
     }
 }

@@ -110,28 +110,34 @@ impl Tables {
         let mut offsets = Vec::with_capacity(n * k * k + 1);
         let mut entries = Vec::new();
         offsets.push(0);
+        // Each cell's candidates, in their own order within each (left, up) list: a stable sort
+        // by list (one pass a cell, not one a list).
+        let mut order: Vec<(usize, usize)> = Vec::new();
         for c in 0..n {
-            for left in 0..k {
-                for up in 0..k {
-                    for (j, (pl, q)) in cands.of(c).iter().zip(cands.colors_of(c)).enumerate() {
-                        if c == 0 && first_piece.is_some_and(|p| p != pl.piece) {
-                            continue;
-                        }
-                        if q[crate::puzzle::LEFT] as usize == left && q[crate::puzzle::UP] as usize == up {
-                            entries.push(Entry {
-                                piece: pl.piece,
-                                right: q[crate::puzzle::RIGHT],
-                                down: q[crate::puzzle::DOWN],
-                                cand: j as u32,
-                                opens: [
-                                    join(c, crate::puzzle::RIGHT, q[crate::puzzle::RIGHT]),
-                                    join(c, crate::puzzle::DOWN, q[crate::puzzle::DOWN]),
-                                ],
-                            });
-                        }
-                    }
-                    offsets.push(entries.len() as u32);
+            order.clear();
+            for (j, (pl, q)) in cands.of(c).iter().zip(cands.colors_of(c)).enumerate() {
+                if c == 0 && first_piece.is_some_and(|p| p != pl.piece) {
+                    continue;
                 }
+                order.push((q[crate::puzzle::LEFT] as usize * k + q[crate::puzzle::UP] as usize, j));
+            }
+            order.sort_by_key(|&(list, _)| list);
+            let mut next = order.iter().peekable();
+            for list in 0..k * k {
+                while let Some(&(_, j)) = next.next_if(|&&(l, _)| l == list) {
+                    let (pl, q) = (&cands.of(c)[j], &cands.colors_of(c)[j]);
+                    entries.push(Entry {
+                        piece: pl.piece,
+                        right: q[crate::puzzle::RIGHT],
+                        down: q[crate::puzzle::DOWN],
+                        cand: j as u32,
+                        opens: [
+                            join(c, crate::puzzle::RIGHT, q[crate::puzzle::RIGHT]),
+                            join(c, crate::puzzle::DOWN, q[crate::puzzle::DOWN]),
+                        ],
+                    });
+                }
+                offsets.push(entries.len() as u32);
             }
         }
         // `Walker::open` relies on the rim: a last-column placement shows grey to the right.

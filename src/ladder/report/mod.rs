@@ -884,6 +884,9 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         Ok(())
     };
     put("report.md", &md)?;
+    if let Some(svg) = runtimes::figure(&run_lengths) {
+        put(runtimes::FIGURE, &svg)?;
+    }
     put(POOLED_FILE, &pooled_figure(&rows))?;
     put(
         "seconds.svg",

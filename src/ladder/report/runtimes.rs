@@ -24,6 +24,7 @@
 
 use super::format::fmt_work;
 use super::stats::{KaplanMeier, chi_square_quantile, pooled};
+use super::svg::{HazardCurve, hazard_plot};
 use crate::ladder::run::Record;
 use std::collections::BTreeMap;
 
@@ -189,6 +190,36 @@ pub fn run_lengths(records: &[Record]) -> Vec<RunLengths> {
         .collect()
 }
 
+/// The file name of [`figure`] in the report's folder.
+pub const FIGURE: &str = "run-lengths.svg";
+
+/// The Weibull plot of every group (`svg::hazard_plot`): the Kaplan-Meier cumulative hazard
+/// against trial-iterations on log axes, each group's fitted Weibull line and the exponential
+/// law of the same median; None when there is no group.
+pub fn figure(groups: &[RunLengths]) -> Option<String> {
+    if groups.is_empty() {
+        return None;
+    }
+    let curves: Vec<HazardCurve> = groups
+        .iter()
+        .map(|g| HazardCurve {
+            name: format!("{} · {}", g.instance, g.label),
+            points: KaplanMeier::new(&g.runs)
+                .steps()
+                .iter()
+                .filter(|s| s.1 > 0.0)
+                .map(|&(t, surv)| (t, -surv.ln()))
+                .collect(),
+            fit: g.fit.map(|f| (f.shape, f.scale)),
+        })
+        .collect();
+    Some(hazard_plot(
+        "Run lengths of single trials: cumulative hazard (Weibull plot; dashed: the exponential law of the same median)",
+        "trial-iterations to the first solution (log)",
+        &curves,
+    ))
+}
+
 /// The report's section on [`run_lengths`]; empty when there are none.
 pub fn markdown(groups: &[RunLengths]) -> String {
     if groups.is_empty() {
@@ -204,6 +235,9 @@ pub fn markdown(groups: &[RunLengths]) -> String {
          (Lawless 2003). A constant hazard, k = 1, is what makes the pooled mean unbiased \
          whatever the restart interval; k < 1 means a trial's chance per iteration falls as it \
          runs (fresh starts help), k > 1 that it rises (restarts cut trials short).\n\n\
+         On log axes a constant hazard is a line of slope 1 ([`run-lengths.svg`](run-lengths.svg)): \
+         each group's Kaplan-Meier cumulative hazard -ln S(t) (points), its Weibull fit (solid, \
+         slope k) and the exponential law of the same median (dashed).\n\n\
          | instance | method | runs | solved | median [quartiles] | pooled mean | Weibull mean | shape k [95%] | p (k = 1) | constant hazard |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
@@ -249,6 +283,48 @@ mod tests {
                 if t <= budget { (t, true) } else { (budget, false) }
             })
             .collect()
+    }
+
+    /// `(x1, y1, x2, y2)` of each `<line>` of the SVG that holds `has`.
+    fn lines(svg: &str, has: &str) -> Vec<[f64; 4]> {
+        let attr = |l: &str, a: &str| -> f64 {
+            let at = l.find(&format!(" {a}=\"")).unwrap() + a.len() + 3;
+            l[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        svg.lines()
+            .filter(|l| l.starts_with("<line") && l.contains(has))
+            .map(|l| [attr(l, "x1"), attr(l, "y1"), attr(l, "x2"), attr(l, "y2")])
+            .collect()
+    }
+
+    #[test]
+    fn the_figure_draws_each_hazard_its_weibull_line_of_slope_k_and_the_exponential() {
+        assert!(figure(&[]).is_none());
+        for (k, seed) in [(0.6, 1), (1.0, 2), (1.8, 3)] {
+            let runs = sample(80, k, 1e5, 1e6, seed);
+            let fit = weibull(&runs);
+            let g = RunLengths { instance: "a".into(), label: "m".into(), runs: runs.clone(), fit };
+            let svg = figure(&[g]).unwrap();
+            assert!(svg.contains("a · m"));
+            // One point per solve where S > 0.
+            let km = KaplanMeier::new(&runs);
+            assert_eq!(svg.matches("<circle").count(), km.steps().iter().filter(|s| s.1 > 0.0).count());
+            // The axes span whole decades around the points; on them the fit is a line of
+            // slope k (in decades) and the exponential one of slope 1.
+            let pts: Vec<(f64, f64)> =
+                km.steps().iter().filter(|s| s.1 > 0.0).map(|&(t, s)| (t.log10(), (-s.ln()).log10())).collect();
+            let span = |v: &mut dyn Iterator<Item = f64>| {
+                let (lo, hi) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+                hi.ceil().max(lo.floor() + 1.0) - lo.floor()
+            };
+            let (xs, ys) = (span(&mut pts.iter().map(|p| p.0)), span(&mut pts.iter().map(|p| p.1)));
+            let slope = |l: [f64; 4]| ((l[1] - l[3]) / 370.0 * ys) / ((l[2] - l[0]) / 520.0 * xs);
+            let (solid, dashed) = (lines(&svg, "stroke-width=\"1.5\""), lines(&svg, "stroke-dasharray"));
+            assert_eq!((solid.len(), dashed.len()), (1, 1), "{svg}");
+            let fitted = fit.unwrap().shape;
+            assert!((slope(solid[0]) / fitted - 1.0).abs() < 0.02, "k {k}: slope {} against {fitted}", slope(solid[0]));
+            assert!((slope(dashed[0]) - 1.0).abs() < 0.02, "k {k}: the exponential's slope {}", slope(dashed[0]));
+        }
     }
 
     #[test]

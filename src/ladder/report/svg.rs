@@ -757,6 +757,89 @@ pub(crate) fn scatter_plot(p: &ScatterPlot) -> String {
     svg.finish()
 }
 
+/// One (instance, method) of a [`hazard_plot`].
+pub(crate) struct HazardCurve {
+    pub name: String,
+    /// `(work, cumulative hazard -ln S)` of the Kaplan-Meier estimate at each solve where
+    /// `S > 0`.
+    pub points: Vec<(f64, f64)>,
+    /// The fitted Weibull law `(shape k, scale lambda)`: `H(t) = (t / lambda)^k`, a line of
+    /// slope `k` on these axes.
+    pub fit: Option<(f64, f64)>,
+}
+
+/// The Weibull plot of run lengths: the Kaplan-Meier cumulative hazard `-ln S(t)` against the
+/// work `t`, both on log10 axes, one colour per curve, each with its fitted Weibull line
+/// (solid) and the exponential law of the same median (dashed, slope 1). A constant hazard is
+/// a line of slope 1; a curve that bends below it is a hazard that falls along the trial.
+pub(crate) fn hazard_plot(title: &str, xlabel: &str, curves: &[HazardCurve]) -> String {
+    let lw = legend_width(curves.iter().map(|c| c.name.as_str()));
+    let (mut svg, w, h) = canvas(title, lw);
+    let pts: Vec<(f64, f64)> = curves
+        .iter()
+        .flat_map(|c| c.points.iter().copied())
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0 && p.0.is_finite() && p.1.is_finite())
+        .collect();
+    if pts.is_empty() {
+        svg.text(w / 2.0, h / 2.0, "middle", "no solved runs");
+        return svg.finish();
+    }
+    let decades = |v: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x.log10()), b.max(x.log10())));
+        (lo.floor(), hi.ceil().max(lo.floor() + 1.0))
+    };
+    let (xmin, xmax) = decades(&mut pts.iter().map(|p| p.0));
+    let (ymin, ymax) = decades(&mut pts.iter().map(|p| p.1));
+    let px = |t: f64| L + (t.log10().clamp(xmin, xmax) - xmin) / (xmax - xmin) * PW;
+    let py = |v: f64| T + PH - (v.log10().clamp(ymin, ymax) - ymin) / (ymax - ymin) * PH;
+    svg.line(L, T + PH, L + PW, T + PH, "black", 1.0);
+    svg.line(L, T, L, T + PH, "black", 1.0);
+    for e in ymin as i32..=ymax as i32 {
+        let y = py(10f64.powi(e));
+        svg.line(L - 4.0, y, L + PW, y, "#dddddd", 0.5);
+        svg.text(L - 8.0, y + 4.0, "end", &format!("1e{e}"));
+    }
+    for e in xmin as i32..=xmax as i32 {
+        let x = px(10f64.powi(e));
+        svg.line(x, T, x, T + PH + 4.0, "#eeeeee", 0.5);
+        svg.text(x, T + PH + 18.0, "middle", &format!("1e{e}"));
+    }
+    svg.text(L + PW / 2.0, h - 10.0, "middle", xlabel);
+    svg.vtext(18.0, T + PH / 2.0, "cumulative hazard -ln S (log)");
+    // A law H(t) = (t / lambda)^k drawn across the x range, clipped to the y range.
+    let law = |svg: &mut Svg, k: f64, lambda: f64, col: &str, dashed: bool| {
+        let (t0, t1) = (10f64.powf(xmin), 10f64.powf(xmax));
+        // The part of the x range where ymin <= H <= ymax.
+        let at = |hv: f64| lambda * hv.powf(1.0 / k);
+        let a = t0.max(at(10f64.powf(ymin)));
+        let b = t1.min(at(10f64.powf(ymax)));
+        if a < b {
+            let (x1, y1, x2, y2) = (px(a), py((a / lambda).powf(k)), px(b), py((b / lambda).powf(k)));
+            if dashed {
+                svg.dashed_line(x1, y1, x2, y2, col, 1.0);
+            } else {
+                svg.line(x1, y1, x2, y2, col, 1.5);
+            }
+        }
+    };
+    let mut entries = Vec::new();
+    for (i, c) in curves.iter().enumerate() {
+        let col = PALETTE[i % PALETTE.len()];
+        for &(t, hv) in c.points.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0 && p.1.is_finite()) {
+            svg.circle(px(t), py(hv), 2.5, col);
+        }
+        if let Some((k, lambda)) = c.fit {
+            law(&mut svg, k, lambda, col, false);
+            // The exponential law through the fitted median, H = ln 2 there.
+            let median = lambda * std::f64::consts::LN_2.powf(1.0 / k);
+            law(&mut svg, 1.0, median / std::f64::consts::LN_2, col, true);
+        }
+        entries.push((col, c.name.as_str()));
+    }
+    legend(&mut svg, L + PW + 16.0, T, &entries);
+    svg.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -251,6 +251,8 @@ impl<'t, const WORDS: usize> FastWalker<'t, WORDS> {
         #[inline(always)]
         fn block<const B: usize, const WORDS: usize>(hot: &[u32], a: usize, used: &[u64; WORDS]) -> u64 {
             let h: &[u32; B] = hot[a..a + B].try_into().expect("padded");
+            // The piece's bit read here rather than through `unpack`: a shared helper measured
+            // 2 % more instructions a node under cachegrind (2026-12-06).
             let mut mask = 0u64;
             for (j, &x) in h.iter().enumerate() {
                 let p = (x & 0xff) as usize;

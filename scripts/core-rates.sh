@@ -7,6 +7,10 @@
 #   scripts/core-rates.sh [SECONDS] > rates.jsonl      (default 20 s per row)
 #   SIZES="05x05 06x06 07x07 08x07 10x10 e2" scripts/core-rates.sh 10 > rates.jsonl   (other sizes of set 1;
 #                                       e2: the official 16x16 with its hints, eternity2.dev's v00)
+#   METHODS=scan CONCUR=old/concur scripts/core-rates.sh 10   (some methods only, another binary)
+#
+# Several runs' lines may share one file: the hardness report averages a method's lines at a
+# size (the mean of the costs). Alternate the binaries' runs when comparing two of them.
 #
 # Needs target/release/concur (cargo build --release) and the puzzle sets (CONCUR_PUZZLES or
 # ../shared/puzzles).
@@ -19,11 +23,12 @@ P=$ROOT/brendan_owen/pieces_set_1
 [ -d "$P" ] || { echo "missing puzzles at $P" >&2; exit 2; }
 host=$(hostname); cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load=$(cut -d' ' -f1 /proc/loadavg)
 for size in ${SIZES:-07x07 08x07 08x08}; do
-  for m in rrr scan ac4; do
+  for m in ${METHODS:-rrr scan ac4}; do
     case $m in
       rrr) args=(--method rrr --trials 1);;
       scan) args=(--method scan);;
       ac4) args=(--method backtrack --ac ac4);;
+      *) echo "unknown method $m (rrr, scan, ac4)" >&2; exit 2;;
     esac
     # Seed 11 keeps the first solutions out of the way (a solved run's rate covers less time).
     if [ "$size" = e2 ]; then file=$ROOT/eternity2_dev_cc0/e2-16x16-v00.json; name=e2-v00-16x16

@@ -721,6 +721,13 @@ pub struct Written {
     /// Its per-instance pooled rates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hardness_instances: Option<Vec<hardness::Instance>>,
+    /// Single trials' run lengths and their Weibull fits, per instance and method
+    /// ([`runtimes`]); empty when the records hold none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub run_lengths: Vec<runtimes::RunLengths>,
+    /// One Weibull shape per method over its instances ([`runtimes::common_shapes`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub run_length_shapes: Vec<runtimes::CommonShape>,
 }
 
 /// The run-time distribution plots, one per board size: `(file name, SVG)`.
@@ -929,6 +936,8 @@ pub fn write(inputs: &[PathBuf], out: &Path) -> Result<Written> {
         devices: pools,
         hardness_fit,
         hardness_instances,
+        run_length_shapes: runtimes::common_shapes(&run_lengths),
+        run_lengths,
     };
     w(written.files.last().expect("summary"), &serde_json::to_string_pretty(&written).expect("plain data"))?;
     Ok(written)

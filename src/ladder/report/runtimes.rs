@@ -112,6 +112,26 @@ fn crossing(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
 /// The range of `ln k` searched: shapes from 1/50 to 50.
 const LN_K: f64 = 3.912;
 
+/// The maximum of a profile log-likelihood `l` of `u = ln k` over shapes 1/50 to 50: `(u^,
+/// l(u^), the 95% interval of u, the likelihood-ratio p-value of k = 1)`, the interval from
+/// `2 (l(u^) - l(u)) <= chi2(0.95; 1)`.
+fn shape_fit(l: impl Fn(f64) -> f64) -> (f64, f64, [f64; 2], f64) {
+    let u_hat = argmax(&l, -LN_K, LN_K);
+    let top = l(u_hat);
+    let cut = chi_square_quantile(0.95, 1.0) / 2.0;
+    let below = |u: f64| l(u) - (top - cut);
+    let lo = -crossing(|v| below(-v), -u_hat, LN_K);
+    let hi = crossing(below, u_hat, LN_K);
+    let lr = (2.0 * (top - l(0.0))).max(0.0);
+    (u_hat, top, [lo, hi], chi_square_sf(lr, 1.0))
+}
+
+/// The upper tail of the chi-square law with `df` degrees of freedom at `x`.
+fn chi_square_sf(x: f64, df: f64) -> f64 {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    1.0 - ChiSquared::new(df).expect("positive degrees of freedom").cdf(x)
+}
+
 /// The Weibull fit of `obs`, `(length, solved)` per run (a solved run's length to its first
 /// solution, an unsolved one's budget); None with fewer than [`MIN_SOLVED`] solved runs or
 /// a length that is not positive and finite.
@@ -120,21 +140,10 @@ pub fn weibull(obs: &[(f64, bool)]) -> Option<WeibullFit> {
     if solved < MIN_SOLVED || obs.iter().any(|o| !(o.0.is_finite() && o.0 > 0.0)) {
         return None;
     }
-    let l = |u: f64| profile(obs, u.exp());
-    let u_hat = argmax(l, -LN_K, LN_K);
-    let top = l(u_hat);
-    let cut = chi_square_quantile(0.95, 1.0) / 2.0;
-    let below = |u: f64| l(u) - (top - cut);
-    let lo = -crossing(|v| below(-v), -u_hat, LN_K);
-    let hi = crossing(below, u_hat, LN_K);
+    let (u_hat, _, [lo, hi], p_exponential) = shape_fit(|u: f64| profile(obs, u.exp()));
     let shape = u_hat.exp();
     let d = solved as f64;
     let scale = (obs.iter().map(|o| o.0.powf(shape)).sum::<f64>() / d).powf(1.0 / shape);
-    let lr = (2.0 * (top - l(0.0))).max(0.0);
-    let p_exponential = {
-        use statrs::distribution::{ChiSquared, ContinuousCDF};
-        1.0 - ChiSquared::new(1.0).expect("one degree of freedom").cdf(lr)
-    };
     Some(WeibullFit {
         runs: obs.len(),
         solved,
@@ -145,6 +154,65 @@ pub fn weibull(obs: &[(f64, bool)]) -> Option<WeibullFit> {
         pooled_mean: pooled(obs).mean.unwrap_or(f64::INFINITY),
         p_exponential,
     })
+}
+
+/// One Weibull shape shared by the instances of one method label, each with its own scale:
+/// the test of a constant hazard over all of them at once, sharper than any one instance's.
+/// With the scales profiled out, the log-likelihood of a shared `k` is the sum of the
+/// instances' profiles; the shapes' sameness is tested by the likelihood ratio of one shape
+/// per instance against the shared one (`G - 1` degrees of freedom for `G` instances).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CommonShape {
+    /// The method's label.
+    pub label: String,
+    /// Instances pooled (each with its own fit).
+    pub instances: usize,
+    /// Runs in all.
+    pub runs: usize,
+    /// Solved runs in all.
+    pub solved: usize,
+    /// The shared shape `k`.
+    pub shape: f64,
+    /// Its 95% profile-likelihood interval.
+    pub shape_ci: [f64; 2],
+    /// The likelihood-ratio p-value of `k = 1` (one degree of freedom).
+    pub p_exponential: f64,
+    /// The likelihood-ratio p-value of one shape for all the instances.
+    pub p_one_shape: f64,
+}
+
+impl CommonShape {
+    /// Whether a constant hazard holds at the 5% level.
+    pub fn memoryless(&self) -> bool {
+        self.p_exponential >= 0.05
+    }
+}
+
+/// [`CommonShape`] of every method label with at least two fitted instances, in label order.
+pub fn common_shapes(groups: &[RunLengths]) -> Vec<CommonShape> {
+    let mut by: BTreeMap<&str, Vec<&RunLengths>> = BTreeMap::new();
+    for g in groups.iter().filter(|g| g.fit.is_some()) {
+        by.entry(g.label.as_str()).or_default().push(g);
+    }
+    by.into_iter()
+        .filter(|(_, gs)| gs.len() >= 2)
+        .map(|(label, gs)| {
+            let l = |u: f64| gs.iter().map(|g| profile(&g.runs, u.exp())).sum::<f64>();
+            let (u_hat, top, [lo, hi], p_exponential) = shape_fit(l);
+            let apart: f64 = gs.iter().map(|g| shape_fit(|u: f64| profile(&g.runs, u.exp())).1).sum();
+            let lr = (2.0 * (apart - top)).max(0.0);
+            CommonShape {
+                label: label.to_string(),
+                instances: gs.len(),
+                runs: gs.iter().map(|g| g.runs.len()).sum(),
+                solved: gs.iter().map(|g| g.runs.iter().filter(|r| r.1).count()).sum(),
+                shape: u_hat.exp(),
+                shape_ci: [lo.exp(), hi.exp()],
+                p_exponential,
+                p_one_shape: chi_square_sf(lr, (gs.len() - 1) as f64),
+            }
+        })
+        .collect()
 }
 
 /// One (instance, method label) whose map runs are single trials run to their first solution:
@@ -263,6 +331,31 @@ pub fn markdown(groups: &[RunLengths]) -> String {
             f.p_exponential,
             if f.memoryless() { "holds" } else { "**rejected**" },
         ));
+    }
+    let common = common_shapes(groups);
+    if !common.is_empty() {
+        s.push_str(
+            "\nPer method, one shape shared by its instances (each its own scale; the instances' \
+             profile likelihoods summed): the test of a constant hazard over all of them at once, \
+             and the likelihood-ratio test that one shape fits them all (G - 1 degrees of freedom).\n\n\
+             | method | instances | runs | solved | shared shape k [95%] | p (k = 1) | constant hazard | p (one shape) |\n\
+             |---|---|---|---|---|---|---|---|\n",
+        );
+        for c in &common {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {:.2} [{:.2}, {:.2}] | {:.3} | {} | {:.3} |\n",
+                c.label,
+                c.instances,
+                c.runs,
+                c.solved,
+                c.shape,
+                c.shape_ci[0],
+                c.shape_ci[1],
+                c.p_exponential,
+                if c.memoryless() { "holds" } else { "**rejected**" },
+                c.p_one_shape,
+            ));
+        }
     }
     s
 }
@@ -411,6 +504,86 @@ mod tests {
         let md = markdown(&groups);
         assert!(md.contains("| i | a | 30 |"), "{md}");
         assert!(markdown(&[]).is_empty());
+    }
+
+    /// Groups of one label on instances `i0, i1, ...`, one per `(shape, scale)`, `n` runs each
+    /// censored at three times the scale.
+    fn groups(label: &str, laws: &[(f64, f64)], n: usize, seed: u64) -> Vec<RunLengths> {
+        laws.iter()
+            .enumerate()
+            .map(|(i, &(k, lambda))| {
+                let runs = sample(n, k, lambda, 3.0 * lambda, seed * 100 + i as u64);
+                RunLengths { instance: format!("i{i}"), label: label.into(), fit: weibull(&runs), runs }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shared_shape_is_recovered_over_instances_of_different_scales() {
+        let scales = [1e5, 1e6, 3e6, 1e7];
+        for (k, seed) in [(0.6, 1), (1.0, 2), (1.4, 3)] {
+            let gs = groups("m", &scales.map(|l| (k, l)), 600, seed);
+            let c = &common_shapes(&gs)[0];
+            assert_eq!((c.instances, c.runs), (4, 2400));
+            assert_eq!(c.solved, gs.iter().map(|g| g.fit.unwrap().solved).sum::<usize>());
+            assert!((c.shape / k - 1.0).abs() < 0.05, "k {k}: {c:?}");
+            assert!(c.shape_ci[0] < k && k < c.shape_ci[1], "k {k}: {c:?}");
+            // Sharper than any one instance's interval.
+            for g in &gs {
+                let f = g.fit.unwrap();
+                assert!(c.shape_ci[1] - c.shape_ci[0] < f.shape_ci[1] - f.shape_ci[0], "{c:?} {f:?}");
+            }
+            assert_eq!(c.memoryless(), c.p_exponential >= 0.05);
+            assert!((k == 1.0) == c.memoryless(), "k {k}: {c:?}");
+            assert!(c.p_one_shape > 0.001, "k {k}: {c:?}");
+        }
+    }
+
+    #[test]
+    fn the_shared_shape_is_the_maximum_of_the_summed_likelihoods() {
+        // Brute force: the shared k maximises the sum of the instances' profiles on a grid.
+        let gs = groups("m", &[(1.2, 10.0), (1.2, 50.0), (1.2, 400.0)], 40, 5);
+        let c = &common_shapes(&gs)[0];
+        let sum = |k: f64| gs.iter().map(|g| profile(&g.runs, k)).sum::<f64>();
+        let grid = (1..4000).map(|i| i as f64 * 0.001).max_by(|a, b| sum(*a).total_cmp(&sum(*b))).unwrap();
+        assert!((c.shape - grid).abs() < 2e-3, "{} against {grid}", c.shape);
+        // The likelihood-ratio statistic of one shape is what its p-value says.
+        let apart: f64 = gs.iter().map(|g| profile(&g.runs, g.fit.unwrap().shape)).sum();
+        let lr = 2.0 * (apart - sum(c.shape));
+        assert!((chi_square_sf(lr, 2.0) - c.p_one_shape).abs() < 1e-6, "{lr} {c:?}");
+    }
+
+    #[test]
+    fn instances_of_different_shapes_are_told_apart() {
+        let gs = groups("m", &[(0.6, 1e6), (2.0, 1e6)], 300, 7);
+        let c = &common_shapes(&gs)[0];
+        assert!(c.p_one_shape < 1e-6, "{c:?}");
+    }
+
+    #[test]
+    fn the_shared_interval_covers_the_true_shape_about_95_times_in_100() {
+        // 200 settings of four instances of 20 runs each, scales a decade apart.
+        let mut covered = 0;
+        for seed in 0..200 {
+            let gs = groups("m", &[(1.0, 1e4), (1.0, 1e5), (1.0, 1e6), (1.0, 1e7)], 20, 1000 + seed);
+            if gs.iter().any(|g| g.fit.is_none()) {
+                continue;
+            }
+            let c = &common_shapes(&gs)[0];
+            covered += usize::from(c.shape_ci[0] <= 1.0 && 1.0 <= c.shape_ci[1]);
+        }
+        assert!((182..=198).contains(&covered), "{covered} of 200");
+    }
+
+    #[test]
+    fn a_label_needs_two_fitted_instances_for_its_shared_row() {
+        let mut gs = groups("two", &[(1.0, 1e3), (1.0, 1e4)], 40, 9);
+        gs.extend(groups("one", &[(1.0, 1e3)], 40, 10));
+        let common = common_shapes(&gs);
+        assert_eq!(common.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(), ["two"]);
+        let md = markdown(&gs);
+        assert!(md.contains("| two | 2 | 80 |"), "{md}");
+        assert!(!md.contains("| one | 1 |"), "{md}");
     }
 
     #[test]

@@ -199,13 +199,15 @@ pub fn common_shapes(groups: &[RunLengths]) -> Vec<CommonShape> {
         .map(|(label, gs)| {
             let l = |u: f64| gs.iter().map(|g| profile(&g.runs, u.exp())).sum::<f64>();
             let (u_hat, top, [lo, hi], p_exponential) = shape_fit(l);
-            let apart: f64 = gs.iter().map(|g| shape_fit(|u: f64| profile(&g.runs, u.exp())).1).sum();
+            // Each instance's own maximum, at the shape its fit already holds.
+            let fits: Vec<WeibullFit> = gs.iter().filter_map(|g| g.fit).collect();
+            let apart: f64 = gs.iter().zip(&fits).map(|(g, f)| profile(&g.runs, f.shape)).sum();
             let lr = (2.0 * (apart - top)).max(0.0);
             CommonShape {
                 label: label.to_string(),
                 instances: gs.len(),
                 runs: gs.iter().map(|g| g.runs.len()).sum(),
-                solved: gs.iter().map(|g| g.runs.iter().filter(|r| r.1).count()).sum(),
+                solved: fits.iter().map(|f| f.solved).sum(),
                 shape: u_hat.exp(),
                 shape_ci: [lo.exp(), hi.exp()],
                 p_exponential,

@@ -7,7 +7,7 @@ use crate::backend::EngineError;
 use crate::batch::MapRun;
 use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
 use crate::f1::map::{self, MapConfig};
-use crate::f1::project::F1;
+use crate::f1::project::{F1, LANES};
 use crate::puzzle::Puzzle;
 use crate::puzzle::generate::{GenerateOptions, generate};
 use rayon::prelude::*;
@@ -117,7 +117,18 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
         );
         Ok(())
     })?;
-    out.push(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1));
+    out.push(lanes_of(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1), 1));
+    // The same weights, LANES trials a pass (F1::piece_weights_lanes), where the batch is
+    // whole groups of lanes.
+    if batch.is_multiple_of(LANES) {
+        let m = measure(o.budget, || {
+            wts.par_chunks_mut(LANES * wl)
+                .zip(pe.par_chunks(LANES * d))
+                .for_each_init(crate::f1::project::LaneSideTable::default, |t, (w, z)| f1.piece_weights_lanes(z, w, t));
+            Ok(())
+        })?;
+        out.push(lanes_of(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1), LANES));
+    }
     let boards: Vec<u32> = (0..batch * n).map(|i| best[(i / n) * wl]).collect();
     let m = measure(o.budget, || {
         let s: usize = boards.par_chunks(n).map(|b| f1.score(b)).sum();
@@ -125,16 +136,23 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
         Ok(())
     })?;
     out.push(row("f1", p, batch, "score", "cpu", m, 4 * (n + 1) as u64, 1));
-    let m = whole_iterations(o.budget, |iters| {
-        map::solve(p, f1_run(batch, iters, o.seed), |_| {})?;
-        Ok(())
-    })?;
-    out.extend(iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64));
+    // Whole iterations with the trials in lock-step (the default), and, where the batch has
+    // trials to group, one trial at a time (the reference path) beside them.
+    let lanes = f1_run(batch, 1, o.seed).trial_lanes.min(batch);
+    for lanes in if lanes > 1 { vec![lanes, 1] } else { vec![1] } {
+        let m = whole_iterations(o.budget, |iters| {
+            map::solve(p, MapConfig { trial_lanes: lanes, ..f1_run(batch, iters, o.seed) }, |_| {})?;
+            Ok(())
+        })?;
+        let rows = iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64);
+        out.extend(rows.into_iter().map(|r| lanes_of(r, lanes)));
+    }
     let m = whole_iterations(o.budget, |iters| {
         map::solve(p, MapConfig { reduced_costs: Precision::F32, ..f1_run(batch, iters, o.seed) }, |_| {})?;
         Ok(())
     })?;
-    out.extend(f32_rows(iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64)));
+    let rows = f32_rows(iteration_rows("f1", p, batch, "cpu", m, 4 * (5 * d + 2 * wl + n) as u64));
+    out.extend(rows.into_iter().map(|r| lanes_of(r, lanes)));
     let (a, b) = assign_weights(f1, batch, o.seed);
     for (k, &n) in f1.class_cells().iter().map(|c| c.len()).collect::<Vec<_>>().iter().enumerate() {
         let (ak, bk) = (class_block(f1, &a, batch, k), class_block(f1, &b, batch, k));
@@ -152,6 +170,10 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
 }
 
 /// Marks rows as run with f32 reduced costs.
+fn lanes_of(r: BenchRow, lanes: usize) -> BenchRow {
+    BenchRow { trial_lanes: Some(lanes), ..r }
+}
+
 fn f32_rows(mut rows: Vec<BenchRow>) -> Vec<BenchRow> {
     rows.iter_mut().for_each(|r| r.reduced_costs = Some("f32"));
     rows

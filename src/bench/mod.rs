@@ -90,6 +90,11 @@ pub struct BenchRow {
     /// The F1 CPU `iteration` and `assign` rows run with f32 reduced costs: `f32`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reduced_costs: Option<&'static str>,
+    /// The F1 CPU `weights` and `iteration` rows: trials advanced together, their piece
+    /// weights in vector lanes (`MapConfig::trial_lanes`; 1: one trial at a time, the
+    /// reference path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trial_lanes: Option<usize>,
     /// `device-loop`: a kernel's device time inside whole iterations of the F1 device loop,
     /// from timestamp queries around its passes (`span`: the whole iterations, first pass's
     /// start to last pass's end; `gaps`: the span less the passes, the barriers between them).
@@ -142,6 +147,7 @@ fn row(
         class_n: None,
         assign: None,
         reduced_costs: None,
+        trial_lanes: None,
         profile: None,
         device_ns: None,
         note: None,
@@ -206,7 +212,8 @@ impl BenchRow {
     }
 
     /// The kernel column: the kernel, its class size or where its assignments ran, its
-    /// reduced costs, and `loop:` before a kernel timed inside the device loop.
+    /// reduced costs, its trial lanes (`/l4`), and `loop:` before a kernel timed inside the
+    /// device loop.
     fn kernel_column(&self) -> String {
         let mut kernel = match (self.class_n, self.assign) {
             (Some(n), Some(a)) => format!("{}/n{n}/{a}", self.kernel),
@@ -216,6 +223,9 @@ impl BenchRow {
         };
         if let Some(rc) = self.reduced_costs {
             kernel.push_str(&format!("-{rc}"));
+        }
+        if let Some(l) = self.trial_lanes {
+            kernel.push_str(&format!("/l{l}"));
         }
         if self.profile.is_some() {
             kernel = format!("loop:{kernel}");

@@ -23,7 +23,7 @@ use crate::batch::{
     SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
 use crate::cancel::{Cancel, Deadline};
-use crate::f1::project::{Assigners, EdgeProjection, F1, PieceScratch};
+use crate::f1::project::{Assigners, EdgeProjection, F1, LANES, LaneSideTable, PieceScratch};
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
 use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, slack, workers};
@@ -60,6 +60,11 @@ pub struct MapConfig {
     pub complete: Option<Completion>,
     /// Keep the iterate at which each trial solved (for certificates; one copy per step).
     pub keep_fixed_points: bool,
+    /// CPU backend, RRR with the average edge projection: trials a worker advances in
+    /// lock-step, their piece weights computed together in vector lanes
+    /// ([`F1::piece_weights_lanes`]), 1 to [`LANES`]. 1 runs one trial at a time, the
+    /// reference path; every value gives the same iterates bit for bit. Default [`LANES`].
+    pub trial_lanes: usize,
     /// Where the GPU backend solves the three class assignments (the CPU backend always
     /// solves them on the host).
     pub assign: AssignOn,
@@ -220,6 +225,16 @@ struct Worker<'p> {
     board2: Vec<u32>,
 }
 
+/// The scratch of one parallel chunk: a [`Worker`] per trial it advances in lock-step
+/// ([`MapConfig::trial_lanes`]), and the lanes' reflections and weights, lane-major, for
+/// [`F1::piece_weights_lanes`] (empty with one lane).
+struct Crew<'p> {
+    lanes: Vec<Worker<'p>>,
+    r: Vec<f32>,
+    w: Vec<f32>,
+    sides: LaneSideTable,
+}
+
 /// The F1 engine for one puzzle: tables plus the batch.
 pub struct F1Map<'a> {
     puzzle: &'a Puzzle,
@@ -237,7 +252,7 @@ pub struct F1Map<'a> {
     /// one unused word per trial without them.
     adapt_w: Vec<f32>,
     /// The stepper's workers ([`F1Map::step`]), kept from one step to the next.
-    steppers: Vec<Worker<'a>>,
+    steppers: Vec<Crew<'a>>,
     /// What it keeps between runs: rate mode's bookkeeping, a restored part, a stopped run's
     /// snapshot.
     between: Between<F1Snapshot>,
@@ -315,16 +330,17 @@ impl<'a> F1Map<'a> {
     /// it stopped for another reason too (a solution, its budget, its time limit).
     pub fn run(&mut self, progress: impl FnMut(&Progress)) -> MapResult {
         let rules = batch::StopRules::new(&self.cfg.run, self.cfg.keep_going, self.cfg.all_trials);
-        let workers = self.workers(self.status.len().div_ceil(self.sizes().per));
-        batch::run(&mut Running { map: self, workers }, &rules, progress)
+        let crews = self.crews(self.status.len().div_ceil(self.sizes().per));
+        batch::run(&mut Running { map: self, crews }, &rules, progress)
     }
 
-    /// Calls `f` for every trial with its worker's scratch, the trials of a worker's chunk in
-    /// order and the chunks in parallel; a chunk stops at the first call that returns false.
-    fn for_each_trial(
+    /// Calls `f` for every group of a chunk's trials (up to [`MapConfig::trial_lanes`] of
+    /// them, in order) with the chunk's scratch, the chunks in parallel; a chunk stops at the
+    /// first call that returns false.
+    fn for_each_group(
         &mut self,
-        workers: &mut [Worker<'a>],
-        f: impl Fn(&Ctx<'_>, TrialSlices<'_>, &mut Worker<'a>) -> bool + Sync,
+        crews: &mut [Crew<'a>],
+        f: impl Fn(&Ctx<'_>, &mut Group<'_>, &mut Crew<'a>) -> bool + Sync,
     ) {
         let Sizes { dim, cells, max_score, trials, per } = self.sizes();
         let base = self.base_w.as_deref();
@@ -338,20 +354,47 @@ impl<'a> F1Map<'a> {
             .zip(self.asg.par_chunks_mut(per))
             .zip(self.best_boards.par_chunks_mut(per * cells))
             .zip(self.adapt_w.par_chunks_mut(per * aw_len))
-            .zip(workers.par_iter_mut())
-            .for_each(|(((((xs, sts), asgs), bests), aws), wk)| {
-                for ((((x, st), asg), best), aw) in
-                    xs.chunks_mut(dim).zip(sts).zip(asgs).zip(bests.chunks_mut(cells)).zip(aws.chunks_mut(aw_len))
+            .zip(crews.par_iter_mut())
+            .for_each(|(((((xs, sts), asgs), bests), aws), crew)| {
+                let l = crew.lanes.len();
+                for ((((x, st), asg), best), aw) in xs
+                    .chunks_mut(l * dim)
+                    .zip(sts.chunks_mut(l))
+                    .zip(asgs.chunks_mut(l))
+                    .zip(bests.chunks_mut(l * cells))
+                    .zip(aws.chunks_mut(l * aw_len))
                 {
-                    if !f(&ctx, TrialSlices { x, st, asg, best, aw: &mut aw[..aw_used] }, wk) {
+                    let mut group = Group { x, st, asg, best, aw, dim, cells, aw_len, aw_used };
+                    if !f(&ctx, &mut group, crew) {
                         break;
                     }
                 }
             });
     }
 
-    /// `n` workers' scratch: allocated once per call of [`F1Map::run`], kept for
+    /// `n` chunks' scratch: allocated once per call of [`F1Map::run`], kept for
     /// [`F1Map::step`].
+    fn crews(&self, n: usize) -> Vec<Crew<'a>> {
+        let (dim, wl) = (self.f1.dim(), self.f1.weight_len());
+        let lanes = self.lanes();
+        let shared = if lanes > 1 { LANES } else { 0 };
+        (0..n)
+            .map(|_| Crew {
+                lanes: self.workers(lanes),
+                r: vec![0.0; shared * dim],
+                w: vec![0.0; shared * wl],
+                sides: LaneSideTable::default(),
+            })
+            .collect()
+    }
+
+    /// Trials a chunk advances in lock-step: [`MapConfig::trial_lanes`] within 1..=[`LANES`],
+    /// no more than the batch's.
+    fn lanes(&self) -> usize {
+        self.cfg.trial_lanes.clamp(1, LANES).min(self.status.len().max(1))
+    }
+
+    /// `n` workers' scratch.
     fn workers(&self, n: usize) -> Vec<Worker<'a>> {
         let (dim, cells, puzzle) = (self.f1.dim(), self.puzzle.cells(), self.puzzle);
         let network = self.cfg.complete.as_ref().map(|_| Arc::new(Network::new(puzzle)));
@@ -386,15 +429,18 @@ impl<'a> F1Map<'a> {
     pub fn step(&mut self, k: u64, cancel: &Cancel) -> bool {
         let Sizes { trials, per, .. } = self.sizes();
         let mut steppers = std::mem::take(&mut self.steppers);
-        if steppers.len() != trials.div_ceil(per) {
-            steppers = self.workers(trials.div_ceil(per));
+        if steppers.len() != trials.div_ceil(per) || steppers.first().is_some_and(|c| c.lanes.len() != self.lanes()) {
+            steppers = self.crews(trials.div_ceil(per));
         }
-        self.for_each_trial(&mut steppers, |ctx, trial, wk| {
-            let TrialSlices { x, st, asg, best, aw } = trial;
-            let target = st.iterations.saturating_add(k);
-            while st.is_active(ctx.cfg.run.max_iters) && st.iterations < target && !cancel.is_cancelled() {
-                let trial = TrialSlices { x: &mut *x, st: &mut *st, asg: &mut *asg, best: &mut *best, aw: &mut *aw };
-                run_trial_round(ctx, trial, wk, Some(target));
+        let max_iters = self.cfg.run.max_iters;
+        self.for_each_group(&mut steppers, |ctx, group, crew| {
+            let targets: [u64; LANES] =
+                std::array::from_fn(|l| group.st.get(l).map_or(0, |st| st.iterations.saturating_add(k)));
+            let targets = &targets[..group.len()];
+            let behind =
+                |g: &Group<'_>| g.st.iter().zip(targets).any(|(st, &t)| st.is_active(max_iters) && st.iterations < t);
+            while behind(group) && !cancel.is_cancelled() {
+                run_group_round(ctx, group, crew, Some(targets));
             }
             true
         });
@@ -442,7 +488,8 @@ impl<'a> F1Map<'a> {
             cells: self.puzzle.cells(),
             max_score: self.puzzle.max_score(),
             trials,
-            per: chunk_size(trials),
+            // Whole groups of lanes per chunk.
+            per: chunk_size(trials).next_multiple_of(self.lanes()),
         }
     }
 
@@ -455,7 +502,7 @@ impl<'a> F1Map<'a> {
 /// An F1 batch in the middle of [`F1Map::run`], with the run's workers.
 struct Running<'m, 'a> {
     map: &'m mut F1Map<'a>,
-    workers: Vec<Worker<'a>>,
+    crews: Vec<Crew<'a>>,
 }
 
 impl batch::HostBatch for Running<'_, '_> {
@@ -466,12 +513,12 @@ impl batch::HostBatch for Running<'_, '_> {
     }
 
     fn round(&mut self, until: &Deadline, cut: &AtomicBool) {
-        self.map.for_each_trial(&mut self.workers, |ctx, trial, wk| {
+        self.map.for_each_group(&mut self.crews, |ctx, group, crew| {
             if until.passed() {
                 cut.store(true, Ordering::Relaxed);
                 return false;
             }
-            run_trial_round(ctx, trial, wk, None);
+            run_group_round(ctx, group, crew, None);
             true
         });
     }
@@ -627,6 +674,9 @@ impl<'a> F1Map<'a> {
 /// The boxed side table of every F1 worker (256 entries of four floats).
 const SIDE_TABLE: u64 = 256 * 16;
 
+/// The boxed side table of every chunk's lanes (256 entries of four sides of a lane vector).
+const LANE_SIDE_TABLE: u64 = 256 * 4 * 4 * LANES as u64;
+
 /// The memory a batch of `cfg` takes in [`F1Map`] with `threads` threads (the CPU backend's
 /// `Backend::estimate`; ARCHITECTURE.md §8): the allocations of [`F1Map::new`], its
 /// workers and the solving iterates, as upper bounds from the puzzle's shape. A new buffer of
@@ -656,12 +706,18 @@ pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     let per_trial = slack(per_trial + if saves { snapshot } else { 0 });
     let network = if cfg.complete.is_some() { s.network() } else { 0 };
     let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
+    // A chunk's crew: a worker per lane, the lanes' reflections and weights, their side table.
+    let lanes = cfg.trial_lanes.clamp(1, LANES).min(cfg.run.trials.max(1)) as u64;
+    let shared = if lanes > 1 { WORD * LANES as u64 * (dim + wlen) } else { 0 };
+    let crew = lanes * worker + shared + LANE_SIDE_TABLE + 4 * ALLOC;
+    // Chunks hold whole groups of lanes: no more crews than groups.
+    let crews = workers(cfg.run.trials.max(1).div_ceil(lanes as usize), threads);
     // The tables: per candidate its column, colour offsets, colours and placement, the weights'
     // group tables; per weight entry its group; the candidates they are built from.
     let tables = 48 * s.cands + WORD * wlen + 64 * cells + s.candidates() + 64 * ALLOC;
     // The feasibility check of `F1::new`: a zero state, weights and solvers.
     let setup = WORD * dim + 8 * wlen + s.assigners();
-    Estimate { fixed: tables + setup + network + workers(cfg.run.trials, threads) * worker, per_trial }
+    Estimate { fixed: tables + setup + network + crews * crew, per_trial }
 }
 
 /// A fresh start: every coordinate uniform in [0, 1) (the same draws on every backend).
@@ -684,78 +740,155 @@ struct TrialSlices<'t> {
     aw: &'t mut [f32],
 }
 
+/// A group of a chunk's consecutive trials, their slices side by side.
+struct Group<'t> {
+    x: &'t mut [f32],
+    st: &'t mut [F1Trial],
+    asg: &'t mut [Assigners],
+    best: &'t mut [u32],
+    aw: &'t mut [f32],
+    dim: usize,
+    cells: usize,
+    aw_len: usize,
+    aw_used: usize,
+}
+
+impl Group<'_> {
+    fn len(&self) -> usize {
+        self.st.len()
+    }
+
+    /// The slices of its `l`-th trial.
+    fn trial(&mut self, l: usize) -> TrialSlices<'_> {
+        let (d, c, a) = (self.dim, self.cells, self.aw_len);
+        TrialSlices {
+            x: &mut self.x[l * d..(l + 1) * d],
+            st: &mut self.st[l],
+            asg: &mut self.asg[l],
+            best: &mut self.best[l * c..(l + 1) * c],
+            aw: &mut self.aw[l * a..l * a + self.aw_used],
+        }
+    }
+}
+
+/// One round of every trial of a group, each as [`run_trial_round`] runs it: in lock-step
+/// ([`lockstep_round`]) for RRR with the average edge projection, else one trial after the
+/// other. `target`: per trial, where the stepper stops (a trial at or past it sits out).
+fn run_group_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target: Option<&[u64]>) {
+    let cfg = ctx.cfg;
+    if g.len() > 1 && cfg.kind == MapKind::Rrr && cfg.edge == EdgeProjection::Average {
+        return lockstep_round(ctx, g, crew, target);
+    }
+    for l in 0..g.len() {
+        if target.is_some_and(|t| g.st[l].iterations >= t[l]) {
+            continue;
+        }
+        run_trial_round(ctx, g.trial(l), &mut crew.lanes[l], target.map(|t| t[l]));
+    }
+}
+
 /// One round (up to [`ROUND`] iterations) of one trial.
 /// `target`: None runs the whole round ([`F1Map::run`]); the stepper stops at its target
 /// inside the round and goes on from there later ([`Span::until`]).
-fn run_trial_round(ctx: &Ctx<'_>, trial: TrialSlices<'_>, wk: &mut Worker<'_>, target: Option<u64>) {
-    let Ctx { f1, puzzle, cfg, base, max_score } = *ctx;
-    let TrialSlices { x, st, asg, best, aw } = trial;
-    if !st.is_active(cfg.run.max_iters) {
+fn run_trial_round(ctx: &Ctx<'_>, mut trial: TrialSlices<'_>, wk: &mut Worker<'_>, target: Option<u64>) {
+    let Ctx { f1, cfg, base, .. } = *ctx;
+    let Some(span) = trial_span(cfg, trial.st, target) else {
         return;
-    }
-    let span = match target {
-        None => Span::round(st.iterations, cfg.run.max_iters),
-        Some(t) => Span::until(st.iterations, cfg.run.max_iters, t),
     };
-    let steps = span.pause - st.iterations;
-    for _ in 0..steps {
+    for _ in 0..span.pause - trial.st.iterations {
         if cfg.keep_fixed_points {
-            wk.prev.copy_from_slice(x);
+            wk.prev.copy_from_slice(trial.x);
         }
-        let d = if aw.is_empty() { base } else { Some(&*aw) };
-        let step = Step { f1, cfg, warm: st.warm, slot_w: d };
+        let d = if trial.aw.is_empty() { base } else { Some(&*trial.aw) };
+        let step = Step { f1, cfg, warm: trial.st.warm, slot_w: d };
         let ok = match cfg.kind {
-            MapKind::Rrr => step.rrr(x, asg, wk),
-            MapKind::Dm => step.dm(x, asg, wk),
+            MapKind::Rrr => step.rrr(trial.x, trial.asg, wk),
+            MapKind::Dm => step.dm(trial.x, trial.asg, wk),
         };
-        st.iterations += 1;
-        if ok.is_err() {
-            // Non-finite weights cannot come from finite states; restart defensively.
-            randomize(x, &mut st.rng);
-            st.warm = false;
-            st.restarts += 1;
-            continue;
-        }
-        st.warm = !cfg.cold_assign;
-        let score = f1.score(&wk.board);
-        if let (Some(a), Some(b)) = (&cfg.adapt, base)
-            && !aw.is_empty()
-        {
-            f1.adapt_join_weights(&wk.board, b, aw, a.rate, a.decay, a.max);
-        }
-        let improved = score > st.best_score || st.iterations == 1;
-        if improved {
-            st.best_score = score;
-            st.trig.improved_at = st.iterations;
-            best.copy_from_slice(&wk.board);
-        }
-        if score == max_score {
-            st.solve(Mechanism::Map);
-            if cfg.keep_fixed_points {
-                st.extra = Some(wk.prev.clone());
-            }
+        if after_step(ctx, &mut trial, wk, ok) == Flow::Stop {
             return;
         }
-        if let Some(l) = cfg.restart_stall
-            && st.stalled(score, l)
-        {
-            match cfg.kick {
-                Some(s) => kick(x, &mut st.rng, s),
-                None => {
-                    randomize(x, &mut st.rng);
-                    st.warm = false;
-                }
-            }
-            continue;
+    }
+    end_round(ctx, trial, span);
+}
+
+/// The round a trial runs now: None when it is done (solved, or at its budget).
+fn trial_span(cfg: &MapConfig, st: &F1Trial, target: Option<u64>) -> Option<Span> {
+    st.is_active(cfg.run.max_iters).then(|| match target {
+        None => Span::round(st.iterations, cfg.run.max_iters),
+        Some(t) => Span::until(st.iterations, cfg.run.max_iters, t),
+    })
+}
+
+/// Whether a trial goes on with its round after an iteration.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Next,
+    /// It solved: the round ends here, without the cycle check.
+    Stop,
+}
+
+/// A trial's bookkeeping after one iteration whose board is in `wk.board`: the count, a
+/// defensive restart when the step failed, the score and best board, the adaptive weights,
+/// a solution, a stall restart, completion.
+fn after_step(ctx: &Ctx<'_>, trial: &mut TrialSlices<'_>, wk: &mut Worker<'_>, ok: Result<(), AssignError>) -> Flow {
+    let Ctx { f1, puzzle, cfg, base, max_score } = *ctx;
+    let TrialSlices { x, st, best, aw, .. } = trial;
+    st.iterations += 1;
+    if ok.is_err() {
+        // Non-finite weights cannot come from finite states; restart defensively.
+        randomize(x, &mut st.rng);
+        st.warm = false;
+        st.restarts += 1;
+        return Flow::Next;
+    }
+    st.warm = !cfg.cold_assign;
+    let score = f1.score(&wk.board);
+    if let (Some(a), Some(b)) = (&cfg.adapt, base)
+        && !aw.is_empty()
+    {
+        f1.adapt_join_weights(&wk.board, b, aw, a.rate, a.decay, a.max);
+    }
+    let improved = score > st.best_score || st.iterations == 1;
+    if improved {
+        st.best_score = score;
+        st.trig.improved_at = st.iterations;
+        best.copy_from_slice(&wk.board);
+    }
+    if score == max_score {
+        st.solve(Mechanism::Map);
+        if cfg.keep_fixed_points {
+            st.extra = Some(wk.prev.clone());
         }
-        if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
-            let id = |c, pl| f1.candidate_id(c, pl);
-            st.complete(comp, bt, puzzle, improved, score, best, |b| f1.placements(b), id);
-            if st.solved_at.is_some() {
-                return;
+        return Flow::Stop;
+    }
+    if let Some(l) = cfg.restart_stall
+        && st.stalled(score, l)
+    {
+        match cfg.kick {
+            Some(s) => kick(x, &mut st.rng, s),
+            None => {
+                randomize(x, &mut st.rng);
+                st.warm = false;
             }
+        }
+        return Flow::Next;
+    }
+    if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
+        let id = |c, pl| f1.candidate_id(c, pl);
+        st.complete(comp, bt, puzzle, improved, score, best, |b| f1.placements(b), id);
+        if st.solved_at.is_some() {
+            return Flow::Stop;
         }
     }
+    Flow::Next
+}
+
+/// The end of a trial's round that it did not leave by solving: at a multiple of [`ROUND`],
+/// a trial caught in an exact limit cycle restarts.
+fn end_round(ctx: &Ctx<'_>, trial: TrialSlices<'_>, span: Span) {
+    let cfg = ctx.cfg;
+    let TrialSlices { x, st, .. } = trial;
     let round_done = span.pause == span.end;
     if round_done
         && !cfg.no_cycle_restart
@@ -766,6 +899,76 @@ fn run_trial_round(ctx: &Ctx<'_>, trial: TrialSlices<'_>, wk: &mut Worker<'_>, t
         st.warm = false;
         st.restarts += 1;
     }
+}
+
+/// One round of a group's trials in lock-step (RRR, the average edge projection): each
+/// iteration reflects every trial still in its round, computes their piece weights in one
+/// pass of vector lanes ([`F1::piece_weights_lanes`]), then finishes each trial's step and
+/// bookkeeping as [`run_trial_round`] does. Each trial's iterates, counters and boards are
+/// those of [`run_trial_round`], bit for bit: only the order of independent work changes.
+fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target: Option<&[u64]>) {
+    let Ctx { f1, cfg, base, .. } = *ctx;
+    let (m, dim, wl) = (g.len(), f1.dim(), f1.weight_len());
+    debug_assert!(m <= LANES && crew.r.len() == LANES * dim);
+    let mut spans: [Option<Span>; LANES] = [None; LANES];
+    let mut left = [0u64; LANES];
+    for l in 0..m {
+        let st = &g.st[l];
+        if target.is_some_and(|t| st.iterations >= t[l]) {
+            continue;
+        }
+        spans[l] = trial_span(cfg, st, target.map(|t| t[l]));
+        left[l] = spans[l].map_or(0, |s| s.pause - st.iterations);
+    }
+    while left.iter().any(|&n| n > 0) {
+        for l in (0..m).filter(|&l| left[l] > 0) {
+            let t = g.trial(l);
+            if cfg.keep_fixed_points {
+                crew.lanes[l].prev.copy_from_slice(t.x);
+            }
+            let r = &mut crew.r[l * dim..(l + 1) * dim];
+            match if t.aw.is_empty() { base } else { Some(&*t.aw) } {
+                Some(d) => f1.reflect_edges_weighted(t.x, r, d),
+                None => f1.reflect_edges(t.x, r),
+            }
+        }
+        f1.piece_weights_lanes(&crew.r, &mut crew.w, &mut crew.sides);
+        for l in 0..m {
+            if left[l] == 0 {
+                continue;
+            }
+            left[l] -= 1;
+            let mut t = g.trial(l);
+            let wk = &mut crew.lanes[l];
+            let (r, w) = (&crew.r[l * dim..(l + 1) * dim], &crew.w[l * wl..(l + 1) * wl]);
+            let ok = finish_rrr(f1, cfg.beta, r, w, &mut t, &mut wk.board);
+            if after_step(ctx, &mut t, wk, ok) == Flow::Stop {
+                (left[l], spans[l]) = (0, None);
+            }
+        }
+    }
+    for (l, span) in spans.iter().enumerate().take(m) {
+        if let Some(span) = *span {
+            end_round(ctx, g.trial(l), span);
+        }
+    }
+}
+
+/// The rest of an RRR step ([`Step::rrr`]) once its reflection `r` and the weights `w` of
+/// `r` are made: the assignments, their candidates, and the step of `x`.
+fn finish_rrr(
+    f1: &F1,
+    beta: f32,
+    r: &[f32],
+    w: &[f32],
+    t: &mut TrialSlices<'_>,
+    board: &mut [u32],
+) -> Result<(), AssignError> {
+    f1.assign_entries(w, t.asg, board, t.st.warm)?;
+    f1.entries_to_candidates(r, board);
+    f1.subtract_edges(beta, t.x);
+    add_board(f1, beta, t.x, board);
+    Ok(())
 }
 
 /// What one iteration of a trial reads: the puzzle's F1, the config, whether the trial's
@@ -991,6 +1194,62 @@ mod tests {
     }
 
     /// A generated 5x5 and `kind` run on it: 2 trials of 400 iterations, every trial to its end.
+    /// The lock-step lanes ([`MapConfig::trial_lanes`] 2 to 4) leave every trial where one
+    /// trial at a time (1) leaves it, bit for bit: the whole batch's snapshot (iterates,
+    /// records, random streams, warm solvers, weights, kept iterates), the summaries, the
+    /// solution and rate mode's solutions. Batches of several sizes (groups cut short),
+    /// stall restarts and kicks, adaptive weights, completion, solving trials, rate mode, the
+    /// uniform and weighted metrics, f32 reduced costs, and the stepper in uneven steps.
+    #[test]
+    fn lanes_in_lock_step_are_one_trial_at_a_time_bit_for_bit() {
+        let mut solved = 0;
+        for (case, (w, h, seed)) in
+            [(4, 4, 1), (5, 5, 2), (6, 6, 3), (5, 5, 4), (3, 6, 5), (6, 6, 6)].into_iter().enumerate()
+        {
+            let p = puzzle(w, h, seed);
+            let extras = case % 2 == 1;
+            for trials in [2, 3, 5, 8] {
+                let cfg = MapConfig {
+                    keep_going: case == 0,
+                    all_trials: case != 2,
+                    restart_stall: Some(150),
+                    join_weights: (case != 4).then_some(DEFAULT_JOIN_WEIGHTS),
+                    adapt: extras.then_some(AdaptiveWeights { rate: 0.1, decay: 0.02, max: 3.0 }),
+                    kick: (case == 3).then_some(0.5),
+                    complete: extras.then(|| Completion { k: 2, stall: 100, ..Completion::default() }),
+                    keep_fixed_points: extras,
+                    reduced_costs: if case == 5 { Precision::F32 } else { Precision::F64 },
+                    run: MapRun { trials, max_iters: 700, seed, ..Default::default() },
+                    ..Default::default()
+                };
+                let run = |lanes| {
+                    let mut m = F1Map::new(&p, MapConfig { trial_lanes: lanes, ..cfg.clone() }).unwrap();
+                    let r = m.run(|_| {});
+                    let found = r
+                        .rate
+                        .as_ref()
+                        .map(|k| k.solutions.iter().map(|f| (f.trial, f.trial_iteration)).collect::<Vec<_>>());
+                    (m.snapshot(), r.trials, r.solution.map(|s| (s.0, s.1)), found)
+                };
+                let one = run(1);
+                solved += one.1.iter().filter(|t| t.solved_at.is_some()).count();
+                for lanes in [2, 3, 4] {
+                    assert!(one == run(lanes), "{w}x{h} seed {seed}, {trials} trials, {lanes} lanes");
+                }
+                // The stepper, in uneven steps, lands where one trial at a time does.
+                let step = |lanes| {
+                    let mut m = F1Map::new(&p, MapConfig { trial_lanes: lanes, ..cfg.clone() }).unwrap();
+                    for k in [1, 63, 2, 100, 200] {
+                        m.step(k, &Cancel::default());
+                    }
+                    (m.snapshot(), m.trial_summaries())
+                };
+                assert!(step(1) == step(4), "the stepper, {w}x{h} seed {seed}, {trials} trials");
+            }
+        }
+        assert!(solved > 0, "some trials solve inside their rounds");
+    }
+
     fn two_trials_on_5x5(kind: MapKind) -> (Puzzle, MapConfig) {
         let run = MapRun { trials: 2, max_iters: 400, seed: 7, ..Default::default() };
         (puzzle(5, 5, 2), MapConfig { kind, all_trials: true, run, ..Default::default() })

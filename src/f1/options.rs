@@ -149,6 +149,7 @@ impl F1Options {
             cold_assign: self.cold_assign,
             complete: m.completion(),
             keep_fixed_points: false,
+            trial_lanes: crate::f1::project::LANES,
             assign: self.assign,
             reduced_costs: self.reduced_costs,
             fused_passes: self.fused_passes,

@@ -11,6 +11,10 @@
 //!   then a maximum-weight assignment of pieces to cells, then embed the board. Corner, edge
 //!   and inner cells never share pieces, so this is three independent assignments.
 
+mod lanes;
+
+pub use lanes::{LANES, LaneSideTable};
+
 use crate::assign::{AssignError, Assigner, Precision, Real, WarmState};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
 
@@ -1129,12 +1133,45 @@ mod tests {
         }
     }
 
+    /// The lanes' weights ([`F1::piece_weights_lanes`]) are each lane's one-trial weights bit
+    /// for bit, with the lanes' states all different, coarse (ties) or not, signed zeros
+    /// among them.
+    fn lane_weights_match_one_trial(w: usize, h: usize, seed: u64, hints: usize) {
+        let p = puzzle_with_hints(w, h, seed, hints);
+        let f1 = F1::new(&p).unwrap();
+        let (dim, wl) = (f1.dim(), f1.weight_len());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x1a7e);
+        let mut scratch = f1.piece_scratch();
+        let mut lanes = LaneSideTable::default();
+        let mut one = vec![0.0f32; wl];
+        let mut w_lanes = vec![0.0f32; LANES * wl];
+        for round in 0..3 {
+            let mut z: Vec<f32> = (0..LANES).flat_map(|_| random_x(dim, &mut rng)).collect();
+            if round == 1 {
+                z.iter_mut()
+                    .enumerate()
+                    .for_each(|(i, v)| *v = if i % 7 == 0 { [0.0, -0.0][i % 2] } else { (*v * 2.0).round() * 0.5 });
+            }
+            f1.piece_weights_lanes(&z, &mut w_lanes, &mut lanes);
+            for l in 0..LANES {
+                f1.piece_weights_into(&z[l * dim..(l + 1) * dim], &mut one, &mut scratch.sides);
+                assert_eq!(
+                    bits(&w_lanes[l * wl..(l + 1) * wl]),
+                    bits(&one),
+                    "{w}x{h} seed {seed} hints {hints} lane {l}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn fast_weights_match_the_reference_on_squares_rectangles_and_clues() {
         for (w, h) in [(2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (8, 8), (2, 5), (3, 7), (7, 4), (12, 6)] {
             for seed in 0..3 {
                 fast_weights_match_reference(w, h, seed, 0);
                 fast_weights_match_reference(w, h, seed, 1 + seed as usize * 2);
+                lane_weights_match_one_trial(w, h, seed, 0);
+                lane_weights_match_one_trial(w, h, seed, 1 + seed as usize * 2);
             }
         }
     }
@@ -1146,6 +1183,7 @@ mod tests {
             w in 2usize..9, h in 2usize..9, seed in 0u64..10_000, hints in 0usize..4
         ) {
             fast_weights_match_reference(w, h, seed, hints);
+            lane_weights_match_one_trial(w, h, seed, hints);
         }
     }
 

@@ -105,6 +105,14 @@ pub struct MapConfig {
     pub resume: Option<Arc<F1Snapshot>>,
 }
 
+impl MapConfig {
+    /// The trials a chunk of a batch of `trials` advances in lock-step: `trial_lanes` within
+    /// 1..=[`LANES`], no more than the batch's.
+    fn lanes_for(&self, trials: usize) -> usize {
+        self.trial_lanes.clamp(1, LANES).min(trials.max(1))
+    }
+}
+
 /// Per-join weights that adapt to the joins that stay unmatched, after the adaptive
 /// constraint weights of Gravel & Elser's divide and concur and the clause weighting of SAT
 /// local search (Morris's breakout; Hutter, Tompkins & Hoos's scaling and probabilistic
@@ -391,7 +399,7 @@ impl<'a> F1Map<'a> {
     /// Trials a chunk advances in lock-step: [`MapConfig::trial_lanes`] within 1..=[`LANES`],
     /// no more than the batch's.
     fn lanes(&self) -> usize {
-        self.cfg.trial_lanes.clamp(1, LANES).min(self.status.len().max(1))
+        self.cfg.lanes_for(self.status.len())
     }
 
     /// `n` workers' scratch.
@@ -707,7 +715,7 @@ pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     let network = if cfg.complete.is_some() { s.network() } else { 0 };
     let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
     // A chunk's crew: a worker per lane, the lanes' reflections and weights, their side table.
-    let lanes = cfg.trial_lanes.clamp(1, LANES).min(cfg.run.trials.max(1)) as u64;
+    let lanes = cfg.lanes_for(cfg.run.trials) as u64;
     let shared = if lanes > 1 { WORD * LANES as u64 * (dim + wlen) } else { 0 };
     let crew = lanes * worker + shared + LANE_SIDE_TABLE + 4 * ALLOC;
     // Chunks hold whole groups of lanes: no more crews than groups.
@@ -780,9 +788,6 @@ fn run_group_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target
         return lockstep_round(ctx, g, crew, target);
     }
     for l in 0..g.len() {
-        if target.is_some_and(|t| g.st[l].iterations >= t[l]) {
-            continue;
-        }
         run_trial_round(ctx, g.trial(l), &mut crew.lanes[l], target.map(|t| t[l]));
     }
 }
@@ -812,9 +817,11 @@ fn run_trial_round(ctx: &Ctx<'_>, mut trial: TrialSlices<'_>, wk: &mut Worker<'_
     end_round(ctx, trial, span);
 }
 
-/// The round a trial runs now: None when it is done (solved, or at its budget).
+/// The round a trial runs now: None when it is done (solved, or at its budget) or, stepped,
+/// at its target.
 fn trial_span(cfg: &MapConfig, st: &F1Trial, target: Option<u64>) -> Option<Span> {
-    st.is_active(cfg.run.max_iters).then(|| match target {
+    let due = st.is_active(cfg.run.max_iters) && target.is_none_or(|t| st.iterations < t);
+    due.then(|| match target {
         None => Span::round(st.iterations, cfg.run.max_iters),
         Some(t) => Span::until(st.iterations, cfg.run.max_iters, t),
     })
@@ -914,9 +921,6 @@ fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target:
     let mut left = [0u64; LANES];
     for l in 0..m {
         let st = &g.st[l];
-        if target.is_some_and(|t| st.iterations >= t[l]) {
-            continue;
-        }
         spans[l] = trial_span(cfg, st, target.map(|t| t[l]));
         left[l] = spans[l].map_or(0, |s| s.pause - st.iterations);
     }

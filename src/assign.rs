@@ -40,6 +40,25 @@ use thiserror::Error;
 /// unassigned row / column (only ever visible after a failed solve).
 pub const UNASSIGNED: u32 = u32::MAX;
 
+/// The row kernel of the augmenting row reduction.
+///
+/// `Fused` (the default): a row-reduction step finds a row's two smallest reduced costs and
+/// the first column holding the smallest in one pass. `Separate` is the reference it
+/// replaced: a pass for the two values, then a pass that locates the first column holding
+/// the smallest by exact comparison. Both compute every reduced cost with the same
+/// expression and pick the same column, so they return the same assignment, potentials and
+/// counts bit for bit (`fused_kernels_are_the_separate_ones_bit_for_bit`). The shortest-path
+/// search keeps its separate passes: fusing its relaxation with the next step's minima was
+/// measured 1.45x slower at 8x8 (`benches/results/cpu-speed/f1-fused-2026-12-06.md`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernels {
+    /// One pass a row-reduction step.
+    Fused,
+    /// The reference: a pass for the minima, then one for the first column.
+    Separate,
+}
+
 /// Errors from [`Assigner::solve`] / [`Assigner::solve_warm`].
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum AssignError {
@@ -316,6 +335,8 @@ pub struct Assigner<R: Real = f64> {
     free: Vec<u32>,
     /// `v` and `x`/`y` describe a completed optimal solve (warm start usable).
     has_duals: bool,
+    /// Which row kernel the row reduction uses (see [`Kernels`]).
+    kernels: Kernels,
     total: f64,
     stats: AssignStats,
 }
@@ -351,9 +372,19 @@ impl<R: Real> Assigner<R> {
             fm: vec![R::ZERO; n],
             free: Vec::with_capacity(n),
             has_duals: false,
+            kernels: Kernels::Fused,
             total: 0.0,
             stats: AssignStats::default(),
         }
+    }
+
+    /// The same solver with the given row kernels. [`Kernels::Separate`] is the reference
+    /// the fused kernels are tested against; both give the same assignment, potentials and
+    /// counts, bit for bit.
+    #[doc(hidden)]
+    pub fn with_kernels(mut self, kernels: Kernels) -> Self {
+        self.kernels = kernels;
+        self
     }
 
     /// What this solver did so far (see [`AssignStats`]).
@@ -716,12 +747,17 @@ impl<R: Real> Assigner<R> {
             let i = self.free[k] as usize;
             k += 1;
             let row = &w[i * n..(i + 1) * n];
-            let (umin, usub) = top2_reduced(row, &self.v);
+            let (umin, usub, mut j1) = match self.kernels {
+                Kernels::Fused => top2_first_reduced(row, &self.v),
+                Kernels::Separate => {
+                    let (a, b) = top2_reduced(row, &self.v);
+                    (a, b, if a == R::INF { 0 } else { find_reduced(row, &self.v, 0, a) })
+                }
+            };
             if umin == R::INF {
                 // Row with no allowed pair.
                 return Err(AssignError::Infeasible);
             }
-            let mut j1 = find_reduced(row, &self.v, 0, umin);
             let mut i0 = self.y[j1];
             // `reprocess`: the displaced row is handled right away (price
             // strictly dropped); otherwise it waits for the next pass.
@@ -909,6 +945,10 @@ fn run_dispatch_f32(a: &mut Assigner<f32>, w: &[f32], warm: bool) -> Result<f32,
 
 const LANES: usize = 8;
 
+/// The lanes of the kernels that carry a column with each minimum: four, so that a lane
+/// array of `f64` fills one AVX2 register.
+const FLANES: usize = 4;
+
 #[inline(always)]
 fn fmin<R: Real>(a: R, b: R) -> R {
     if b < a { b } else { a }
@@ -1012,6 +1052,70 @@ fn find_reduced<R: Real>(row: &[f32], v: &[R], start: usize, target: R) -> usize
     }
     let tail = start + (r.len() / LANES) * LANES;
     (tail..row.len()).find(|&j| R::cost(row[j]) - v[j] == target).unwrap_or(row.len())
+}
+
+/// The two smallest values (as a multiset) of `R::cost(row[j]) - v[j]`, as
+/// [`top2_reduced`] gives them, and the first `j` holding the smallest (as
+/// [`find_reduced`] from 0 finds it; `0` when every value is `+inf`), in one pass.
+#[inline(always)]
+fn top2_first_reduced<R: Real>(row: &[f32], v: &[R]) -> (R, R, usize) {
+    let v = &v[..row.len()];
+    let mut m1 = [R::INF; FLANES];
+    let mut m2 = [R::INF; FLANES];
+    // Each lane's first column at its minimum, and the lanes' columns in this chunk, held
+    // as exact small numbers in `R` so that the blends vectorise with the values.
+    let mut at = [R::ZERO; FLANES];
+    let mut col: [R; FLANES] = std::array::from_fn(R::from_index);
+    let step = R::from_index(FLANES);
+    let rc = row.chunks_exact(FLANES);
+    let vc = v.chunks_exact(FLANES);
+    let (rr, vr) = (rc.remainder(), vc.remainder());
+    for (rk, vk) in rc.zip(vc) {
+        for k in 0..FLANES {
+            let h = R::cost(rk[k]) - vk[k];
+            let lt = h < m1[k];
+            let hi = if lt { m1[k] } else { h };
+            m1[k] = if lt { h } else { m1[k] };
+            at[k] = if lt { col[k] } else { at[k] };
+            m2[k] = fmin(m2[k], hi);
+            col[k] += step;
+        }
+    }
+    // As in `top2_reduced`, for the two values. The first column at the minimum is the
+    // smallest column of the lanes that hold it: a second fold, without branches.
+    let a0 = m1.iter().fold(R::INF, |x, &y| fmin(x, y));
+    let j0 = first_at(&m1, &at, a0);
+    let mut half = FLANES;
+    while half > 1 {
+        half /= 2;
+        for k in 0..half {
+            let (x, y) = (m1[k + half], m2[k + half]);
+            m2[k] = fmin(fmin(m2[k], y), fmax(m1[k], x));
+            m1[k] = fmin(m1[k], x);
+        }
+    }
+    let (mut a, mut b) = (m1[0], m2[0]);
+    let mut j = if a < R::INF { j0 } else { 0 };
+    let tail = row.len() - rr.len();
+    for (t, (&r, &vj)) in rr.iter().zip(vr).enumerate() {
+        let h = R::cost(r) - vj;
+        b = fmin(b, fmax(a, h));
+        if h < a {
+            j = tail + t;
+        }
+        a = fmin(a, h);
+    }
+    (a, b, j)
+}
+
+/// The smallest column `at[k]` of the lanes whose value `m[k]` is `target`, without branches.
+#[inline(always)]
+fn first_at<R: Real, const L: usize>(m: &[R; L], at: &[R; L], target: R) -> usize {
+    let mut c = [R::INF; L];
+    for k in 0..L {
+        c[k] = if m[k] == target { at[k] } else { R::INF };
+    }
+    c.iter().fold(R::INF, |x, &y| fmin(x, y)).to_index()
 }
 
 /// Column minima of the cost matrix with (lowest) arg-row, as `f64` row
@@ -1747,6 +1851,84 @@ mod tests {
             }
             // Continuous random weights have no exact ties: the two agree almost always.
             assert!(differ * 20 <= steps, "n={n}: {differ} of {steps} assignments differ");
+        }
+    }
+
+    /// Runs one warm sequence through a fused and a separate-kernel solver of precision `R`
+    /// and holds them to the same totals, assignments, potentials and counts, bit for bit.
+    fn same_bits<R: Real>(n: usize, seq: &[Vec<f32>], ctx: &str) {
+        let mut fused = Assigner::<R>::with_precision(n);
+        let mut sep = Assigner::<R>::with_precision(n).with_kernels(Kernels::Separate);
+        for (step, w) in seq.iter().enumerate() {
+            let cold = step % 7 == 3;
+            let (a, b) = if cold { (fused.solve(w), sep.solve(w)) } else { (fused.solve_warm(w), sep.solve_warm(w)) };
+            assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "{ctx} step {step}");
+            assert_eq!(fused.row_to_col(), sep.row_to_col(), "{ctx} step {step}");
+            let bits = |s: &Assigner<R>| s.col_potentials().iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fused), bits(&sep), "{ctx} step {step}");
+        }
+        assert_eq!(format!("{:?}", fused.stats()), format!("{:?}", sep.stats()), "{ctx}");
+    }
+
+    #[test]
+    fn fused_kernels_are_the_separate_ones_bit_for_bit() {
+        // Drifting continuous weights (F1's case), integer weights full of ties, forbidden
+        // pairs, and sizes on and off the lane width, in both precisions.
+        let mut cases = 0;
+        for n in [1usize, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 36, 40, 56] {
+            for kind in 0..4 {
+                let mut r = rng(31_000 + 10 * n as u64 + kind);
+                let draw = |r: &mut Rng| match kind {
+                    0 | 1 => r.random_range(0.0f32..4.0),
+                    2 => r.random_range(0..3) as f32,
+                    _ => {
+                        if r.random_range(0..5) == 0 {
+                            NEG
+                        } else {
+                            r.random_range(0..4) as f32
+                        }
+                    }
+                };
+                let mut w: Vec<f32> = (0..n * n).map(|_| draw(&mut r)).collect();
+                let mut seq = Vec::new();
+                for _ in 0..60 {
+                    for x in w.iter_mut() {
+                        if *x == NEG {
+                            continue;
+                        }
+                        *x = match kind {
+                            0 => (*x + r.random_range(-0.05f32..0.05)).clamp(0.0, 4.0),
+                            1 => (*x + r.random_range(-0.5f32..0.5)).clamp(0.0, 4.0),
+                            _ if r.random_range(0..8) == 0 => r.random_range(0..3) as f32,
+                            _ => *x,
+                        };
+                    }
+                    seq.push(w.clone());
+                }
+                same_bits::<f64>(n, &seq, &format!("f64 n={n} kind={kind}"));
+                same_bits::<f32>(n, &seq, &format!("f32 n={n} kind={kind}"));
+                cases += 1;
+            }
+        }
+        assert_eq!(cases, 68);
+    }
+
+    #[test]
+    fn fused_row_kernel_finds_the_first_minimum() {
+        // The kernel alone, against the separate passes, on rows full of ties.
+        for n in 0..=41usize {
+            for s in 0..40u64 {
+                let mut r = rng(41_000 + 100 * n as u64 + s);
+                let row: Vec<f32> =
+                    (0..n).map(|_| if r.random_range(0..6) == 0 { NEG } else { r.random_range(0..3) as f32 }).collect();
+                let v: Vec<f64> = (0..n).map(|_| r.random_range(0..2) as f64).collect();
+                let (a, b) = top2_reduced(&row, &v);
+                let (fa, fb, fj) = top2_first_reduced(&row, &v);
+                assert_eq!((a.to_bits(), b.to_bits()), (fa.to_bits(), fb.to_bits()), "n={n} s={s}");
+                if a < f64::INFINITY {
+                    assert_eq!(fj, find_reduced(&row, &v, 0, a), "n={n} s={s}");
+                }
+            }
         }
     }
 }

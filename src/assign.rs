@@ -1008,10 +1008,23 @@ fn top2_reduced<R: Real>(row: &[f32], v: &[R]) -> (R, R) {
             m2[k] = fmin(m2[k], hi);
         }
     }
-    // Tree reduction of the lanes, branch-free: the two smallest of the union of the
-    // pairs (a <= b) and (x <= y) are min(a, x) and min(b, y, max(a, x)). (A chain of
-    // compare-and-branch pushes here cost more than the vector loop itself at n ~ 36.)
-    let mut half = LANES;
+    let (mut a, mut b) = reduce_top2(&mut m1, &mut m2);
+    for (&r, &vj) in rr.iter().zip(vr) {
+        let h = R::cost(r) - vj;
+        b = fmin(b, fmax(a, h));
+        a = fmin(a, h);
+    }
+    (a, b)
+}
+
+/// The two smallest values (as a multiset) of the lanes' pairs `(m1[k] <= m2[k])`, by a
+/// tree reduction without branches: the two smallest of the union of the pairs
+/// (a <= b) and (x <= y) are min(a, x) and min(b, y, max(a, x)). (A chain of
+/// compare-and-branch pushes here cost more than the vector loop itself at n ~ 36.)
+/// `L` is a power of two; the arrays are left as scratch.
+#[inline(always)]
+fn reduce_top2<R: Real, const L: usize>(m1: &mut [R; L], m2: &mut [R; L]) -> (R, R) {
+    let mut half = L;
     while half > 1 {
         half /= 2;
         for k in 0..half {
@@ -1020,13 +1033,7 @@ fn top2_reduced<R: Real>(row: &[f32], v: &[R]) -> (R, R) {
             m1[k] = fmin(m1[k], x);
         }
     }
-    let (mut a, mut b) = (m1[0], m2[0]);
-    for (&r, &vj) in rr.iter().zip(vr) {
-        let h = R::cost(r) - vj;
-        b = fmin(b, fmax(a, h));
-        a = fmin(a, h);
-    }
-    (a, b)
+    (m1[0], m2[0])
 }
 
 /// First `j >= start` with `R::cost(row[j]) - v[j] == target`, else `row.len()`.
@@ -1081,20 +1088,11 @@ fn top2_first_reduced<R: Real>(row: &[f32], v: &[R]) -> (R, R, usize) {
             col[k] += step;
         }
     }
-    // As in `top2_reduced`, for the two values. The first column at the minimum is the
-    // smallest column of the lanes that hold it: a second fold, without branches.
+    // The two values by `reduce_top2`. The first column at the minimum is the smallest
+    // column of the lanes that hold it: a second fold, without branches.
     let a0 = m1.iter().fold(R::INF, |x, &y| fmin(x, y));
     let j0 = first_at(&m1, &at, a0);
-    let mut half = FLANES;
-    while half > 1 {
-        half /= 2;
-        for k in 0..half {
-            let (x, y) = (m1[k + half], m2[k + half]);
-            m2[k] = fmin(fmin(m2[k], y), fmax(m1[k], x));
-            m1[k] = fmin(m1[k], x);
-        }
-    }
-    let (mut a, mut b) = (m1[0], m2[0]);
+    let (mut a, mut b) = reduce_top2(&mut m1, &mut m2);
     let mut j = if a < R::INF { j0 } else { 0 };
     let tail = row.len() - rr.len();
     for (t, (&r, &vj)) in rr.iter().zip(vr).enumerate() {

@@ -23,7 +23,7 @@ use crate::batch::{
     SnapshotError, SnapshotIdentity, Span, Trial, TrialSummary, chunk_size, completer, identity_option,
 };
 use crate::cancel::{Cancel, Deadline};
-use crate::f1::project::{Assigners, EdgeProjection, F1, LANES, LaneSideTable, PieceScratch};
+use crate::f1::project::{Assigners, EdgeProjection, F1, LANES, LaneSideTable, LaneVec, PieceScratch};
 use crate::hash::OFFSET;
 use crate::limits::Estimate;
 use crate::limits::memory::{ALLOC, Shape, TRIAL_BOOKKEEPING, WORD, slack, workers};
@@ -234,11 +234,12 @@ struct Worker<'p> {
 }
 
 /// The scratch of one parallel chunk: a [`Worker`] per trial it advances in lock-step
-/// ([`MapConfig::trial_lanes`]), and the lanes' reflections and weights, lane-major, for
-/// [`F1::piece_weights_lanes`] (empty with one lane).
+/// ([`MapConfig::trial_lanes`]), the lanes' reflections, trial-minor
+/// ([`F1::reflect_edges_lanes`]), and their weights, lane-major
+/// ([`F1::piece_weights_minor`]); both empty with one lane.
 struct Crew<'p> {
     lanes: Vec<Worker<'p>>,
-    r: Vec<f32>,
+    r: Vec<LaneVec>,
     w: Vec<f32>,
     sides: LaneSideTable,
 }
@@ -389,7 +390,7 @@ impl<'a> F1Map<'a> {
         (0..n)
             .map(|_| Crew {
                 lanes: self.workers(lanes),
-                r: vec![0.0; shared * dim],
+                r: vec![LaneVec::ZERO; if lanes > 1 { dim } else { 0 }],
                 w: vec![0.0; shared * wl],
                 sides: LaneSideTable::default(),
             })
@@ -909,14 +910,16 @@ fn end_round(ctx: &Ctx<'_>, trial: TrialSlices<'_>, span: Span) {
 }
 
 /// One round of a group's trials in lock-step (RRR, the average edge projection): each
-/// iteration reflects every trial still in its round, computes their piece weights in one
-/// pass of vector lanes ([`F1::piece_weights_lanes`]), then finishes each trial's step and
-/// bookkeeping as [`run_trial_round`] does. Each trial's iterates, counters and boards are
-/// those of [`run_trial_round`], bit for bit: only the order of independent work changes.
+/// iteration reflects the group's trials in one pass of vector lanes
+/// ([`F1::reflect_edges_lanes`], trial-minor), computes their piece weights in another
+/// ([`F1::piece_weights_minor`]), then finishes the step and bookkeeping of each trial still
+/// in its round as [`run_trial_round`] does. Each trial's iterates, counters and boards are
+/// those of [`run_trial_round`], bit for bit: only the order of independent work changes
+/// (the lanes of trials out of their round are computed and ignored).
 fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target: Option<&[u64]>) {
     let Ctx { f1, cfg, base, .. } = *ctx;
     let (m, dim, wl) = (g.len(), f1.dim(), f1.weight_len());
-    debug_assert!(m <= LANES && crew.r.len() == LANES * dim);
+    debug_assert!(m <= LANES && crew.r.len() == dim);
     let mut spans: [Option<Span>; LANES] = [None; LANES];
     let mut left = [0u64; LANES];
     for l in 0..m {
@@ -924,28 +927,46 @@ fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target:
         spans[l] = trial_span(cfg, st, target.map(|t| t[l]));
         left[l] = spans[l].map_or(0, |s| s.pause - st.iterations);
     }
+    let (aw_len, aw_used) = (g.aw_len, g.aw_used);
     while left.iter().any(|&n| n > 0) {
-        for l in (0..m).filter(|&l| left[l] > 0) {
-            let t = g.trial(l);
-            if cfg.keep_fixed_points {
-                crew.lanes[l].prev.copy_from_slice(t.x);
-            }
-            let r = &mut crew.r[l * dim..(l + 1) * dim];
-            match if t.aw.is_empty() { base } else { Some(&*t.aw) } {
-                Some(d) => f1.reflect_edges_weighted(t.x, r, d),
-                None => f1.reflect_edges(t.x, r),
+        if cfg.keep_fixed_points {
+            for l in (0..m).filter(|&l| left[l] > 0) {
+                crew.lanes[l].prev.copy_from_slice(&g.x[l * dim..(l + 1) * dim]);
             }
         }
-        f1.piece_weights_lanes(&crew.r, &mut crew.w, &mut crew.sides);
-        for l in 0..m {
-            if left[l] == 0 {
-                continue;
-            }
+        {
+            // Lanes past the group's trials repeat its first.
+            let lane = |l: usize| if l < m { l } else { 0 };
+            let xs = std::array::from_fn(|l| &g.x[lane(l) * dim..(lane(l) + 1) * dim]);
+            let ds = std::array::from_fn(|l| match aw_used {
+                0 => base,
+                _ => Some(&g.aw[lane(l) * aw_len..lane(l) * aw_len + aw_used]),
+            });
+            f1.reflect_edges_lanes(xs, ds, &mut crew.r);
+        }
+        f1.piece_weights_minor(&crew.r, &mut crew.w, &mut crew.sides);
+        // The assignments, trial by trial; their candidates, cell by cell for all of them (a
+        // cell's reflection is one block of vectors); then each trial's step and bookkeeping.
+        let mut done: [Option<Result<(), AssignError>>; LANES] = Default::default();
+        for l in (0..m).filter(|&l| left[l] > 0) {
+            let t = g.trial(l);
+            let w = &crew.w[l * wl..(l + 1) * wl];
+            done[l] = Some(f1.assign_entries(w, t.asg, &mut crew.lanes[l].board, t.st.warm));
+        }
+        let mut boards: [Option<&mut [u32]>; LANES] = Default::default();
+        for ((b, wk), ok) in boards.iter_mut().zip(&mut crew.lanes).zip(&done) {
+            *b = matches!(ok, Some(Ok(()))).then_some(&mut wk.board[..]);
+        }
+        f1.entries_to_candidates_lanes(&crew.r, &mut boards);
+        for (l, ok) in done.into_iter().enumerate() {
+            let Some(ok) = ok else { continue };
             left[l] -= 1;
             let mut t = g.trial(l);
             let wk = &mut crew.lanes[l];
-            let (r, w) = (&crew.r[l * dim..(l + 1) * dim], &crew.w[l * wl..(l + 1) * wl]);
-            let ok = finish_rrr(f1, cfg.beta, r, w, &mut t, &mut wk.board);
+            if ok.is_ok() {
+                f1.subtract_edges(cfg.beta, t.x);
+                add_board(f1, cfg.beta, t.x, &wk.board);
+            }
             if after_step(ctx, &mut t, wk, ok) == Flow::Stop {
                 (left[l], spans[l]) = (0, None);
             }
@@ -956,23 +977,6 @@ fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target:
             end_round(ctx, g.trial(l), span);
         }
     }
-}
-
-/// The rest of an RRR step ([`Step::rrr`]) once its reflection `r` and the weights `w` of
-/// `r` are made: the assignments, their candidates, and the step of `x`.
-fn finish_rrr(
-    f1: &F1,
-    beta: f32,
-    r: &[f32],
-    w: &[f32],
-    t: &mut TrialSlices<'_>,
-    board: &mut [u32],
-) -> Result<(), AssignError> {
-    f1.assign_entries(w, t.asg, board, t.st.warm)?;
-    f1.entries_to_candidates(r, board);
-    f1.subtract_edges(beta, t.x);
-    add_board(f1, beta, t.x, board);
-    Ok(())
 }
 
 /// What one iteration of a trial reads: the puzzle's F1, the config, whether the trial's

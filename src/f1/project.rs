@@ -13,7 +13,7 @@
 
 mod lanes;
 
-pub use lanes::{LANES, LaneSideTable};
+pub use lanes::{LANES, LaneSideTable, LaneVec};
 
 use crate::assign::{AssignError, Assigner, Precision, Real, WarmState};
 use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite, piece_class};
@@ -61,6 +61,17 @@ struct Groups {
     len: Vec<u8>,
     /// Per entry `i * n + col` of the class block: its group, or `u32::MAX` (no candidate).
     of_entry: Vec<u32>,
+}
+
+/// A cell of a class: the class, the cell's row `i` in it, the cell, the class's size `n` and
+/// where its block starts in the flat weight array.
+#[derive(Clone, Copy, Debug)]
+struct ClassCell {
+    class: usize,
+    i: usize,
+    cell: usize,
+    n: usize,
+    off: usize,
 }
 
 /// Static F1 tables for one puzzle, shared by every trial.
@@ -519,21 +530,25 @@ impl F1 {
 
     /// The first candidate of a class's entry (row `i`, column `col`) reaching its weight
     /// (the `best` of [`F1::piece_weights`]), from the same `z`.
+    #[cfg(test)]
     fn entry_candidate(&self, z: &[f32], class: usize, i: usize, col: usize) -> u32 {
+        self.entry_candidate_by(|e| z[e], class, i, col)
+    }
+
+    /// [`F1::entry_candidate`] of the state whose entry `e` is `z(e)`.
+    #[inline(always)]
+    fn entry_candidate_by(&self, z: impl Fn(usize) -> f32, class: usize, i: usize, col: usize) -> u32 {
         let table = &self.classes[class];
         let g = &table.groups;
         let gi = g.of_entry[i * table.cells.len() + col] as usize;
         let c = table.cells[i] as usize;
         let k = self.colors;
-        let xc = &z[c * 4 * k..(c + 1) * 4 * k];
-        let (up, rest) = xc.split_at(k);
-        let (right, rest) = rest.split_at(k);
-        let (down, left) = rest.split_at(k);
+        let (up, right, down, left) = (c * 4 * k, (c * 4 + 1) * k, (c * 4 + 2) * k, (c * 4 + 3) * k);
         let first = g.first[gi] as usize;
         let mut best = first;
         let mut best_v = f32::NEG_INFINITY;
         for (j, q) in self.cand_colors[first..first + g.len[gi] as usize].iter().enumerate() {
-            let v = up[q[0] as usize] + right[q[1] as usize] + down[q[2] as usize] + left[q[3] as usize];
+            let v = z(up + q[0] as usize) + z(right + q[1] as usize) + z(down + q[2] as usize) + z(left + q[3] as usize);
             if v > best_v {
                 best_v = v;
                 best = first + j;
@@ -603,16 +618,33 @@ impl F1 {
     /// Turns the flat weight entries [`F1::assign_entries`] wrote per cell into the
     /// candidates reaching them (the argmax rotation, first on ties).
     pub fn entries_to_candidates(&self, x: &[f32], board: &mut [u32]) {
-        let mut off = 0;
-        for (t, table) in self.classes.iter().enumerate() {
-            let n = table.cells.len();
-            for (i, &c) in table.cells.iter().enumerate() {
-                let e = board[c as usize] as usize - off;
-                debug_assert_eq!(e / n, i);
-                board[c as usize] = self.entry_candidate(x, t, i, e % n);
-            }
-            off += n * n;
+        self.entries_to_candidates_by(|e| x[e], board);
+    }
+
+    /// [`F1::entries_to_candidates`] of the state whose entry `e` is `z(e)`.
+    #[inline(always)]
+    fn entries_to_candidates_by(&self, z: impl Fn(usize) -> f32 + Copy, board: &mut [u32]) {
+        for cell in self.cells_by_class() {
+            self.entry_to_candidate(z, cell, board);
         }
+    }
+
+    /// Every cell of every class, in the flat weight array's order.
+    fn cells_by_class(&self) -> impl Iterator<Item = ClassCell> + '_ {
+        let mut off = 0;
+        self.classes.iter().enumerate().flat_map(move |(class, table)| {
+            let (n, first) = (table.cells.len(), off);
+            off += n * n;
+            table.cells.iter().enumerate().map(move |(i, &c)| ClassCell { class, i, cell: c as usize, n, off: first })
+        })
+    }
+
+    /// Turns `board[cell]`, an entry of the flat weight array, into the candidate reaching it.
+    #[inline(always)]
+    fn entry_to_candidate(&self, z: impl Fn(usize) -> f32, at: ClassCell, board: &mut [u32]) {
+        let e = board[at.cell] as usize - at.off;
+        debug_assert_eq!(e / at.n, at.i);
+        board[at.cell] = self.entry_candidate_by(z, at.class, at.i, e % at.n);
     }
 
     /// [`F1::decode_pieces`] on the reference weights ([`F1::piece_weights`]), cold, for
@@ -1164,6 +1196,66 @@ mod tests {
         }
     }
 
+    /// The lanes' reflection ([`F1::reflect_edges_lanes`], trial-minor), the weights of it
+    /// ([`F1::piece_weights_minor`]) and their candidates
+    /// ([`F1::entries_to_candidates_lane`]) are each lane's one-trial ones bit for bit:
+    /// lanes unweighted, with the class weights and with uneven slot weights side by side,
+    /// on states all different, coarse (ties) or not, signed zeros among them.
+    fn lane_reflections_match_one_trial(w: usize, h: usize, seed: u64, hints: usize) {
+        let p = puzzle_with_hints(w, h, seed, hints);
+        let f1 = F1::new(&p).unwrap();
+        let (dim, wl) = (f1.dim(), f1.weight_len());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x2e9f);
+        let class_w = join_slot_weights(&p, [1.0, 2.5, 0.75]);
+        let uneven: Vec<f32> = (0..p.cells() * 4).map(|_| rng.random_range(0.25f32..3.0)).collect();
+        let mut scratch = f1.piece_scratch();
+        let mut lanes = LaneSideTable::default();
+        let (mut r_one, mut w_one) = (vec![0.0f32; dim], vec![0.0f32; wl]);
+        let mut r = vec![LaneVec::ZERO; dim];
+        let mut w_lanes = vec![0.0f32; LANES * wl];
+        for round in 0..3 {
+            let mut z: Vec<f32> = (0..LANES).flat_map(|_| random_x(dim, &mut rng)).collect();
+            if round == 1 {
+                z.iter_mut()
+                    .enumerate()
+                    .for_each(|(i, v)| *v = if i % 7 == 0 { [0.0, -0.0][i % 2] } else { (*v * 2.0).round() * 0.5 });
+            }
+            let ds: [Option<&[f32]>; LANES] = match round {
+                0 => [None, Some(&class_w), Some(&uneven), None],
+                1 => [Some(&uneven), None, Some(&class_w), Some(&class_w)],
+                _ => [None; LANES],
+            };
+            let xs = std::array::from_fn(|l| &z[l * dim..(l + 1) * dim]);
+            f1.reflect_edges_lanes(xs, ds, &mut r);
+            f1.piece_weights_minor(&r, &mut w_lanes, &mut lanes);
+            let flat: &[f32] = wide::bytemuck::cast_slice(&r);
+            for l in 0..LANES {
+                let what = format!("{w}x{h} seed {seed} hints {hints} round {round} lane {l}");
+                match ds[l] {
+                    Some(d) => f1.reflect_edges_weighted(xs[l], &mut r_one, d),
+                    None => f1.reflect_edges(xs[l], &mut r_one),
+                }
+                let lane: Vec<f32> = (0..dim).map(|e| flat[e * LANES + l]).collect();
+                assert_eq!(bits(&lane), bits(&r_one), "reflection, {what}");
+                f1.piece_weights_into(&r_one, &mut w_one, &mut scratch.sides);
+                assert_eq!(bits(&w_lanes[l * wl..(l + 1) * wl]), bits(&w_one), "weights, {what}");
+                let mut asg = f1.assigners();
+                let mut entries = vec![0u32; f1.cells];
+                f1.assign_entries(&w_one, &mut asg, &mut entries, false).unwrap();
+                let mut one = entries.clone();
+                f1.entries_to_candidates(&r_one, &mut one);
+                // Lane l's candidates, with the lanes after it alongside (same entries).
+                let mut lanes_b: Vec<Vec<u32>> = vec![entries; LANES];
+                let mut boards: [Option<&mut [u32]>; LANES] = Default::default();
+                for (k, (b, v)) in boards.iter_mut().zip(&mut lanes_b).enumerate() {
+                    *b = (k >= l).then_some(&mut v[..]);
+                }
+                f1.entries_to_candidates_lanes(&r, &mut boards);
+                assert_eq!(lanes_b[l], one, "candidates, {what}");
+            }
+        }
+    }
+
     #[test]
     fn fast_weights_match_the_reference_on_squares_rectangles_and_clues() {
         for (w, h) in [(2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (8, 8), (2, 5), (3, 7), (7, 4), (12, 6)] {
@@ -1172,6 +1264,8 @@ mod tests {
                 fast_weights_match_reference(w, h, seed, 1 + seed as usize * 2);
                 lane_weights_match_one_trial(w, h, seed, 0);
                 lane_weights_match_one_trial(w, h, seed, 1 + seed as usize * 2);
+                lane_reflections_match_one_trial(w, h, seed, 0);
+                lane_reflections_match_one_trial(w, h, seed, 1 + seed as usize * 2);
             }
         }
     }

@@ -1,6 +1,12 @@
-//! P_P's weights for [`LANES`] trials at once: the trials' states side by side in vector
-//! lanes (trial-minor), so that one pass over the puzzle's groups serves them all
-//! (ARCHITECTURE.md §4, "F1 across trials").
+//! RRR's edge reflection and P_P's weights for [`LANES`] trials at once: the trials' values
+//! side by side in vector lanes (trial-minor), so that one pass over the puzzle's joins or
+//! groups serves them all (ARCHITECTURE.md §4, "F1 across trials").
+//!
+//! [`F1::reflect_edges_lanes`] reads the trials' states (trial-major, as the batch keeps
+//! them) four colours at a time, turns each block of four trials by four colours into four
+//! lane vectors (a 4x4 transpose), and writes the reflection trial-minor: one [`LaneVec`]
+//! per entry of the state. Each lane forms every value as [`F1::reflect_edges_weighted`]
+//! does, so the reflections are the one-trial ones, bit for bit.
 //!
 //! [`F1::piece_weights_into`] reads, per (cell, piece) group, four colour quadruples of one
 //! trial and sums them four ways: the tables it walks (groups, columns, colour bytes) are the
@@ -19,7 +25,8 @@ use wide::f32x4;
 pub const LANES: usize = 4;
 
 /// One lane vector: a value of each of [`LANES`] trials.
-type V = f32x4;
+pub type LaneVec = f32x4;
+type V = LaneVec;
 
 /// Scratch of [`F1::piece_weights_lanes`]: per colour (at most 256) and side, a vector of
 /// the lanes' values.
@@ -54,23 +61,48 @@ impl F1 {
     /// state. Every lane is computed; a caller with fewer trials leaves stale states in the
     /// others and ignores their weights.
     pub fn piece_weights_lanes(&self, z: &[f32], w: &mut [f32], sides: &mut LaneSideTable) {
-        let (k, dim, wl) = (self.colors, self.dim(), self.weight_len());
-        assert!(z.len() >= LANES * dim && w.len() >= LANES * wl, "a state and a weight block per lane");
+        let (k, dim) = (self.colors, self.dim());
+        assert!(z.len() >= LANES * dim, "a state per lane");
+        self.lane_weights_by(w, sides, |c, y| {
+            for l in 0..LANES {
+                let xc = &z[l * dim + c * 4 * k..l * dim + (c + 1) * 4 * k];
+                for (s, side) in xc.chunks_exact(k).enumerate() {
+                    for (q, &v) in y.iter_mut().zip(side) {
+                        q[s].as_mut_array()[l] = v;
+                    }
+                }
+            }
+        });
+    }
+
+    /// [`F1::piece_weights_lanes`] of states held trial-minor (`z[e]` the lanes' values of
+    /// entry `e`, [`F1::dim`] vectors, as [`F1::reflect_edges_lanes`] writes them): the same
+    /// weights, bit for bit, without turning the states around first.
+    pub fn piece_weights_minor(&self, z: &[V], w: &mut [f32], sides: &mut LaneSideTable) {
+        let k = self.colors;
+        assert!(z.len() >= self.dim(), "a vector per entry");
+        self.lane_weights_by(w, sides, |c, y| {
+            for (s, side) in z[c * 4 * k..(c + 1) * 4 * k].chunks_exact(k).enumerate() {
+                for (q, &v) in y.iter_mut().zip(side) {
+                    q[s] = v;
+                }
+            }
+        });
+    }
+
+    /// The lanes' weights, each cell's values laid into the side table by `fill(cell, table)`
+    /// (`table[colour][side]`, a vector of the lanes).
+    #[inline(always)]
+    fn lane_weights_by(&self, w: &mut [f32], sides: &mut LaneSideTable, mut fill: impl FnMut(usize, &mut [[V; 4]; 256])) {
+        let wl = self.weight_len();
+        assert!(w.len() >= LANES * wl, "a weight block per lane");
         let y = &mut sides.0;
         let mut off = 0;
         for table in &self.classes {
             let n = table.cells.len();
             let g = &table.groups;
             for (i, &c) in table.cells.iter().enumerate() {
-                let c = c as usize;
-                for l in 0..LANES {
-                    let xc = &z[l * dim + c * 4 * k..l * dim + (c + 1) * 4 * k];
-                    for (s, side) in xc.chunks_exact(k).enumerate() {
-                        for (q, &v) in y.iter_mut().zip(side) {
-                            q[s].as_mut_array()[l] = v;
-                        }
-                    }
-                }
+                fill(c as usize, y);
                 let row = off + i * n;
                 let mut lanes = w.chunks_exact_mut(wl);
                 let mut rows: [&mut [f32]; LANES] =
@@ -92,6 +124,77 @@ impl F1 {
             }
             off += n * n;
         }
+    }
+
+    /// [`F1::reflect_edges_weighted`] (or [`F1::reflect_edges`] where a lane's weights are
+    /// None) of [`LANES`] trials at once: `xs[l]` is lane `l`'s state and `ds[l]` its slot
+    /// weights; `r` receives the reflections trial-minor, a vector per entry ([`F1::dim`]
+    /// of them). Each lane's values are the one-trial pass's on its state, bit for bit: the
+    /// same operations in the same order (a weight of 1.0 multiplies exactly). Every lane is
+    /// computed: a caller with fewer trials repeats one in the others and ignores them.
+    pub fn reflect_edges_lanes(&self, xs: [&[f32]; LANES], ds: [Option<&[f32]>; LANES], r: &mut [V]) {
+        let (k, dim) = (self.colors, self.dim());
+        assert!(r.len() >= dim && xs.iter().all(|x| x.len() >= dim), "a state per lane and a vector per entry");
+        let weight = |s: usize| V::new(core::array::from_fn(|l| ds[l].map_or(1.0, |d| d[s])));
+        // The lanes' values of entries e..e + 4 (a 4x4 transpose), and of entry e alone.
+        let (half, two) = (V::splat(0.5), V::splat(2.0));
+        let (mut xa, mut xb) = ([V::ZERO; 256], [V::ZERO; 256]);
+        for &(a, b) in &self.joins {
+            let (wa, wb) = (weight(a as usize), weight(b as usize));
+            let (a, b) = (a as usize * k, b as usize * k);
+            slot_lanes(&xs, a, &mut xa[..k]);
+            slot_lanes(&xs, b, &mut xb[..k]);
+            let (ra, rb) = r.split_at_mut(b);
+            for (((ra, rb), &xa), &xb) in ra[a..a + k].iter_mut().zip(&mut rb[..k]).zip(&xa[..k]).zip(&xb[..k]) {
+                let m = half * (xa + xb);
+                *ra = (two * m - xa) * wa;
+                *rb = (two * m - xb) * wb;
+            }
+        }
+        for &s in &self.rim {
+            let (o, ws) = (s as usize * k, weight(s as usize));
+            slot_lanes(&xs, o, &mut xa[..k]);
+            // As the one-trial pass: 2 - x for grey, 0 - x (not -x) for the others.
+            for (r, &x) in r[o..o + k].iter_mut().zip(&xa[..k]) {
+                *r = (V::ZERO - x) * ws;
+            }
+            r[o] = (two - xa[0]) * ws;
+        }
+    }
+
+    /// [`F1::entries_to_candidates`] of the lanes of a trial-minor state `z` (as
+    /// [`F1::reflect_edges_lanes`] writes it) whose boards are given (None: a lane left
+    /// alone), cell by cell for all of them: the same candidates, first on ties.
+    pub fn entries_to_candidates_lanes(&self, z: &[V], boards: &mut [Option<&mut [u32]>; LANES]) {
+        let flat: &[f32] = wide::bytemuck::cast_slice(z);
+        for cell in self.cells_by_class() {
+            for (l, b) in boards.iter_mut().enumerate() {
+                if let Some(b) = b {
+                    self.entry_to_candidate(|e| flat[e * LANES + l], cell, b);
+                }
+            }
+        }
+    }
+}
+
+/// The lanes' values of entries `e..e + out.len()` of their states, a vector each: blocks of
+/// four entries by four lanes turned around at once (a 4x4 transpose), the last block
+/// overlapping the one before it where the count is not a multiple of four.
+#[inline(always)]
+fn slot_lanes(xs: &[&[f32]; LANES], e: usize, out: &mut [V]) {
+    let k = out.len();
+    let four = |e: usize| V::transpose(core::array::from_fn(|l| V::new(xs[l][e..e + 4].try_into().expect("4"))));
+    if k < 4 {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = V::new(core::array::from_fn(|l| xs[l][e + i]));
+        }
+        return;
+    }
+    for i in (0..k - 3).step_by(4) {
+        out[i..i + 4].copy_from_slice(&four(e + i));
+    }
+    if !k.is_multiple_of(4) {
+        out[k - 4..].copy_from_slice(&four(e + k - 4));
     }
 }
 

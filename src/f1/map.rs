@@ -234,11 +234,12 @@ struct Worker<'p> {
 }
 
 /// The scratch of one parallel chunk: a [`Worker`] per trial it advances in lock-step
-/// ([`MapConfig::trial_lanes`]), the lanes' reflections, trial-minor
+/// ([`MapConfig::trial_lanes`]), the lanes' states and reflections, trial-minor
 /// ([`F1::reflect_edges_lanes`]), and their weights, lane-major
-/// ([`F1::piece_weights_minor`]); both empty with one lane.
+/// ([`F1::piece_weights_minor`]); all empty with one lane.
 struct Crew<'p> {
     lanes: Vec<Worker<'p>>,
+    x: Vec<LaneVec>,
     r: Vec<LaneVec>,
     w: Vec<f32>,
     sides: LaneSideTable,
@@ -390,6 +391,7 @@ impl<'a> F1Map<'a> {
         (0..n)
             .map(|_| Crew {
                 lanes: self.workers(lanes),
+                x: vec![LaneVec::ZERO; if lanes > 1 { dim } else { 0 }],
                 r: vec![LaneVec::ZERO; if lanes > 1 { dim } else { 0 }],
                 w: vec![0.0; shared * wl],
                 sides: LaneSideTable::default(),
@@ -811,8 +813,10 @@ fn run_trial_round(ctx: &Ctx<'_>, mut trial: TrialSlices<'_>, wk: &mut Worker<'_
             MapKind::Rrr => step.rrr(trial.x, trial.asg, wk),
             MapKind::Dm => step.dm(trial.x, trial.asg, wk),
         };
-        if after_step(ctx, &mut trial, wk, ok) == Flow::Stop {
-            return;
+        match after_step(ctx, &mut trial, wk, ok) {
+            Flow::Next => {}
+            Flow::Reset(r) => r.apply(trial.x, &mut trial.st.rng),
+            Flow::Stop => return,
         }
     }
     end_round(ctx, trial, span);
@@ -829,26 +833,47 @@ fn trial_span(cfg: &MapConfig, st: &F1Trial, target: Option<u64>) -> Option<Span
 }
 
 /// Whether a trial goes on with its round after an iteration.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq)]
 enum Flow {
     Next,
+    /// It goes on from a new state: the caller applies the reset to its iterate.
+    Reset(Reset),
     /// It solved: the round ends here, without the cycle check.
     Stop,
 }
 
+/// A new state for a trial, drawn from its own stream.
+#[derive(Clone, Copy, PartialEq)]
+enum Reset {
+    /// A fresh random start ([`randomize`]).
+    Randomize,
+    /// A kick of this size ([`kick`]).
+    Kick(f32),
+}
+
+impl Reset {
+    fn apply(self, x: &mut [f32], rng: &mut Xoshiro256PlusPlus) {
+        match self {
+            Reset::Randomize => randomize(x, rng),
+            Reset::Kick(size) => kick(x, rng, size),
+        }
+    }
+}
+
 /// A trial's bookkeeping after one iteration whose board is in `wk.board`: the count, a
 /// defensive restart when the step failed, the score and best board, the adaptive weights,
-/// a solution, a stall restart, completion.
+/// a solution, a stall restart, completion. It leaves the iterate alone: a restart or kick
+/// is returned ([`Flow::Reset`]) for the caller to apply, as the last use of the trial's
+/// stream in the iteration.
 fn after_step(ctx: &Ctx<'_>, trial: &mut TrialSlices<'_>, wk: &mut Worker<'_>, ok: Result<(), AssignError>) -> Flow {
     let Ctx { f1, puzzle, cfg, base, max_score } = *ctx;
-    let TrialSlices { x, st, best, aw, .. } = trial;
+    let TrialSlices { st, best, aw, .. } = trial;
     st.iterations += 1;
     if ok.is_err() {
         // Non-finite weights cannot come from finite states; restart defensively.
-        randomize(x, &mut st.rng);
         st.warm = false;
         st.restarts += 1;
-        return Flow::Next;
+        return Flow::Reset(Reset::Randomize);
     }
     st.warm = !cfg.cold_assign;
     let score = f1.score(&wk.board);
@@ -873,14 +898,13 @@ fn after_step(ctx: &Ctx<'_>, trial: &mut TrialSlices<'_>, wk: &mut Worker<'_>, o
     if let Some(l) = cfg.restart_stall
         && st.stalled(score, l)
     {
-        match cfg.kick {
-            Some(s) => kick(x, &mut st.rng, s),
+        return match cfg.kick {
+            Some(s) => Flow::Reset(Reset::Kick(s)),
             None => {
-                randomize(x, &mut st.rng);
                 st.warm = false;
+                Flow::Reset(Reset::Randomize)
             }
-        }
-        return Flow::Next;
+        };
     }
     if let (Some(comp), Some(bt)) = (&cfg.complete, wk.completer.as_mut()) {
         let id = |c, pl| f1.candidate_id(c, pl);
@@ -909,17 +933,21 @@ fn end_round(ctx: &Ctx<'_>, trial: TrialSlices<'_>, span: Span) {
     }
 }
 
-/// One round of a group's trials in lock-step (RRR, the average edge projection): each
-/// iteration reflects the group's trials in one pass of vector lanes
-/// ([`F1::reflect_edges_lanes`], trial-minor), computes their piece weights in another
-/// ([`F1::piece_weights_minor`]), then finishes the step and bookkeeping of each trial still
-/// in its round as [`run_trial_round`] does. Each trial's iterates, counters and boards are
-/// those of [`run_trial_round`], bit for bit: only the order of independent work changes
-/// (the lanes of trials out of their round are computed and ignored).
+/// One round of a group's trials in lock-step (RRR, the average edge projection). The
+/// group's states are laid out trial-minor for the round ([`F1::to_lanes`]), a vector of
+/// the lanes per entry, and written back at its end. Each iteration reflects them in one
+/// pass of vector lanes ([`F1::reflect_edges_lanes`]), computes their piece weights in
+/// another ([`F1::piece_weights_minor`]), runs each trial's assignments in turn, takes their
+/// candidates cell by cell for all of them, then steps the states of the trials still in
+/// their round ([`F1::subtract_edges_lanes`] and each board) and does each one's
+/// bookkeeping as [`run_trial_round`] does (a restart or kick goes through the trial's own
+/// state). Each trial's iterates, counters and boards are those of [`run_trial_round`], bit
+/// for bit: only the order of independent work changes (lanes of trials out of their round
+/// are computed and left alone).
 fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target: Option<&[u64]>) {
     let Ctx { f1, cfg, base, .. } = *ctx;
     let (m, dim, wl) = (g.len(), f1.dim(), f1.weight_len());
-    debug_assert!(m <= LANES && crew.r.len() == dim);
+    debug_assert!(m <= LANES && crew.r.len() == dim && crew.x.len() == dim);
     let mut spans: [Option<Span>; LANES] = [None; LANES];
     let mut left = [0u64; LANES];
     for l in 0..m {
@@ -927,26 +955,25 @@ fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target:
         spans[l] = trial_span(cfg, st, target.map(|t| t[l]));
         left[l] = spans[l].map_or(0, |s| s.pause - st.iterations);
     }
+    if left.iter().all(|&n| n == 0) {
+        return;
+    }
+    // Lanes past the group's trials repeat its first.
+    let lane = |l: usize| if l < m { l } else { 0 };
+    f1.to_lanes(std::array::from_fn(|l| &g.x[lane(l) * dim..(lane(l) + 1) * dim]), &mut crew.x);
     let (aw_len, aw_used) = (g.aw_len, g.aw_used);
     while left.iter().any(|&n| n > 0) {
         if cfg.keep_fixed_points {
             for l in (0..m).filter(|&l| left[l] > 0) {
-                crew.lanes[l].prev.copy_from_slice(&g.x[l * dim..(l + 1) * dim]);
+                f1.lane_state(&crew.x, l, &mut crew.lanes[l].prev);
             }
         }
-        {
-            // Lanes past the group's trials repeat its first.
-            let lane = |l: usize| if l < m { l } else { 0 };
-            let xs = std::array::from_fn(|l| &g.x[lane(l) * dim..(lane(l) + 1) * dim]);
-            let ds = std::array::from_fn(|l| match aw_used {
-                0 => base,
-                _ => Some(&g.aw[lane(l) * aw_len..lane(l) * aw_len + aw_used]),
-            });
-            f1.reflect_edges_lanes(xs, ds, &mut crew.r);
-        }
+        let ds = std::array::from_fn(|l| match aw_used {
+            0 => base,
+            _ => Some(&g.aw[lane(l) * aw_len..lane(l) * aw_len + aw_used]),
+        });
+        f1.reflect_edges_lanes(&crew.x, ds, &mut crew.r);
         f1.piece_weights_minor(&crew.r, &mut crew.w, &mut crew.sides);
-        // The assignments, trial by trial; their candidates, cell by cell for all of them (a
-        // cell's reflection is one block of vectors); then each trial's step and bookkeeping.
         let mut done: [Option<Result<(), AssignError>>; LANES] = Default::default();
         for l in (0..m).filter(|&l| left[l] > 0) {
             let t = g.trial(l);
@@ -958,23 +985,44 @@ fn lockstep_round(ctx: &Ctx<'_>, g: &mut Group<'_>, crew: &mut Crew<'_>, target:
             *b = matches!(ok, Some(Ok(()))).then_some(&mut wk.board[..]);
         }
         f1.entries_to_candidates_lanes(&crew.r, &mut boards);
+        // x += beta (P_P(r) - P_E(x)) for the trials whose assignments succeeded.
+        f1.subtract_edges_lanes(cfg.beta, &mut crew.x, std::array::from_fn(|l| matches!(done[l], Some(Ok(())))));
         for (l, ok) in done.into_iter().enumerate() {
             let Some(ok) = ok else { continue };
             left[l] -= 1;
-            let mut t = g.trial(l);
             let wk = &mut crew.lanes[l];
             if ok.is_ok() {
-                f1.subtract_edges(cfg.beta, t.x);
-                add_board(f1, cfg.beta, t.x, &wk.board);
+                add_board_lane(f1, cfg.beta, &mut crew.x, l, &wk.board);
             }
-            if after_step(ctx, &mut t, wk, ok) == Flow::Stop {
-                (left[l], spans[l]) = (0, None);
+            let mut t = g.trial(l);
+            match after_step(ctx, &mut t, wk, ok) {
+                Flow::Next => {}
+                Flow::Reset(r) => {
+                    f1.lane_state(&crew.x, l, t.x);
+                    r.apply(t.x, &mut t.st.rng);
+                    f1.set_lane_state(&mut crew.x, l, t.x);
+                }
+                Flow::Stop => (left[l], spans[l]) = (0, None),
             }
         }
+    }
+    for l in 0..m {
+        f1.lane_state(&crew.x, l, &mut g.x[l * dim..(l + 1) * dim]);
     }
     for (l, span) in spans.iter().enumerate().take(m) {
         if let Some(span) = *span {
             end_round(ctx, g.trial(l), span);
+        }
+    }
+}
+
+/// `x += beta` on the entries of the board's candidates, in lane `lane` of a trial-minor
+/// state: [`add_board`] of that lane, bit for bit.
+fn add_board_lane(f1: &F1, beta: f32, x: &mut [LaneVec], lane: usize, board: &[u32]) {
+    let flat: &mut [f32] = wide::bytemuck::cast_slice_mut(x);
+    for &j in board {
+        for &i in f1.candidate_slots(j) {
+            flat[i as usize * LANES + lane] += beta;
         }
     }
 }

@@ -1226,7 +1226,9 @@ mod tests {
                 _ => [None; LANES],
             };
             let xs = std::array::from_fn(|l| &z[l * dim..(l + 1) * dim]);
-            f1.reflect_edges_lanes(xs, ds, &mut r);
+            let mut xl = vec![LaneVec::ZERO; dim];
+            f1.to_lanes(xs, &mut xl);
+            f1.reflect_edges_lanes(&xl, ds, &mut r);
             f1.piece_weights_minor(&r, &mut w_lanes, &mut lanes);
             let flat: &[f32] = wide::bytemuck::cast_slice(&r);
             for l in 0..LANES {
@@ -1252,6 +1254,24 @@ mod tests {
                 }
                 f1.entries_to_candidates_lanes(&r, &mut boards);
                 assert_eq!(lanes_b[l], one, "candidates, {what}");
+                // The state's lane, and the step of the lanes that move.
+                let mut back = vec![0.0f32; dim];
+                f1.lane_state(&xl, l, &mut back);
+                assert_eq!(bits(&back), bits(xs[l]), "to_lanes and back, {what}");
+            }
+            let moving = [round != 1, true, false, round != 0];
+            let mut stepped = xl.clone();
+            f1.subtract_edges_lanes(0.7, &mut stepped, moving);
+            for l in 0..LANES {
+                let (mut one, mut lane) = (xs[l].to_vec(), vec![0.0f32; dim]);
+                if moving[l] {
+                    f1.subtract_edges(0.7, &mut one);
+                }
+                f1.lane_state(&stepped, l, &mut lane);
+                assert_eq!(bits(&lane), bits(&one), "{w}x{h} seed {seed} round {round}: the step, lane {l}");
+                f1.set_lane_state(&mut stepped, l, xs[(l + 1) % LANES]);
+                f1.lane_state(&stepped, l, &mut lane);
+                assert_eq!(bits(&lane), bits(xs[(l + 1) % LANES]), "set_lane_state");
             }
         }
     }

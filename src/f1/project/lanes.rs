@@ -2,11 +2,13 @@
 //! side by side in vector lanes (trial-minor), so that one pass over the puzzle's joins or
 //! groups serves them all (ARCHITECTURE.md §4, "F1 across trials").
 //!
-//! [`F1::reflect_edges_lanes`] reads the trials' states (trial-major, as the batch keeps
-//! them) four colours at a time, turns each block of four trials by four colours into four
-//! lane vectors (a 4x4 transpose), and writes the reflection trial-minor: one [`LaneVec`]
-//! per entry of the state. Each lane forms every value as [`F1::reflect_edges_weighted`]
-//! does, so the reflections are the one-trial ones, bit for bit.
+//! The lock-step lays its trials' states out trial-minor for a round ([`F1::to_lanes`]: one
+//! [`LaneVec`] per entry of the state, each block of four entries by four trials turned
+//! around by a 4x4 transpose) and writes them back at its end. In that layout the edge
+//! reflection ([`F1::reflect_edges_lanes`]) and the step's dense part
+//! ([`F1::subtract_edges_lanes`]) are vector operations across the trials. Each lane forms
+//! every value as the one-trial pass does, so the results are the one-trial ones, bit for
+//! bit.
 //!
 //! [`F1::piece_weights_into`] reads, per (cell, piece) group, four colour quadruples of one
 //! trial and sums them four ways: the tables it walks (groups, columns, colour bytes) are the
@@ -126,26 +128,52 @@ impl F1 {
         }
     }
 
+    /// [`LANES`] trials' states, trial-major (`xs[l]` lane `l`'s), laid out trial-minor in
+    /// `z`: a vector per entry ([`F1::dim`] of them), blocks of four entries by four lanes
+    /// turned around at once (a 4x4 transpose).
+    pub fn to_lanes(&self, xs: [&[f32]; LANES], z: &mut [V]) {
+        let dim = self.dim();
+        assert!(z.len() >= dim && xs.iter().all(|x| x.len() >= dim), "a state per lane and a vector per entry");
+        // dim = cells * 4 * K: whole blocks of four entries.
+        for (e, out) in (0..dim).step_by(4).zip(z.chunks_exact_mut(4)) {
+            let block = core::array::from_fn(|l| V::new(xs[l][e..e + 4].try_into().expect("4 floats")));
+            out.copy_from_slice(&V::transpose(block));
+        }
+    }
+
+    /// Lane `lane` of a trial-minor state `z`, into `x` ([`F1::dim`] floats).
+    pub fn lane_state(&self, z: &[V], lane: usize, x: &mut [f32]) {
+        let flat: &[f32] = wide::bytemuck::cast_slice(&z[..self.dim()]);
+        for (v, f) in x.iter_mut().zip(flat.chunks_exact(LANES)) {
+            *v = f[lane];
+        }
+    }
+
+    /// Sets lane `lane` of a trial-minor state `z` to `x` ([`F1::dim`] floats).
+    pub fn set_lane_state(&self, z: &mut [V], lane: usize, x: &[f32]) {
+        let flat: &mut [f32] = wide::bytemuck::cast_slice_mut(&mut z[..self.dim()]);
+        for (&v, f) in x.iter().zip(flat.chunks_exact_mut(LANES)) {
+            f[lane] = v;
+        }
+    }
+
     /// [`F1::reflect_edges_weighted`] (or [`F1::reflect_edges`] where a lane's weights are
-    /// None) of [`LANES`] trials at once: `xs[l]` is lane `l`'s state and `ds[l]` its slot
-    /// weights; `r` receives the reflections trial-minor, a vector per entry ([`F1::dim`]
-    /// of them). Each lane's values are the one-trial pass's on its state, bit for bit: the
-    /// same operations in the same order (a weight of 1.0 multiplies exactly). Every lane is
-    /// computed: a caller with fewer trials repeats one in the others and ignores them.
-    pub fn reflect_edges_lanes(&self, xs: [&[f32]; LANES], ds: [Option<&[f32]>; LANES], r: &mut [V]) {
+    /// None) of [`LANES`] trials at once: `x` holds their states trial-minor (a vector per
+    /// entry, [`F1::to_lanes`]) and `ds[l]` lane `l`'s slot weights; `r` receives the
+    /// reflections, trial-minor too. Each lane's values are the one-trial pass's on its
+    /// state, bit for bit: the same operations in the same order (a weight of 1.0 multiplies
+    /// exactly).
+    pub fn reflect_edges_lanes(&self, x: &[V], ds: [Option<&[f32]>; LANES], r: &mut [V]) {
         let (k, dim) = (self.colors, self.dim());
-        assert!(r.len() >= dim && xs.iter().all(|x| x.len() >= dim), "a state per lane and a vector per entry");
+        assert!(r.len() >= dim && x.len() >= dim, "a vector per entry");
         let weight = |s: usize| V::new(core::array::from_fn(|l| ds[l].map_or(1.0, |d| d[s])));
-        // The lanes' values of entries e..e + 4 (a 4x4 transpose), and of entry e alone.
         let (half, two) = (V::splat(0.5), V::splat(2.0));
-        let (mut xa, mut xb) = ([V::ZERO; 256], [V::ZERO; 256]);
         for &(a, b) in &self.joins {
             let (wa, wb) = (weight(a as usize), weight(b as usize));
             let (a, b) = (a as usize * k, b as usize * k);
-            slot_lanes(&xs, a, &mut xa[..k]);
-            slot_lanes(&xs, b, &mut xb[..k]);
             let (ra, rb) = r.split_at_mut(b);
-            for (((ra, rb), &xa), &xb) in ra[a..a + k].iter_mut().zip(&mut rb[..k]).zip(&xa[..k]).zip(&xb[..k]) {
+            let (ra, rb) = (&mut ra[a..a + k], &mut rb[..k]);
+            for (((ra, rb), &xa), &xb) in ra.iter_mut().zip(rb).zip(&x[a..a + k]).zip(&x[b..b + k]) {
                 let m = half * (xa + xb);
                 *ra = (two * m - xa) * wa;
                 *rb = (two * m - xb) * wb;
@@ -153,12 +181,33 @@ impl F1 {
         }
         for &s in &self.rim {
             let (o, ws) = (s as usize * k, weight(s as usize));
-            slot_lanes(&xs, o, &mut xa[..k]);
             // As the one-trial pass: 2 - x for grey, 0 - x (not -x) for the others.
-            for (r, &x) in r[o..o + k].iter_mut().zip(&xa[..k]) {
+            for (r, &x) in r[o..o + k].iter_mut().zip(&x[o..o + k]) {
                 *r = (V::ZERO - x) * ws;
             }
-            r[o] = (two - xa[0]) * ws;
+            r[o] = (two - x[o]) * ws;
+        }
+    }
+
+    /// [`F1::subtract_edges`] of the lanes of a trial-minor state `x` that `moving` names,
+    /// the others left as they are: each moving lane bit for bit the one-trial pass.
+    pub fn subtract_edges_lanes(&self, beta: f32, x: &mut [V], moving: [bool; LANES]) {
+        let k = self.colors;
+        let mask = V::new(moving.map(|m| if m { f32::from_bits(u32::MAX) } else { 0.0 }));
+        let (beta, one) = (V::splat(beta), V::splat(1.0));
+        let step = |old: V, new: V| mask.bitselect(new, old);
+        for &(a, b) in &self.joins {
+            let (a, b) = (a as usize * k, b as usize * k);
+            let (xa, xb) = x.split_at_mut(b);
+            for (xa, xb) in xa[a..a + k].iter_mut().zip(&mut xb[..k]) {
+                let m = V::splat(0.5) * (*xa + *xb);
+                *xa = step(*xa, *xa - beta * m);
+                *xb = step(*xb, *xb - beta * m);
+            }
+        }
+        for &s in &self.rim {
+            let o = s as usize * k;
+            x[o] = step(x[o], x[o] - beta * one);
         }
     }
 
@@ -174,27 +223,6 @@ impl F1 {
                 }
             }
         }
-    }
-}
-
-/// The lanes' values of entries `e..e + out.len()` of their states, a vector each: blocks of
-/// four entries by four lanes turned around at once (a 4x4 transpose), the last block
-/// overlapping the one before it where the count is not a multiple of four.
-#[inline(always)]
-fn slot_lanes(xs: &[&[f32]; LANES], e: usize, out: &mut [V]) {
-    let k = out.len();
-    let four = |e: usize| V::transpose(core::array::from_fn(|l| V::new(xs[l][e..e + 4].try_into().expect("4"))));
-    if k < 4 {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = V::new(core::array::from_fn(|l| xs[l][e + i]));
-        }
-        return;
-    }
-    for i in (0..k - 3).step_by(4) {
-        out[i..i + 4].copy_from_slice(&four(e + i));
-    }
-    if !k.is_multiple_of(4) {
-        out[k - 4..].copy_from_slice(&four(e + k - 4));
     }
 }
 

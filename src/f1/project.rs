@@ -548,7 +548,8 @@ impl F1 {
         let mut best = first;
         let mut best_v = f32::NEG_INFINITY;
         for (j, q) in self.cand_colors[first..first + g.len[gi] as usize].iter().enumerate() {
-            let v = z(up + q[0] as usize) + z(right + q[1] as usize) + z(down + q[2] as usize) + z(left + q[3] as usize);
+            let v =
+                z(up + q[0] as usize) + z(right + q[1] as usize) + z(down + q[2] as usize) + z(left + q[3] as usize);
             if v > best_v {
                 best_v = v;
                 best = first + j;
@@ -1165,6 +1166,18 @@ mod tests {
         }
     }
 
+    /// [`LANES`] random states back to back; `coarse`: on a grid of halves (ties) with signed
+    /// zeros among them.
+    fn lane_states(dim: usize, rng: &mut Xoshiro256PlusPlus, coarse: bool) -> Vec<f32> {
+        let mut z: Vec<f32> = (0..LANES).flat_map(|_| random_x(dim, rng)).collect();
+        if coarse {
+            z.iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = if i % 7 == 0 { [0.0, -0.0][i % 2] } else { (*v * 2.0).round() * 0.5 });
+        }
+        z
+    }
+
     /// The lanes' weights ([`F1::piece_weights_lanes`]) are each lane's one-trial weights bit
     /// for bit, with the lanes' states all different, coarse (ties) or not, signed zeros
     /// among them.
@@ -1178,12 +1191,7 @@ mod tests {
         let mut one = vec![0.0f32; wl];
         let mut w_lanes = vec![0.0f32; LANES * wl];
         for round in 0..3 {
-            let mut z: Vec<f32> = (0..LANES).flat_map(|_| random_x(dim, &mut rng)).collect();
-            if round == 1 {
-                z.iter_mut()
-                    .enumerate()
-                    .for_each(|(i, v)| *v = if i % 7 == 0 { [0.0, -0.0][i % 2] } else { (*v * 2.0).round() * 0.5 });
-            }
+            let z = lane_states(dim, &mut rng, round == 1);
             f1.piece_weights_lanes(&z, &mut w_lanes, &mut lanes);
             for l in 0..LANES {
                 f1.piece_weights_into(&z[l * dim..(l + 1) * dim], &mut one, &mut scratch.sides);
@@ -1214,12 +1222,7 @@ mod tests {
         let mut r = vec![LaneVec::ZERO; dim];
         let mut w_lanes = vec![0.0f32; LANES * wl];
         for round in 0..3 {
-            let mut z: Vec<f32> = (0..LANES).flat_map(|_| random_x(dim, &mut rng)).collect();
-            if round == 1 {
-                z.iter_mut()
-                    .enumerate()
-                    .for_each(|(i, v)| *v = if i % 7 == 0 { [0.0, -0.0][i % 2] } else { (*v * 2.0).round() * 0.5 });
-            }
+            let z = lane_states(dim, &mut rng, round == 1);
             let ds: [Option<&[f32]>; LANES] = match round {
                 0 => [None, Some(&class_w), Some(&uneven), None],
                 1 => [Some(&uneven), None, Some(&class_w), Some(&class_w)],

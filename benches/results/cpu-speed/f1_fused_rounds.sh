@@ -4,10 +4,4 @@
 # the two smallest reduced costs, then one for the first column), four rounds.
 # Usage: NEW=target/release/concur OLD=/path/to/old/concur benches/results/cpu-speed/f1_fused_rounds.sh > lines.jsonl
 # (one core: taskset core 0 and one rayon thread; nothing else running).
-for r in 1 2 3 4; do
-  for b in new old; do
-    bin=$NEW; [ $b = old ] && bin=$OLD
-    RAYON_NUM_THREADS=1 taskset -c 0 $bin bench --formulations f1 --backends cpu --batches 8 --sizes 5x5,7x7,8x8,16x16 --budget 1 --json 2>/dev/null \
-      | grep -E '"kernel":"iteration"' | sed "s/^{/{\"binary\":\"$b\",\"round\":$r,/"
-  done
-done
+ROUNDS=4 exec "$(dirname "$0")/f1_ab_rounds.sh"

@@ -95,7 +95,12 @@ impl F1 {
     /// The lanes' weights, each cell's values laid into the side table by `fill(cell, table)`
     /// (`table[colour][side]`, a vector of the lanes).
     #[inline(always)]
-    fn lane_weights_by(&self, w: &mut [f32], sides: &mut LaneSideTable, mut fill: impl FnMut(usize, &mut [[V; 4]; 256])) {
+    fn lane_weights_by(
+        &self,
+        w: &mut [f32],
+        sides: &mut LaneSideTable,
+        mut fill: impl FnMut(usize, &mut [[V; 4]; 256]),
+    ) {
         let wl = self.weight_len();
         assert!(w.len() >= LANES * wl, "a weight block per lane");
         let y = &mut sides.0;

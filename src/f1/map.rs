@@ -717,9 +717,10 @@ pub fn estimate(puzzle: &Puzzle, cfg: &MapConfig, threads: usize) -> Estimate {
     let per_trial = slack(per_trial + if saves { snapshot } else { 0 });
     let network = if cfg.complete.is_some() { s.network() } else { 0 };
     let worker = WORD * 3 * dim + 8 * wlen + SIDE_TABLE + 2 * WORD * cells + keep * WORD * dim + 16 * ALLOC + network;
-    // A chunk's crew: a worker per lane, the lanes' reflections and weights, their side table.
+    // A chunk's crew: a worker per lane, the lanes' states, reflections and weights, their
+    // side table.
     let lanes = cfg.lanes_for(cfg.run.trials) as u64;
-    let shared = if lanes > 1 { WORD * LANES as u64 * (dim + wlen) } else { 0 };
+    let shared = if lanes > 1 { WORD * LANES as u64 * (2 * dim + wlen) } else { 0 };
     let crew = lanes * worker + shared + LANE_SIDE_TABLE + 4 * ALLOC;
     // Chunks hold whole groups of lanes: no more crews than groups.
     let crews = workers(cfg.run.trials.max(1).div_ceil(lanes as usize), threads);

@@ -1,6 +1,7 @@
-//! RRR's edge reflection and P_P's weights for [`LANES`] trials at once: the trials' values
-//! side by side in vector lanes (trial-minor), so that one pass over the puzzle's joins or
-//! groups serves them all (ARCHITECTURE.md §4, "F1 across trials").
+//! RRR's passes over [`LANES`] trials at once (the edge reflection, P_P's weights, the
+//! candidates and the step's dense part): the trials' values side by side in vector lanes
+//! (trial-minor), so that one pass over the puzzle's joins or groups serves them all
+//! (ARCHITECTURE.md §4, "F1 across trials").
 //!
 //! The lock-step lays its trials' states out trial-minor for a round ([`F1::to_lanes`]: one
 //! [`LaneVec`] per entry of the state, each block of four entries by four trials turned

@@ -118,13 +118,18 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
         Ok(())
     })?;
     out.push(lanes_of(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1), 1));
-    // The same weights, LANES trials a pass (F1::piece_weights_lanes), where the batch is
-    // whole groups of lanes.
+    // The same weights, LANES trials a pass (F1::piece_weights_minor, as the map's lock-step
+    // runs it: the states laid out trial-minor beforehand, once a round there), where the
+    // batch is whole groups of lanes.
     if batch.is_multiple_of(LANES) {
+        let mut minor = vec![crate::f1::project::LaneVec::ZERO; batch / LANES * d];
+        for (zl, z) in minor.chunks_mut(d).zip(pe.chunks(LANES * d)) {
+            f1.to_lanes(std::array::from_fn(|l| &z[l * d..(l + 1) * d]), zl);
+        }
         let m = measure(o.budget, || {
             wts.par_chunks_mut(LANES * wl)
-                .zip(pe.par_chunks(LANES * d))
-                .for_each_init(crate::f1::project::LaneSideTable::default, |t, (w, z)| f1.piece_weights_lanes(z, w, t));
+                .zip(minor.par_chunks(d))
+                .for_each_init(crate::f1::project::LaneSideTable::default, |t, (w, z)| f1.piece_weights_minor(z, w, t));
             Ok(())
         })?;
         out.push(lanes_of(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1), LANES));

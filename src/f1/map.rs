@@ -61,8 +61,8 @@ pub struct MapConfig {
     /// Keep the iterate at which each trial solved (for certificates; one copy per step).
     pub keep_fixed_points: bool,
     /// CPU backend, RRR with the average edge projection: trials a worker advances in
-    /// lock-step, their piece weights computed together in vector lanes
-    /// ([`F1::piece_weights_lanes`]), 1 to [`LANES`]. 1 runs one trial at a time, the
+    /// lock-step, their edge passes and piece weights computed together in vector lanes
+    /// ([`F1::reflect_edges_lanes`], [`F1::piece_weights_minor`]), 1 to [`LANES`]. 1 runs one trial at a time, the
     /// reference path; every value gives the same iterates bit for bit. Default [`LANES`].
     pub trial_lanes: usize,
     /// Where the GPU backend solves the three class assignments (the CPU backend always

@@ -1178,7 +1178,7 @@ mod tests {
         z
     }
 
-    /// The lanes' weights ([`F1::piece_weights_lanes`]) are each lane's one-trial weights bit
+    /// The lanes' weights ([`F1::piece_weights_minor`]) are each lane's one-trial weights bit
     /// for bit, with the lanes' states all different, coarse (ties) or not, signed zeros
     /// among them.
     fn lane_weights_match_one_trial(w: usize, h: usize, seed: u64, hints: usize) {
@@ -1192,7 +1192,9 @@ mod tests {
         let mut w_lanes = vec![0.0f32; LANES * wl];
         for round in 0..3 {
             let z = lane_states(dim, &mut rng, round == 1);
-            f1.piece_weights_lanes(&z, &mut w_lanes, &mut lanes);
+            let mut zl = vec![LaneVec::ZERO; dim];
+            f1.to_lanes(std::array::from_fn(|l| &z[l * dim..(l + 1) * dim]), &mut zl);
+            f1.piece_weights_minor(&zl, &mut w_lanes, &mut lanes);
             for l in 0..LANES {
                 f1.piece_weights_into(&z[l * dim..(l + 1) * dim], &mut one, &mut scratch.sides);
                 assert_eq!(

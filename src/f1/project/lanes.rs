@@ -31,7 +31,7 @@ pub const LANES: usize = 4;
 pub type LaneVec = f32x4;
 type V = LaneVec;
 
-/// Scratch of [`F1::piece_weights_lanes`]: per colour (at most 256) and side, a vector of
+/// Scratch of [`F1::piece_weights_minor`]: per colour (at most 256) and side, a vector of
 /// the lanes' values.
 #[derive(Clone, Debug)]
 pub struct LaneSideTable(Box<[[V; 4]; 256]>);
@@ -58,51 +58,14 @@ fn max(a: V, b: V) -> V {
 }
 
 impl F1 {
-    /// [`F1::piece_weights_into`] of [`LANES`] trials at once: `z` holds the lanes' states
-    /// back to back ([`F1::dim`] floats each) and `w` receives their weights back to back
+    /// [`F1::piece_weights_into`] of [`LANES`] trials at once, their states held trial-minor
+    /// (`z[e]` the lanes' values of entry `e`, [`F1::dim`] vectors, as [`F1::to_lanes`] and
+    /// [`F1::reflect_edges_lanes`] write them); `w` receives their weights back to back
     /// ([`F1::weight_len`] each), each lane's bit for bit what the one-trial pass gives on its
-    /// state. Every lane is computed; a caller with fewer trials leaves stale states in the
-    /// others and ignores their weights.
-    pub fn piece_weights_lanes(&self, z: &[f32], w: &mut [f32], sides: &mut LaneSideTable) {
-        let (k, dim) = (self.colors, self.dim());
-        assert!(z.len() >= LANES * dim, "a state per lane");
-        self.lane_weights_by(w, sides, |c, y| {
-            for l in 0..LANES {
-                let xc = &z[l * dim + c * 4 * k..l * dim + (c + 1) * 4 * k];
-                for (s, side) in xc.chunks_exact(k).enumerate() {
-                    for (q, &v) in y.iter_mut().zip(side) {
-                        q[s].as_mut_array()[l] = v;
-                    }
-                }
-            }
-        });
-    }
-
-    /// [`F1::piece_weights_lanes`] of states held trial-minor (`z[e]` the lanes' values of
-    /// entry `e`, [`F1::dim`] vectors, as [`F1::reflect_edges_lanes`] writes them): the same
-    /// weights, bit for bit, without turning the states around first.
+    /// state. Every lane is computed; a caller with fewer trials ignores the others' weights.
     pub fn piece_weights_minor(&self, z: &[V], w: &mut [f32], sides: &mut LaneSideTable) {
-        let k = self.colors;
+        let (k, wl) = (self.colors, self.weight_len());
         assert!(z.len() >= self.dim(), "a vector per entry");
-        self.lane_weights_by(w, sides, |c, y| {
-            for (s, side) in z[c * 4 * k..(c + 1) * 4 * k].chunks_exact(k).enumerate() {
-                for (q, &v) in y.iter_mut().zip(side) {
-                    q[s] = v;
-                }
-            }
-        });
-    }
-
-    /// The lanes' weights, each cell's values laid into the side table by `fill(cell, table)`
-    /// (`table[colour][side]`, a vector of the lanes).
-    #[inline(always)]
-    fn lane_weights_by(
-        &self,
-        w: &mut [f32],
-        sides: &mut LaneSideTable,
-        mut fill: impl FnMut(usize, &mut [[V; 4]; 256]),
-    ) {
-        let wl = self.weight_len();
         assert!(w.len() >= LANES * wl, "a weight block per lane");
         let y = &mut sides.0;
         let mut off = 0;
@@ -110,7 +73,12 @@ impl F1 {
             let n = table.cells.len();
             let g = &table.groups;
             for (i, &c) in table.cells.iter().enumerate() {
-                fill(c as usize, y);
+                let c = c as usize;
+                for (s, side) in z[c * 4 * k..(c + 1) * 4 * k].chunks_exact(k).enumerate() {
+                    for (q, &v) in y.iter_mut().zip(side) {
+                        q[s] = v;
+                    }
+                }
                 let row = off + i * n;
                 let mut lanes = w.chunks_exact_mut(wl);
                 let mut rows: [&mut [f32]; LANES] =

@@ -50,6 +50,15 @@ impl Watch {
     }
 }
 
+/// Runs `f` on the calling thread and returns what it gave with the CPU seconds the thread
+/// spent in it ([`thread_cpu_seconds`]; None where the platform does not tell): the share of
+/// a run's CPU time that a thread it started for itself spent.
+pub fn with_thread_cpu<T>(f: impl FnOnce() -> T) -> (T, Option<f64>) {
+    let before = thread_cpu_seconds();
+    let out = f();
+    (out, before.zip(thread_cpu_seconds()).map(|(a, b)| b - a))
+}
+
 /// The calling thread's CPU seconds so far, user and system (Linux's `RUSAGE_THREAD`; None
 /// elsewhere): a run's own CPU time, measured on the thread that ran it, whatever else the
 /// process is doing.

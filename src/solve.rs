@@ -565,8 +565,9 @@ pub struct Solved {
     /// iteration it solved at, its restarts): a run's run-time distribution. Empty for the
     /// searches. A continued run's trials count from the first part's start.
     pub trials: Vec<TrialSummary>,
-    /// CPU seconds of the thread that ran it, user and system (Linux), when the run ran on one
-    /// thread (`threads` 1, or a method without threads); None otherwise.
+    /// CPU seconds of the run, user and system (Linux): the thread that ran it and the threads
+    /// it started for itself (the scan's walk and watcher), when the run ran on one thread
+    /// (`threads` 1, or a method without threads); None otherwise.
     pub cpu_s: Option<f64>,
     /// Rate mode: where each verified solution of this run was found, in the order found
     /// (its trial, the trial's iteration, its segment's iterations); None for a run that
@@ -598,7 +599,9 @@ pub fn solve(
         let start = crate::meter::thread_cpu_seconds();
         let r = run(&Job { puzzle, spec, backend, cancel }, progress);
         r.map(|mut s| {
-            s.cpu_s = start.zip(crate::meter::thread_cpu_seconds()).map(|(a, b)| b - a);
+            // The calling thread's share, plus what the threads the run started spent.
+            let own = start.zip(crate::meter::thread_cpu_seconds()).map(|(a, b)| b - a);
+            s.cpu_s = own.map(|c| c + s.cpu_s.unwrap_or(0.0));
             s
         })
     };
@@ -649,7 +652,10 @@ fn run(job: &Job<'_>, progress: &mut (dyn FnMut(Event<'_>) + Send)) -> Result<So
                 f(Event::Scan(p));
             }
         });
-        Solved::of(SolveReport::from_scan(puzzle, &r, &cfg), r.nodes, "nodes", Vec::new())
+        Solved {
+            cpu_s: r.threads_cpu_s,
+            ..Solved::of(SolveReport::from_scan(puzzle, &r, &cfg), r.nodes, "nodes", Vec::new())
+        }
     } else if let Some(cfg) = spec.hill_config(cancel) {
         let r = hill::hill_climb(puzzle, &cfg);
         Solved::of(SolveReport::from_hill(puzzle, &r), r.moves, "moves", r.trace.clone())

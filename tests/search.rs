@@ -483,3 +483,38 @@ fn scan_solver_keeps_hints_on_square_and_rectangular_boards() {
         }
     }
 }
+
+/// Every method, run through `solve::solve` on one thread for a moment, reports the CPU time
+/// its run spent, the threads it starts for itself included (the scan walks on a thread of
+/// its own: before this was counted, its records said a few milliseconds for seconds of
+/// search). The floor: no method does a unit of its work (a node, a move, an iteration) in
+/// under a nanosecond. The ceiling: one walk and one watcher cannot spend more than twice the
+/// time that passed.
+#[test]
+fn every_method_reports_the_cpu_time_of_its_run() {
+    use concur::cancel::Cancel;
+    use concur::method::MethodName;
+    use concur::solve::{self, SolveSpec, run_key_methods};
+    let (p, _) = generated(8, 8, 1);
+    let threaded = run_key_methods("threads").unwrap();
+    for m in MethodName::ALL {
+        let mut given = serde_json::json!({ "method": m.name(), "time_limit": 0.5, "seed": 3 });
+        if threaded.contains(&m) {
+            given["threads"] = 1.into();
+        }
+        let spec = SolveSpec::from_given(given.as_object().unwrap()).unwrap();
+        let s = solve::solve(&p, &spec, &concur::backend::CpuBackend, &Cancel::new(), &mut |_| {}).unwrap();
+        if cfg!(not(target_os = "linux")) {
+            continue;
+        }
+        let cpu = s.cpu_s.unwrap_or_else(|| panic!("{}: no CPU time", m.name()));
+        let (floor, wall) = (s.work as f64 * 1e-9, s.report.wall_s);
+        assert!(
+            cpu >= floor && cpu <= 2.0 * wall + 0.05,
+            "{}: {cpu} s of CPU for {} {} in {wall} s",
+            m.name(),
+            s.work,
+            s.work_unit
+        );
+    }
+}

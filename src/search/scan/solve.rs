@@ -5,6 +5,7 @@ use super::fast::FastWalker;
 use super::tables::{Tables, symmetry_piece, symmetry_piece_ok};
 use super::walk::{FirstWalk, Walker, estimate_tree};
 use crate::cancel::{Cancel, Deadline};
+use crate::meter::with_thread_cpu;
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::search::backtrack::Ending;
 use crate::verify;
@@ -265,6 +266,10 @@ pub struct ScanSolve {
     pub setup_s: f64,
     /// Seconds the whole search took, wall clock, setup included.
     pub wall_s: f64,
+    /// CPU seconds, user and system, of the threads the search started (its walks and its
+    /// watcher), summed; the setup ran on the caller's thread and is not in it. None where
+    /// the platform does not tell ([`crate::meter::thread_cpu_seconds`]).
+    pub threads_cpu_s: Option<f64>,
 }
 
 impl ScanSolve {
@@ -330,18 +335,22 @@ pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanPro
         nodes_total: AtomicU64::new(0),
     };
     let setup_s = start.elapsed().as_secs_f64();
-    std::thread::scope(|s| {
+    // Each thread the search starts counts its own CPU time; their sum is the search's.
+    let threads_cpu_s = std::thread::scope(|s| {
         let search = &search;
         let until = &until;
-        let watcher = s.spawn(move || search.watch(start, until, progress));
-        let workers: Vec<_> = (0..threads).map(|thread| s.spawn(move || search.thread(thread))).collect();
+        let watcher = s.spawn(move || with_thread_cpu(|| search.watch(start, until, progress)).1);
+        let workers: Vec<_> =
+            (0..threads).map(|thread| s.spawn(move || with_thread_cpu(|| search.thread(thread)).1)).collect();
+        let mut cpu = Some(0.0);
         for wk in workers {
-            wk.join().expect("a search thread panicked");
+            cpu = cpu.zip(wk.join().expect("a search thread panicked")).map(|(a, b)| a + b);
         }
         search.stop.store(true, Ordering::Relaxed);
         watcher.thread().unpark();
+        cpu.zip(watcher.join().expect("the watcher panicked")).map(|(a, b)| a + b)
     });
-    search.report(setup_s, start)
+    search.report(setup_s, start, threads_cpu_s)
 }
 
 /// The candidate trees: on a square board without hints, both scan directions times each
@@ -536,7 +545,7 @@ impl Search<'_> {
     }
 
     /// The outcome, once every thread has stopped.
-    fn report(self, setup_s: f64, start: Instant) -> ScanSolve {
+    fn report(self, setup_s: f64, start: Instant, threads_cpu_s: Option<f64>) -> ScanSolve {
         let found = self.winner.into_inner().expect("no panics while held");
         let ending = if found.is_some() {
             Ending::Stopped
@@ -575,6 +584,7 @@ impl Search<'_> {
             solved_restart,
             setup_s,
             wall_s: start.elapsed().as_secs_f64(),
+            threads_cpu_s,
         }
     }
 }

@@ -391,26 +391,43 @@ fn fmt_iqr(c: &Censored, f: fn(f64) -> String) -> String {
     }
 }
 
-/// Each method's budgets per run, from the parameters of its records.
+/// Each method's budgets per run, from the parameters of its records: its work caps, and
+/// its time limits, listed when few and given as a range when many (a ladder under
+/// `--deadline` cuts the time limit of each run it starts to end by then, so that a campaign
+/// of many calls holds a different limit a call).
 fn budgets(records: &[Record]) -> BTreeMap<String, String> {
-    let mut by: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    use std::collections::BTreeSet;
+    /// Up to this many distinct time limits are listed one by one.
+    const LISTED: usize = 3;
+    let mut by: BTreeMap<String, (BTreeSet<String>, Vec<f64>)> = BTreeMap::new();
     for r in records {
-        let mut parts = Vec::new();
+        let e = by.entry(r.label.clone()).or_default();
+        let caps: Vec<String> = ["max_iters", "max_nodes"]
+            .iter()
+            .filter_map(|k| r.params.get(*k).and_then(|v| v.as_u64()))
+            .map(|n| format!("{n} {}", r.work_unit))
+            .collect();
+        if !caps.is_empty() {
+            e.0.insert(caps.join(" or "));
+        }
         if let Some(t) = r.params.get("time_limit").and_then(|v| v.as_f64()) {
-            parts.push(format!("{t} s"));
+            e.1.push(t);
         }
-        for k in ["max_iters", "max_nodes"] {
-            if let Some(n) = r.params.get(k).and_then(|v| v.as_u64()) {
-                parts.push(format!("{n} {}", r.work_unit));
-            }
-        }
-        by.entry(r.label.clone()).or_default().insert(if parts.is_empty() {
-            "none".into()
-        } else {
-            parts.join(" or ")
-        });
     }
-    by.into_iter().map(|(l, s)| (l, s.into_iter().collect::<Vec<_>>().join("; "))).collect()
+    by.into_iter()
+        .map(|(label, (caps, mut times))| {
+            times.sort_by(f64::total_cmp);
+            times.dedup();
+            let time = match times.as_slice() {
+                [] => None,
+                [lo, .., hi] if times.len() > LISTED => Some(format!("{lo} s to {hi} s ({} time limits)", times.len())),
+                t => Some(t.iter().map(|t| format!("{t} s")).collect::<Vec<_>>().join(", ")),
+            };
+            let caps = (!caps.is_empty()).then(|| caps.into_iter().collect::<Vec<_>>().join(", "));
+            let parts: Vec<String> = caps.into_iter().chain(time).collect();
+            (label, if parts.is_empty() { "none".into() } else { parts.join(" or ") })
+        })
+        .collect()
 }
 
 /// The file name of the run-time distribution plot of a size.
@@ -1033,6 +1050,36 @@ mod tests {
         }
     }
 
+    /// The budget line keeps a method's work caps and time limits apart, lists a few time
+    /// limits (a ladder's per-size budgets) and gives many (a deadline's cuts, one a call) as
+    /// a range, not one entry each.
+    #[test]
+    fn the_budget_line_gives_many_time_limits_as_a_range() {
+        let with = |label: &str, run: u64, params: serde_json::Value| Record {
+            params,
+            ..rec(label, 5, 5, run, false, 1.0, 1)
+        };
+        let mut rs: Vec<Record> = (0..40)
+            .map(|i| with("rrr", i, serde_json::json!({"max_iters": 200000, "time_limit": 100.0 + i as f64})))
+            .collect();
+        rs.push(with("rrr", 40, serde_json::json!({"max_iters": 200000})));
+        rs.extend(
+            [5.0, 10.0, 5.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| with("dm", i as u64, serde_json::json!({"time_limit": t}))),
+        );
+        rs.push(with("hill", 0, serde_json::json!({})));
+        let b = budgets(&rs);
+        assert_eq!(b["rrr"], "200000 iterations or 100 s to 139 s (40 time limits)");
+        assert_eq!(b["dm"], "5 s, 10 s");
+        assert_eq!(b["hill"], "none");
+        assert_eq!(budgets(&[rec("one", 5, 5, 0, true, 1.0, 1)])["one"], "1000000 iterations or 10 s");
+        assert!(
+            markdown(&rs, &[], &[]).contains("Budget per run: dm: 5 s, 10 s; hill: none; rrr: 200000 iterations or ")
+        );
+    }
+
     #[test]
     fn quartiles_interpolate() {
         assert_eq!(quartiles(&mut [4.0, 1.0, 3.0, 2.0, 5.0]), Some([2.0, 3.0, 4.0]));
@@ -1126,7 +1173,7 @@ mod tests {
             md.contains("| steady | 7x7 | 5 | 3/5 = 0.60 [0.23, 0.88] | 4.00 [2.00, > budget] | 3.00 – > budget |"),
             "{md}"
         );
-        assert!(md.contains("lucky: 10 s or 1000000 iterations"), "{md}");
+        assert!(md.contains("lucky: 1000000 iterations or 10 s"), "{md}");
     }
 
     #[test]

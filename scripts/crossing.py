@@ -166,9 +166,10 @@ def main():
             crossing = (w, h, v)
         row.append(v)
         row.append(
-            "yes" if mp["pooled"] is not None and sp["pooled"] is not None else "**no** (machines disagree)"
+            "yes" if mp["pooled"] is not None and sp["pooled"] is not None else "**no** (machines disagree or share no instance)"
         )
         flags = [f"{p['label']}: {x} vs {y}" for p in (mp, sp) for x, y in p["disagree"]]
+        flags += [f"{p['label']}: {x} and {y} share no instance" for p in (mp, sp) for x, y in p.get("apart", [])]
         row.append("; ".join(flags) if flags else "none")
         out.append("| " + " | ".join(row) + " |")
     out.append("")

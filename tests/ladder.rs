@@ -842,7 +842,12 @@ mod devices {
             assert!((m.seconds[0].unwrap() - own).abs() < 1e-9 * own, "{m:?}");
         }
         let md = devices::markdown(&devices::pool(&rs));
-        assert!(md.contains("**flag**: H200 and dev VM disagree on the iterations per solution; not pooled"), "{md}");
+        assert!(
+            md.contains(
+                "**flag**: H200 and dev VM disagree on the iterations per solution on the instance both ran (p = "
+            ),
+            "{md}"
+        );
         // A machine with no solution: a lower bound, which agrees with anything above it.
         let mut none = campaign(3, 1e6, 1e6);
         none.retain(|r| !r.on_device());
@@ -850,6 +855,71 @@ mod devices {
         let p = &devices::pool(&none)[0];
         assert!(p.disagree.is_empty() && p.pooled.is_some());
         assert_eq!(p.machines[0].work.mean, None);
+    }
+
+    /// Two machines are compared instance by instance. Here both run the same search at the
+    /// same rate on each instance, but one runs mostly the hard instance and the other mostly
+    /// the easy one, so their work per solution over the size differs a hundredfold: they
+    /// agree, and pool. Machines with no instance in common are not compared and not pooled.
+    #[test]
+    fn machines_are_compared_on_the_instances_both_ran() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let on = |inst: &str, r: Record| Record { instance: inst.into(), ..r };
+        let mut rs = Vec::new();
+        // Rate mode: runs of 1e7 iterations; the easy instance's solutions come every 1e5,
+        // the hard one's every 1e7.
+        let mut run = 0;
+        for (inst, mean, gpu_runs, cpu_runs) in [("easy", 1e5, 1, 20), ("hard", 1e7, 40, 10)] {
+            for (gpu, n) in [(true, gpu_runs), (false, cpu_runs)] {
+                for _ in 0..n {
+                    let (mut t, mut k) = (exp(&mut rng, mean), 0);
+                    while t <= 1e7 {
+                        k += 1;
+                        t += exp(&mut rng, mean);
+                    }
+                    run += 1;
+                    rs.push(on(inst, rec("m", run, gpu, 1e7, if gpu { 4e6 } else { 1e5 }, k, true)));
+                }
+            }
+        }
+        let p = &devices::pool(&rs)[0];
+        let (gpu, cpu) = (&p.machines[0], &p.machines[1]);
+        assert!(cpu.work.ci[1].unwrap() * 10.0 < gpu.work.ci[0].unwrap(), "the mixes differ: {p:?}");
+        assert_eq!(p.compared.len(), 1);
+        assert_eq!(p.compared[0].instances, 2);
+        assert!(p.compared[0].p.unwrap() > devices::DISAGREE_AT, "{p:?}");
+        assert!(p.disagree.is_empty() && p.apart.is_empty() && p.pooled.is_some(), "{p:?}");
+        // The same runs with the device at a tenth of the rate on both instances (a tenth of
+        // the easy instance's solutions, and nine in ten of the hard one's runs finding
+        // nothing): flagged.
+        let slow: Vec<Record> = rs
+            .iter()
+            .map(|r| match (r.on_device(), r.instance.as_str()) {
+                (true, "easy") => Record { solutions: r.solutions.map(|k| k / 10), ..r.clone() },
+                (true, "hard") if r.run % 10 != 0 => Record { solutions: Some(0), solved: false, ..r.clone() },
+                _ => r.clone(),
+            })
+            .collect();
+        let p = &devices::pool(&slow)[0];
+        assert_eq!(p.disagree, vec![["H200".to_string(), "dev VM".to_string()]]);
+        let md = devices::markdown(&devices::pool(&slow));
+        assert!(
+            md.contains(
+                "**flag**: H200 and dev VM disagree on the iterations per solution on the 2 instances both ran (p = "
+            ),
+            "{md}"
+        );
+        // No instance in common.
+        let apart: Vec<Record> = rs.iter().filter(|r| (r.instance == "hard") == r.on_device()).cloned().collect();
+        let p = &devices::pool(&apart)[0];
+        assert_eq!((p.compared[0].instances, p.compared[0].p), (0, None));
+        assert_eq!(p.apart, vec![["H200".to_string(), "dev VM".to_string()]]);
+        assert!(p.disagree.is_empty() && p.pooled.is_none());
+        let md = devices::markdown(&devices::pool(&apart));
+        assert!(
+            md.contains("**flag**: H200 and dev VM ran no instance in common and are not compared; not pooled"),
+            "{md}"
+        );
     }
 }
 

@@ -10,9 +10,12 @@
 //!   one core) give its pooled work per solution ([`stats::pooled_counts`], every run's work,
 //!   solved or not, over its solutions; rate-mode runs count every solution they found) and
 //!   its rate, total work / total wall seconds (per device, or per core);
-//! - two machines **disagree** when the exact 95% intervals of their work per solution do not
-//!   overlap (a conservative test: overlapping intervals may still differ); then nothing is
-//!   pooled, and each machine's seconds come from its own work per solution;
+//! - two machines are compared on the instances both ran, each instance a stratum of its own
+//!   ([`stats::stratified_rate_test`]): a campaign may give one machine its hardest instances
+//!   only, and the work per solution of a size then differs by the mix, not the machine. They
+//!   **disagree** when that exact test rejects the same rate at 1 %, and are **apart** when no
+//!   instance ran on both (they cannot be compared); either way nothing is pooled, and each
+//!   machine's seconds come from its own work per solution;
 //! - otherwise the work per solution is pooled over all of them, and the seconds per solution
 //!   on a machine are the pooled work per solution divided by its rate, the interval divided
 //!   alike. The rate is taken as known: its own spread (the load of the machine) is not in
@@ -62,18 +65,51 @@ pub struct Pooling {
     pub work_unit: String,
     /// What each machine's runs say.
     pub machines: Vec<Machine>,
-    /// Pairs of machines whose 95% intervals of work per solution do not overlap.
+    /// Each pair of machines, compared on the instances both ran.
+    pub compared: Vec<Comparison>,
+    /// The pairs whose comparison rejects the same rate at 1 % ([`DISAGREE_AT`]).
     pub disagree: Vec<[String; 2]>,
+    /// The pairs with no instance in common: not compared.
+    pub apart: Vec<[String; 2]>,
     /// The work per solution over every machine's runs; None when two disagree.
     pub pooled: Option<Pooled>,
 }
 
-/// Whether two exact intervals `[lo, hi]` overlap (a null lower end is 0, a null upper end
-/// is unbounded).
-fn overlap(a: &Pooled, b: &Pooled) -> bool {
-    let lo = |p: &Pooled| p.ci[0].unwrap_or(0.0);
-    let hi = |p: &Pooled| p.ci[1].unwrap_or(f64::INFINITY);
-    lo(a) <= hi(b) && lo(b) <= hi(a)
+/// Two machines compared on the instances both ran.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Comparison {
+    /// The two machines, in the order of [`Pooling::machines`].
+    pub machines: [String; 2],
+    /// The instances both ran.
+    pub instances: usize,
+    /// The two-sided p-value of the same rate per unit of work on those instances
+    /// ([`stats::stratified_rate_test`]); None without an instance in common.
+    pub p: Option<f64>,
+}
+
+/// The level at which two machines' work per solution is taken to differ.
+pub const DISAGREE_AT: f64 = 0.01;
+
+/// Each instance's total work and solutions.
+fn by_instance<'r>(rs: &[&'r Record]) -> BTreeMap<&'r str, (f64, u64)> {
+    let mut m: BTreeMap<&str, (f64, u64)> = BTreeMap::new();
+    for r in rs {
+        let e = m.entry(r.instance.as_str()).or_default();
+        e.0 += r.work as f64;
+        e.1 += r.solution_count();
+    }
+    m
+}
+
+/// Compares two machines' runs on the instances both ran.
+fn compare(a: &Machine, b: &Machine, ra: &[&Record], rb: &[&Record]) -> Comparison {
+    let (ia, ib) = (by_instance(ra), by_instance(rb));
+    let strata: Vec<stats::Stratum> = ia.iter().filter_map(|(k, &x)| ib.get(k).map(|&y| [x, y])).collect();
+    Comparison {
+        machines: [a.name.clone(), b.name.clone()],
+        instances: strata.len(),
+        p: (!strata.is_empty()).then(|| stats::stratified_rate_test(&strata)),
+    }
 }
 
 /// The work of a run and its solutions.
@@ -90,6 +126,7 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
             for r in &rs {
                 by.entry((r.machine(), r.on_device())).or_default().push(r);
             }
+            let runs_of: Vec<Vec<&Record>> = by.values().cloned().collect();
             let mut machines: Vec<Machine> = by
                 .into_iter()
                 .map(|((name, device), runs)| {
@@ -108,16 +145,19 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
                     }
                 })
                 .collect();
-            let mut disagree = Vec::new();
-            for (i, a) in machines.iter().enumerate() {
-                for b in &machines[i + 1..] {
-                    if !overlap(&a.work, &b.work) {
-                        disagree.push([a.name.clone(), b.name.clone()]);
-                    }
+            let mut compared = Vec::new();
+            for i in 0..machines.len() {
+                for j in i + 1..machines.len() {
+                    compared.push(compare(&machines[i], &machines[j], &runs_of[i], &runs_of[j]));
                 }
             }
-            let pooled =
-                disagree.is_empty().then(|| stats::pooled_counts(&rs.iter().map(|r| obs(r)).collect::<Vec<_>>()));
+            let pairs = |keep: fn(Option<f64>) -> bool| -> Vec<[String; 2]> {
+                compared.iter().filter(|c| keep(c.p)).map(|c| c.machines.clone()).collect()
+            };
+            let disagree = pairs(|p| p.is_some_and(|p| p < DISAGREE_AT));
+            let apart = pairs(|p| p.is_none());
+            let pooled = (disagree.is_empty() && apart.is_empty())
+                .then(|| stats::pooled_counts(&rs.iter().map(|r| obs(r)).collect::<Vec<_>>()));
             for m in &mut machines {
                 let w = pooled.as_ref().unwrap_or(&m.work);
                 m.from_pooled = pooled.is_some();
@@ -132,7 +172,9 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
                 work_unit: rs[0].work_unit.clone(),
                 label,
                 machines,
+                compared,
                 disagree,
+                apart,
                 pooled,
             }
         })
@@ -151,6 +193,11 @@ fn fmt_seconds(s: &[Option<f64>; 3]) -> String {
         [None, Some(lo), _] => format!("> {} (none solved)", f(*lo)),
         _ => "-".into(),
     }
+}
+
+/// A p-value: two significant digits, very small ones in powers of ten.
+fn fmt_p(p: f64) -> String {
+    if p < 1e-4 { format!("{p:.1e}") } else { format!("{p:.2}") }
 }
 
 fn fmt_work(p: &Pooled) -> String {
@@ -175,11 +222,14 @@ pub fn markdown(pools: &[Pooling]) -> String {
          Per method and size, each machine's runs (a GPU device, or a CPU machine whose ladder \
          runs hold one core each): runs, solutions (rate-mode runs count every solution), its \
          own work per solution with the exact 95% interval, and its measured rate (total work / \
-         total wall seconds, per device or per core). Where the machines' intervals overlap, \
-         the work per solution is pooled over all of them, and the seconds per solution on a \
-         machine are the pooled work per solution over its rate; where two disagree (**flag**), \
-         nothing is pooled and each machine's seconds come from its own work. The rate is taken \
-         as known (its spread with the machine's load is not in the interval).\n\n\
+         total wall seconds, per device or per core). Two machines are compared on the \
+         instances both ran, each instance a stratum (an exact conditional test of the same \
+         rate, so that a campaign that gave one machine its hardest instances does not count \
+         against it). Where every pair agrees, the work per solution is pooled over all of them, \
+         and the seconds per solution on a machine are the pooled work per solution over its \
+         rate; where two disagree at 1 %, or share no instance (**flag**), nothing is pooled and \
+         each machine's seconds come from its own work. The rate is taken as known (its spread \
+         with the machine's load is not in the interval).\n\n\
          | method | size | machine | per | runs | solutions | work per solution [95% CI] | rate (work/s) | seconds per solution on one [95% CI] | from |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
@@ -211,10 +261,25 @@ pub fn markdown(pools: &[Pooling]) -> String {
                 fmt_work(w)
             )),
             None => {
-                for [a, b] in &p.disagree {
+                for c in &p.compared {
+                    let [a, b] = &c.machines;
+                    let what = match c.p {
+                        Some(pv) if pv < DISAGREE_AT => format!(
+                            "disagree on the {} per solution on the {} both ran (p = {})",
+                            p.work_unit,
+                            if c.instances == 1 {
+                                "instance".to_string()
+                            } else {
+                                format!("{} instances", c.instances)
+                            },
+                            fmt_p(pv)
+                        ),
+                        None => "ran no instance in common and are not compared".into(),
+                        Some(_) => continue,
+                    };
                     s.push_str(&format!(
-                        "| {} | {}x{} | **flag**: {a} and {b} disagree on the {} per solution; not pooled | | | | | | | |\n",
-                        p.label, p.width, p.height, p.work_unit
+                        "| {} | {}x{} | **flag**: {a} and {b} {what}; not pooled | | | | | | | |\n",
+                        p.label, p.width, p.height
                     ));
                 }
             }

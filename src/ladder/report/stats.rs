@@ -364,6 +364,49 @@ pub fn pooled_counts(obs: &[(f64, u64)]) -> Pooled {
     Pooled { runs: obs.len(), solutions: d, total, mean, ci }
 }
 
+/// One stratum of [`stratified_rate_test`]: the work two groups spent on it and the
+/// solutions each found, `[(work, solutions); 2]`.
+pub type Stratum = [(f64, u64); 2];
+
+/// The exact conditional test that two groups (two machines) find solutions at the same rate
+/// per unit of work, stratified: each stratum (an instance) may have its own rate, and only
+/// the ratio between the groups is tested. Under the null, given a stratum's `n` solutions,
+/// the first group's count is binomial with `n` and its share of the stratum's work; the
+/// test statistic is the first group's total, whose distribution is the convolution of
+/// those binomials: the conditional test against a ratio common to the strata (a machine
+/// that is slower on one instance only is diluted by the others). Returns the two-sided p-value: the probability, under the null, of a
+/// total no more likely than the one observed. 1 when no stratum has both work on each side
+/// and a solution (nothing to test). A stratum where one group spent nothing says nothing
+/// about the ratio and is left out.
+pub fn stratified_rate_test(strata: &[Stratum]) -> f64 {
+    use statrs::distribution::{Binomial, Discrete};
+    let mut dist = vec![1.0f64];
+    let mut observed = 0usize;
+    for &[(ta, na), (tb, nb)] in strata {
+        let n = na + nb;
+        if !(ta > 0.0 && tb > 0.0) || n == 0 {
+            continue;
+        }
+        let b = Binomial::new(ta / (ta + tb), n).expect("a share in [0, 1]");
+        let pmf: Vec<f64> = (0..=n).map(|k| b.pmf(k)).collect();
+        let mut next = vec![0.0; dist.len() + pmf.len() - 1];
+        for (i, &d) in dist.iter().enumerate() {
+            for (k, &q) in pmf.iter().enumerate() {
+                next[i + k] += d * q;
+            }
+        }
+        dist = next;
+        observed += na as usize;
+    }
+    if dist.len() == 1 {
+        return 1.0;
+    }
+    // Ties in floating point: a total within a relative 1e-7 of the observed one counts as
+    // equally likely.
+    let at = dist[observed] * (1.0 + 1e-7);
+    dist.iter().filter(|&&d| d <= at).sum::<f64>().min(1.0)
+}
+
 /// The Kolmogorov-Smirnov distance between the Kaplan-Meier estimate of `obs` and the
 /// exponential distribution of mean `mean`, over the range the curve is known on (up to the
 /// largest observation).
@@ -448,6 +491,55 @@ mod tests {
         assert!(close(chi_square_quantile(0.95, 2.0), 5.991_465, 1e-6));
         assert!(close(chi_square_quantile(0.975, 10.0), 20.483_18, 1e-6));
         assert!(close(chi_square_quantile(0.025, 8.0), 2.179_731, 1e-6));
+    }
+
+    /// One stratum is the exact two-sided binomial test (checked against a table-free brute
+    /// force: every outcome no more likely than the observed one); strata that cannot speak
+    /// are left out; under the null, with rates that differ by stratum, it rejects at 5 % no
+    /// more than 5 % of the time, within three standard errors over 1,000 campaigns (it is
+    /// exact), and it finds a twofold difference in most campaigns of this size.
+    #[test]
+    fn the_stratified_rate_test_is_exact_and_keeps_its_level() {
+        let binom = |n: u64, p: f64, k: u64| {
+            let ln_c = ln_gamma(n as f64 + 1.0) - ln_gamma(k as f64 + 1.0) - ln_gamma((n - k) as f64 + 1.0);
+            (ln_c + k as f64 * p.ln() + (n - k) as f64 * (1.0 - p).ln()).exp()
+        };
+        for (na, nb, ta, tb) in [(3, 9, 1.0, 1.0), (0, 7, 2.0, 1.0), (12, 2, 1.0, 3.0), (5, 5, 1.0, 1.0)] {
+            let (n, p) = (na + nb, ta / (ta + tb));
+            let at = binom(n, p, na) * (1.0 + 1e-7);
+            let brute: f64 = (0..=n).map(|k| binom(n, p, k)).filter(|&d| d <= at).sum();
+            let got = stratified_rate_test(&[[(ta, na), (tb, nb)], [(0.0, 0), (5.0, 4)], [(1.0, 0), (1.0, 0)]]);
+            assert!(close(got, brute.min(1.0), 1e-9), "{na} {nb}: {got} vs {brute}");
+        }
+        assert_eq!(stratified_rate_test(&[]), 1.0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let poisson = |rng: &mut Xoshiro256PlusPlus, mean: f64| {
+            let (mut k, mut t) = (0u64, -(1.0 - rng.random::<f64>()).ln());
+            while t < mean {
+                k += 1;
+                t -= (1.0 - rng.random::<f64>()).ln();
+            }
+            k
+        };
+        let campaign = |rng: &mut Xoshiro256PlusPlus, ratio: f64| {
+            // Eight instances whose rates span a factor of 100; the second group spends a
+            // third of the first's work on each, at `ratio` times its rate.
+            let strata: Vec<Stratum> = (0..8)
+                .map(|i| {
+                    let rate = 10f64.powf(i as f64 / 3.5);
+                    let (ta, tb) = (3.0, 1.0);
+                    [(ta, poisson(rng, rate * ta)), (tb, poisson(rng, ratio * rate * tb))]
+                })
+                .collect();
+            stratified_rate_test(&strata)
+        };
+        let rejected =
+            |rng: &mut Xoshiro256PlusPlus, ratio: f64| (0..1000).filter(|_| campaign(rng, ratio) < 0.05).count();
+        let null = rejected(&mut rng, 1.0);
+        // 5 % of 1,000 is 50, and three standard errors above it 71.
+        assert!(null <= 71, "{null} of 1000 rejected under the null");
+        let twofold = rejected(&mut rng, 2.0);
+        assert!(twofold >= 750, "{twofold} of 1000 found a twofold difference");
     }
 
     #[test]

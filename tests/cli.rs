@@ -318,9 +318,18 @@ fn wait_at_most(mut child: std::process::Child, secs: f64) -> Output {
             return child.wait_with_output().expect("output");
         }
         if start.elapsed().as_secs_f64() > secs {
+            // Where each of its threads stands, where a debugger can attach: the clue to a hang.
+            let stacks = Command::new("timeout")
+                .args(["60", "gdb", "-batch", "-p", &child.id().to_string(), "-ex", "thread apply all bt 30"])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+                .unwrap_or_else(|e| format!("(no stacks: {e})"));
             let _ = child.kill();
             let out = child.wait_with_output().expect("output");
-            panic!("still running after {secs} s; stderr {}", String::from_utf8_lossy(&out.stderr));
+            panic!(
+                "still running after {secs} s; stderr {}\nits threads:\n{stacks}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -951,7 +960,7 @@ fn sigint_storm(extra: &[&str], n: usize, tag: &str) {
                     let us = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44;
                     std::thread::sleep(std::time::Duration::from_micros(us % 1_000_000));
                     signal(&child, "-INT");
-                    let out = wait_at_most(child, 30.0);
+                    let out = wait_at_most(child, 60.0);
                     let fail = |why: String| failures.lock().unwrap().push(format!("run {i} ({us} us): {why}"));
                     let err = String::from_utf8_lossy(&out.stderr).to_string();
                     let Ok(v) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {

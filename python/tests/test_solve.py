@@ -151,9 +151,11 @@ def test_progress_is_called_with_a_dict_and_its_exception_ends_the_run():
 
     with pytest.raises(Stop):
         concur.solve(p, trials=2, threads=1, time_limit=30, backend="cpu", progress=stop)
+    # The scan reports twice a second: an 8x8 it cannot solve in its time, so that it does
+    # (the 7x7 above takes it under half a second on a fast core).
     scan = []
-    concur.solve(p, "scan", threads=1, time_limit=0.7, progress=scan.append)
-    assert scan and scan[0]["kind"] == "scan"
+    r = concur.solve(concur.Puzzle.generate(8, 8, seed=4), "scan", threads=1, time_limit=1.5, progress=scan.append)
+    assert not r.solved and scan and scan[0]["kind"] == "scan"
 
 
 def test_certificates_are_the_command_lines(p4):

@@ -596,11 +596,9 @@ pub fn solve(
     spec.preflight(puzzle, backend)?;
     // The work's own CPU time, on the thread that runs it.
     let timed = |progress: &mut (dyn FnMut(Event<'_>) + Send)| {
-        let start = crate::meter::thread_cpu_seconds();
-        let r = run(&Job { puzzle, spec, backend, cancel }, progress);
+        let (r, own) = crate::meter::with_thread_cpu(|| run(&Job { puzzle, spec, backend, cancel }, progress));
         r.map(|mut s| {
             // The calling thread's share, plus what the threads the run started spent.
-            let own = start.zip(crate::meter::thread_cpu_seconds()).map(|(a, b)| b - a);
             s.cpu_s = own.map(|c| c + s.cpu_s.unwrap_or(0.0));
             s
         })

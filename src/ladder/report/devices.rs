@@ -126,14 +126,14 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
             for r in &rs {
                 by.entry((r.machine(), r.on_device())).or_default().push(r);
             }
-            let runs_of: Vec<Vec<&Record>> = by.values().cloned().collect();
-            let mut machines: Vec<Machine> = by
+            // Each machine with its runs, built in one pass.
+            let (mut machines, runs_of): (Vec<Machine>, Vec<Vec<&Record>>) = by
                 .into_iter()
                 .map(|((name, device), runs)| {
                     let o: Vec<(f64, u64)> = runs.iter().map(|r| obs(r)).collect();
                     let work = stats::pooled_counts(&o);
                     let total_s: f64 = runs.iter().map(|r| r.wall_s).sum();
-                    Machine {
+                    let machine = Machine {
                         name,
                         per: if device { "device" } else { "core" }.into(),
                         runs: runs.len(),
@@ -142,9 +142,10 @@ pub fn pool(records: &[Record]) -> Vec<Pooling> {
                         total_s,
                         seconds: [None; 3],
                         from_pooled: false,
-                    }
+                    };
+                    (machine, runs)
                 })
-                .collect();
+                .unzip();
             let mut compared = Vec::new();
             for i in 0..machines.len() {
                 for j in i + 1..machines.len() {

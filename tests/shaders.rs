@@ -1,5 +1,8 @@
 //! Every WGSL file parses and validates (naga, no GPU needed), and declares the entry points
-//! the backend looks up.
+//! the backend looks up. The shader sources the host assembles, and so every test here, come
+//! with the `gpu` feature; without it the file is empty.
+#![cfg(feature = "gpu")]
+
 use std::path::Path;
 
 /// A parsed and validated module with its validation info.
@@ -23,7 +26,6 @@ fn validate_with(what: &str, src: &str, subgroups: bool, caps: naga::valid::Capa
     (module, info)
 }
 
-#[cfg(feature = "gpu")]
 /// One specialisation of a module's pipeline-overridable constants for one entry point,
 /// validated as wgpu does when it builds the pipeline (naga's `process_overrides` sets the
 /// constants, resolves the override-sized arrays and the workgroup size, and validates the
@@ -41,23 +43,19 @@ fn specialise(what: &str, (module, info): &Validated, entry: &str, constants: &[
 fn validate(path: &Path) -> Validated {
     let src = std::fs::read_to_string(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    #[cfg(feature = "gpu")]
-    {
-        let (parts, sources) = concur::backend::gpu::assembled_sources();
-        if parts.contains(&name.as_str()) {
-            let (what, whole, subgroups) = sources
-                .iter()
-                .find(|(_, whole, _)| whole.contains(src.as_str()))
-                .unwrap_or_else(|| panic!("{name}: a part of no assembled source"));
-            let caps = naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SUBGROUP_BARRIER;
-            return validate_with(&format!("{what} (for {name})"), whole, *subgroups, caps);
-        }
+    let (parts, sources) = concur::backend::gpu::assembled_sources();
+    if parts.contains(&name.as_str()) {
+        let (what, whole, subgroups) = sources
+            .iter()
+            .find(|(_, whole, _)| whole.contains(src.as_str()))
+            .unwrap_or_else(|| panic!("{name}: a part of no assembled source"));
+        let caps = naga::valid::Capabilities::SUBGROUP | naga::valid::Capabilities::SUBGROUP_BARRIER;
+        return validate_with(&format!("{what} (for {name})"), whole, *subgroups, caps);
     }
     validate_source(&path.display().to_string(), &src, false)
 }
 
 // The parts of the assembled sources validate only within them, which the GPU module builds.
-#[cfg(feature = "gpu")]
 #[test]
 fn every_wgsl_file_parses_and_validates() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
@@ -99,7 +97,6 @@ fn every_wgsl_file_parses_and_validates() {
 /// The fused pass of F1 (`f1_step.wgsl`) validates appended to `f1.wgsl`, as the backend
 /// builds it, with its workgroup arrays sized by pipeline-overridable constants: at the
 /// sizes of boards from 3x3 to 16x16 and at the file's defaults.
-#[cfg(feature = "gpu")]
 #[test]
 fn the_fused_f1_pass_validates_appended_to_f1_at_every_size() {
     use concur::backend::gpu::f1::{step_constants, step_source};
@@ -115,7 +112,6 @@ fn the_fused_f1_pass_validates_appended_to_f1_at_every_size() {
 /// The JV kernel's subgroup variant (built from jv.wgsl at run time) validates too, and so
 /// does the subgroup kernel at every register-slot count the backend builds it with, unstaged
 /// and staged (its staging sizes pipeline-overridable constants).
-#[cfg(feature = "gpu")]
 #[test]
 fn the_jv_kernels_with_subgroup_operations_validate() {
     use concur::backend::gpu::jv;
@@ -146,7 +142,6 @@ fn the_jv_kernels_with_subgroup_operations_validate() {
 /// The auction validates at every workgroup size the backend builds it with (its rows per
 /// thread written in, its workgroup size a pipeline-overridable constant), and `settle`
 /// from the same module.
-#[cfg(feature = "gpu")]
 #[test]
 fn the_auction_validates_at_every_workgroup_size() {
     use concur::backend::gpu::assign::{auction_constants, auction_source};
@@ -162,7 +157,6 @@ fn the_auction_validates_at_every_workgroup_size() {
 /// The host writes no WGSL text into a file: a variant is built by concatenation (a one-line
 /// const prelude, a file, a variant file), so no shader holds an insertion marker, every part
 /// is in some assembled source, and every assembled source validates.
-#[cfg(feature = "gpu")]
 #[test]
 fn variants_are_built_by_concatenation_and_every_one_validates() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
@@ -198,7 +192,6 @@ fn variants_are_built_by_concatenation_and_every_one_validates() {
 /// Every uniform struct the host uploads has, field by field, the offsets and sizes naga gives
 /// the struct its shader binds it as, and the same size; every uniform of every shader has a
 /// host struct checked here.
-#[cfg(feature = "gpu")]
 #[test]
 fn every_uniform_struct_the_host_uploads_matches_its_shader() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");

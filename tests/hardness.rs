@@ -213,6 +213,7 @@ fn the_parts_of_a_campaign_are_fitted_apart_and_find_a_slope_that_steepens() {
     // the report says the crossing rests on the easier instances.
     assert!(h.summary.exponent_ci.unwrap()[1] < 1.0 && d.exponent_ci.unwrap()[0] > 1.0, "{:?} {d:?}", h.summary);
     assert!(md.contains("rests on the easier instances") && md.contains("its interval above 1"), "{md}");
+    assert!(md.contains("grows faster than the scan's nodes") && !md.contains("or slower or faster"), "{md}");
 }
 
 /// Runs `campaigns` synthetic campaigns; the fraction whose 95% interval of b covers the truth,

@@ -213,9 +213,14 @@ pub fn markdown(h: &Hardness) -> String {
         {
             s.push_str(&format!(
                 "\n**The whole line's crossing rests on the easier instances.** Over the harder half the exponent \
-                 is b = {b:.3} [{lo:.3}, {hi:.3}], {}: at the hard end, where a crossing would be, the map's \
-                 work grows as fast as the scan's or faster, and no crossing can be stated from it.\n",
-                if lo > 1.0 { "its interval above 1" } else { "its interval reaching 1" }
+                 is b = {b:.3} [{lo:.3}, {hi:.3}], {}, and no crossing can be stated from it.\n",
+                if lo > 1.0 {
+                    "its interval above 1: at the hard end, where a crossing would be, the map's work grows \
+                     faster than the scan's nodes"
+                } else {
+                    "its interval reaching 1: at the hard end, where a crossing would be, the map's work may \
+                     grow as the scan's nodes do, or slower or faster within that interval"
+                }
             ));
         }
     }

@@ -12,6 +12,7 @@ use crate::f1::F1Options;
 use crate::options::{self, Options, Row, Table};
 use crate::search::alns::AlnsOptions;
 use crate::search::backtrack::BacktrackOptions;
+use crate::search::beam::BeamOptions;
 use crate::search::hill::HillOptions;
 use crate::search::scan::ScanSolveOptions;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,8 @@ macro_rules! methods {
             Hill "hill" HillOptions LocalOutcome search,
             /// Adaptive large-neighbourhood search (a control).
             Alns "alns" AlnsOptions AlnsOutcome search,
+            /// The beam builder with ALNS polish (the partial-score pipeline).
+            Beam "beam" BeamOptions BeamOutcome search,
         }
     };
 }

@@ -11,6 +11,7 @@ use crate::method::MethodName;
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use crate::search::alns::{AlnsResult, OperatorStats};
 use crate::search::backtrack::{BacktrackStats, Ending};
+use crate::search::beam::{BeamOrder, BeamResult};
 use crate::search::hill::LocalResult;
 use crate::search::scan::{ScanSolve, ScanSolveConfig, ScanTree, TreeChoice};
 use crate::verify::{self, Consistency};
@@ -90,7 +91,7 @@ impl Outcome {
     pub fn map(&self) -> Option<&MapOutcome> {
         match self {
             Outcome::Rrr(m) | Outcome::Dm(m) | Outcome::Dc(m) => Some(m),
-            Outcome::Backtrack(_) | Outcome::Scan(_) | Outcome::Hill(_) | Outcome::Alns(_) => None,
+            Outcome::Backtrack(_) | Outcome::Scan(_) | Outcome::Hill(_) | Outcome::Alns(_) | Outcome::Beam(_) => None,
         }
     }
 }
@@ -308,6 +309,32 @@ pub struct AlnsOutcome {
     pub operators: Vec<OperatorStats>,
 }
 
+/// What the beam builder and its polish did.
+#[derive(Clone, Debug, Serialize)]
+pub struct BeamOutcome {
+    /// The width of the best pipeline's beam (calibrated to the time limit unless given).
+    pub width: usize,
+    /// The scan order.
+    pub order: BeamOrder,
+    /// The score of the beam's board, before the polish.
+    pub beam_score: usize,
+    /// Seconds the beam took (its calibration included).
+    pub beam_s: f64,
+    /// Whether the beam reached the last cell (false: a stop cut it short and the greedy
+    /// repair completed its best partial board).
+    pub complete: bool,
+    /// Partial boards expanded, over every beam of the run.
+    pub nodes: u64,
+    /// Partial boards expanded a second.
+    pub nodes_per_s: f64,
+    /// The polish's destroy-and-repair iterations.
+    pub polish_iterations: u64,
+    /// Seconds the polish took.
+    pub polish_s: f64,
+    /// Pipelines run, one a thread; the best board is reported.
+    pub pipelines: usize,
+}
+
 impl SolveReport {
     fn new(puzzle: &Puzzle, outcome: Outcome, solved: bool, best_score: usize, wall_s: f64, seed: u64) -> Self {
         SolveReport {
@@ -494,6 +521,27 @@ impl SolveReport {
         SolveReport {
             board: Some(l.board.clone()),
             ..Self::new(puzzle, outcome, solved, l.best_score, l.wall_s, l.seed)
+        }
+    }
+
+    /// The report of the beam builder and its polish.
+    pub(crate) fn from_beam(puzzle: &Puzzle, r: &BeamResult, order: BeamOrder) -> Self {
+        let solved = r.solved && verify::check(puzzle, &r.board).valid;
+        let outcome = Outcome::Beam(BeamOutcome {
+            width: r.width,
+            order,
+            beam_score: r.beam_score,
+            beam_s: r.beam_s,
+            complete: r.complete,
+            nodes: r.nodes,
+            nodes_per_s: if r.wall_s > 0.0 { r.nodes as f64 / r.beam_s.max(1e-9) } else { 0.0 },
+            polish_iterations: r.polish_iterations,
+            polish_s: r.polish_s,
+            pipelines: r.pipelines,
+        });
+        SolveReport {
+            board: Some(r.board.clone()),
+            ..Self::new(puzzle, outcome, solved, r.best_score, r.wall_s, r.seed)
         }
     }
 

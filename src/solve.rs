@@ -28,6 +28,7 @@ use crate::puzzle::Puzzle;
 use crate::report::SolveReport;
 use crate::search::alns::{self, AlnsConfig, AlnsOptions};
 use crate::search::backtrack::{self, BacktrackConfig};
+use crate::search::beam::{self, BeamConfig};
 use crate::search::hill::{self, HillConfig, HillOptions};
 use crate::search::scan::{self, ScanProgress, ScanSolveConfig};
 use crate::verify;
@@ -55,8 +56,8 @@ crate::options::options_table! {
         /// Node limit of a tree search (none by default).
         [Common, methods = ["backtrack", "scan"]]
         pub max_nodes: Option<u64> = None,
-        /// Worker threads (default: every core).
-        [Common, methods = ["rrr", "dm", "dc", "scan"]]
+        /// Worker threads (default: every core); the beam runs a pipeline on each.
+        [Common, methods = ["rrr", "dm", "dc", "scan", "beam"]]
         pub threads: Option<usize> = None,
         /// Independent trials of the map, run as one batch.
         [Common, methods = ["rrr", "dm", "dc"]]
@@ -412,6 +413,12 @@ impl SolveSpec {
         Some(o.config(self.run.seed, self.local_cap(AlnsOptions::MAX_ITERATIONS), self.time_limit(), cancel.clone()))
     }
 
+    fn beam_config(&self, cancel: &Cancel) -> Option<BeamConfig> {
+        let Method::Beam(o) = &self.method else { return None };
+        let threads = self.run.threads.unwrap_or_else(limits::cores);
+        Some(o.config(self.run.seed, self.time_limit(), threads, cancel.clone()))
+    }
+
     /// The batch of a map, for `backend` (F1's `--assign auto` resolved there).
     fn with_job<T>(&self, backend: &dyn Backend, f: impl FnOnce(MapJob<'_>) -> T) -> Option<T> {
         let cancel = Cancel::new();
@@ -470,6 +477,12 @@ impl SolveSpec {
         let threads = self.run.threads.unwrap_or_else(rayon::current_num_threads);
         if let Some(estimate) = self.with_job(backend, |job| backend.estimate(puzzle, job, threads)) {
             budget.check_trials(&self.what(puzzle, backend.memory_place()), &estimate, self.run.trials as u64)?;
+        }
+        if let Some(cfg) = self.beam_config(&Cancel::new()) {
+            beam_max_width(puzzle, &cfg)?;
+        }
+        if let Method::Alns(o) = &self.method {
+            o.start_board(puzzle)?;
         }
         Ok(())
     }
@@ -657,13 +670,40 @@ fn run(job: &Job<'_>, progress: &mut (dyn FnMut(Event<'_>) + Send)) -> Result<So
     } else if let Some(cfg) = spec.hill_config(cancel) {
         let r = hill::hill_climb(puzzle, &cfg);
         Solved::of(SolveReport::from_hill(puzzle, &r), r.moves, "moves", r.trace.clone())
-    } else if let Some(cfg) = spec.alns_config(cancel) {
+    } else if let Some(mut cfg) = spec.alns_config(cancel) {
+        if let Method::Alns(o) = &spec.method {
+            cfg.start = o.start_board(puzzle)?;
+        }
         let r = alns::alns(puzzle, &cfg);
         Solved::of(SolveReport::from_alns(puzzle, &r), r.iterations, "iterations", r.local.trace.clone())
+    } else if let Some(mut cfg) = spec.beam_config(cancel) {
+        cfg.max_width = beam_max_width(puzzle, &cfg)?;
+        let r = beam::beam(puzzle, &cfg);
+        Solved::of(SolveReport::from_beam(puzzle, &r, cfg.options.fill_order), r.nodes, "nodes", r.trace.clone())
     } else {
         unreachable!("every method is a map or one of the searches")
     };
     Ok(solved)
+}
+
+/// The widest beam the memory allows for `cfg`'s threads, leaving a fifth of it free; a
+/// given width wider than that is refused.
+fn beam_max_width(puzzle: &Puzzle, cfg: &BeamConfig) -> Result<usize, LimitError> {
+    let budget = MemoryBudget::here()?;
+    let have = budget.limit();
+    let o = &cfg.options;
+    let fit = o.max_width(puzzle, have / 5 * 4, cfg.threads);
+    match o.width {
+        Some(width) if width > fit => Err(LimitError::Beam {
+            width,
+            threads: cfg.threads,
+            need: o.bytes(puzzle, width).saturating_mul(cfg.threads as u64),
+            have,
+            fit,
+            capped: budget.capped,
+        }),
+        _ => Ok(fit.max(1)),
+    }
 }
 
 impl Solved {

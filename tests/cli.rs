@@ -118,7 +118,7 @@ fn generate_is_deterministic_and_its_solution_verifies() {
 fn solve_writes_a_solution_that_verify_accepts() {
     let (puz, sol) = (tmp("s-p.txt"), tmp("s-sol.txt"));
     assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "7", "-o", s(&puz)]).status.success());
-    for method in ["rrr", "dm", "dc", "backtrack", "hill", "alns"] {
+    for method in ["rrr", "dm", "dc", "backtrack", "hill", "alns", "beam"] {
         let _ = std::fs::remove_file(&sol);
         let out = concur(&["solve", s(&puz), "--method", method, "--seed", "3", "--json", "-o", s(&sol)]);
         assert_eq!(out.status.code(), Some(0), "{method}: {}", String::from_utf8_lossy(&out.stderr));
@@ -355,7 +355,7 @@ fn hard_puzzle(name: &str) -> PathBuf {
 #[test]
 fn ctrl_c_stops_solve_cleanly_writes_the_best_board_and_exits_130() {
     let p = hard_puzzle("int-solve.txt");
-    for method in ["rrr", "dc", "backtrack", "scan", "alns", "hill"] {
+    for method in ["rrr", "dc", "backtrack", "scan", "alns", "hill", "beam"] {
         let sol = tmp(&format!("int-solve-{method}.sol"));
         let _ = std::fs::remove_file(&sol);
         let mut args = vec!["solve", s(&p), "--method", method, "--backend", "cpu", "--threads", "1"];
@@ -363,6 +363,8 @@ fn ctrl_c_stops_solve_cleanly_writes_the_best_board_and_exits_130() {
         match method {
             "rrr" | "dc" => args.extend(["--trials", "2", "--max-iters", "1000000000"]),
             "hill" | "alns" => args.extend(["--max-iters", "1000000000"]),
+            // About a minute of beam at this size (its memory is touched as it goes).
+            "beam" => args.extend(["--width", "2000000"]),
             _ => args.extend(["--max-nodes", "100000000000"]),
         }
         args.extend(["--json", "-o", s(&sol)]);

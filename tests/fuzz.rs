@@ -337,7 +337,7 @@ enum Val {
 /// `solve`'s options; the first, `--method`, is drawn for every line (and fuzzed only in
 /// `cli`'s tests of bad values).
 const SOLVE: &[(&str, Val)] = &[
-    ("--method", Val::Of(&["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns", "nope"])),
+    ("--method", Val::Of(&["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns", "beam", "nope"])),
     ("--trials", Val::Of(TRIALS)),
     ("--beta", Val::Of(EXTREME)),
     ("--max-iters", Val::Of(EXTREME)),
@@ -376,6 +376,12 @@ const SOLVE: &[(&str, Val)] = &[
     ("--no-exact-repair", Val::Flag),
     ("--restart-after", Val::Of(EXTREME)),
     ("--temperature", Val::Of(EXTREME)),
+    ("--start", Val::Of(&["no-such-board.txt", "https://e2.bucas.name/#board_w=2", ""])),
+    ("--width", Val::Of(EXTREME)),
+    ("--fill-order", Val::Of(&["row-major", "comb", "spiral", "nope"])),
+    ("--teeth", Val::Of(EXTREME)),
+    ("--children", Val::Of(EXTREME)),
+    ("--polish", Val::Of(EXTREME)),
     ("--ac", Val::Of(&["fc", "ac3", "ac2001", "ac4"])),
     ("--seed", Val::Of(EXTREME)),
     ("--time-limit", Val::Of(SECONDS)),
@@ -569,7 +575,7 @@ fn command_line(i: usize, g: &Ground, rng: &mut Xoshiro256PlusPlus) -> Vec<Strin
         }
         0..=4 => {
             // A method first, so that each method's own options meet it.
-            let method = pick(&["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns"], rng);
+            let method = pick(&["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns", "beam"], rng);
             args.extend(["solve".into(), puzzle(rng), "--method".into(), method.into()]);
             (&SOLVE[1..], &[("--time-limit", "0.3")])
         }

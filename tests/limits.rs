@@ -271,7 +271,7 @@ fn tables_past_the_memory_are_refused_for_every_method() {
     let dir = scratch("tables");
     let p = puzzle_file(&dir, 16, 16, 1);
     let cap = [("CONCUR_MAX_MEMORY", "256k")];
-    for method in ["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns"] {
+    for method in ["rrr", "dm", "dc", "backtrack", "scan", "hill", "alns", "beam"] {
         let mut args = vec!["solve", s(&p), "--method", method, "--backend", "cpu"];
         if ["rrr", "dm", "dc"].contains(&method) {
             args.extend(["--trials", "1"]);

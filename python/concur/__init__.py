@@ -132,8 +132,9 @@ def solve(
     """Solves ``puzzle`` with ``method`` and returns a :class:`Result`.
 
     ``method`` is one of ``rrr`` (the default), ``dm``, ``dc`` (the maps, run as a batch of
-    ``trials`` independent trials on ``backend``), ``backtrack``, ``scan`` (tree searches) or
-    ``hill``, ``alns`` (local searches). The named arguments and ``**options`` are the
+    ``trials`` independent trials on ``backend``), ``backtrack``, ``scan`` (tree searches),
+    ``hill``, ``alns`` (local searches) or ``beam`` (the beam builder with ALNS polish). The
+    named arguments and ``**options`` are the
     command line's flags under their names with ``_`` for ``-`` (``join_weights=[1, 1, 4]``,
     ``keep_going=True``, ``layout="plain"``, ``complete=4``...); an argument left at None is
     not given. A map's trials run ``max_iters`` iterations each (default 100,000, no cap

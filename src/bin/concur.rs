@@ -350,13 +350,22 @@ fn verify_state(puzzle: &Path, state: &Path, json: bool) -> Result<ExitCode> {
     Ok(if r.certifies() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// A command-line argument for an error line: at most 80 characters.
+fn clip_arg(s: &str) -> String {
+    if s.chars().count() <= 80 { s.to_string() } else { s.chars().take(77).collect::<String>() + "..." }
+}
+
 fn verify_cmd(a: VerifyArgs) -> Result<ExitCode> {
     let (Some(solution), None) = (&a.solution, &a.state) else {
         let state = a.state.as_deref().context("verify needs a SOLUTION or --state FILE")?;
         return verify_state(&a.puzzle, state, a.json);
     };
     let p = load_puzzle(&a.puzzle)?;
-    let b = format::read_solution(&read(solution)?, &p).with_context(|| format!("{}", solution.display()))?;
+    // A viewer link may be given as it is, instead of a file holding one.
+    let given = solution.to_string_lossy();
+    let bytes =
+        if given.starts_with("http") || given.starts_with('#') { given.as_bytes().to_vec() } else { read(solution)? };
+    let b = format::read_solution(&bytes, &p).with_context(|| format!("{}", clip_arg(&given)))?;
     let v = verify::check(&p, &b);
     let link = format::viewer_link(&p, &b);
     if a.json {

@@ -69,7 +69,8 @@ pub enum Cmd {
 pub struct VerifyArgs {
     /// The puzzle.
     pub puzzle: PathBuf,
-    /// A solution in Brendan Owen's format, or a viewer link (or use --state).
+    /// A solution in Brendan Owen's format, or a viewer link (e2.bucas.name or eternity2.dev),
+    /// in a file or given as it is (or use --state).
     #[arg(required_unless_present = "state")]
     pub solution: Option<PathBuf>,
     /// Check a fixed-point certificate written by `solve --dump-state` instead: recompute both

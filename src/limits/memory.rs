@@ -251,7 +251,7 @@ impl MemoryBudget {
     }
 
     /// The most bytes one process can ask for at all (Rust's limit on one allocation).
-    fn limit(&self) -> u64 {
+    pub fn limit(&self) -> u64 {
         self.bytes.unwrap_or(isize::MAX as u64)
     }
 

@@ -54,6 +54,28 @@ pub enum LimitError {
         /// Whether `have` is the `CONCUR_MAX_MEMORY` cap rather than the machine's memory.
         capped: bool,
     },
+    /// A beam whose width does not fit.
+    #[error(
+        "a beam of width {width} on {threads} thread(s) needs about {} of memory, more than the {} available{}; {}",
+        human(*need),
+        human(*have),
+        if *capped { format!(" (capped by {MEMORY_VAR})") } else { String::new() },
+        if *fit == 0 { "not even width 1 fits".to_string() } else { format!("at most width {fit} fits") }
+    )]
+    Beam {
+        /// The width asked for.
+        width: usize,
+        /// The beams run at once (one a thread).
+        threads: usize,
+        /// Bytes they need, estimated.
+        need: u64,
+        /// Bytes available ([`MemoryBudget`]).
+        have: u64,
+        /// The widest beam that fits.
+        fit: usize,
+        /// Whether `have` is the `CONCUR_MAX_MEMORY` cap rather than the machine's memory.
+        capped: bool,
+    },
     /// An output that cannot be written.
     #[error("cannot write {path}: {reason}")]
     Unwritable {

@@ -310,15 +310,19 @@ pub fn viewer_link(puzzle: &Puzzle, board: &Board) -> Option<String> {
     ))
 }
 
-/// Reads a viewer link (the format above) as a board of `puzzle`: every cell's four edges
+/// Reads a viewer link (the format above, or eternity2.dev's viewer with `puzzle_size` for a
+/// square board and the same `board_edges`) as a board of `puzzle`: every cell's four edges
 /// must be shown by some piece in some turn, each piece used once. Identical pieces are
 /// interchangeable, so taking any unused match is exact.
 pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
-    let frag = link.split_once('#').map_or(link, |(_, f)| f);
+    let frag = link.split_once('#').or_else(|| link.split_once('?')).map_or(link, |(_, f)| f);
     let param =
         |key: &str| frag.split('&').find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.trim()));
     let dim = |key: &str| -> Result<usize> {
-        let v = param(key).ok_or_else(|| Error::solution(format!("the link has no {key}")))?;
+        // eternity2.dev's viewer gives one `puzzle_size` for a square board.
+        let v = param(key)
+            .or_else(|| param("puzzle_size"))
+            .ok_or_else(|| Error::solution(format!("the link has no {key}")))?;
         v.parse().map_err(|_| Error::solution(format!("the link's {key} is not a number: `{}`", clip(v))))
     };
     let (w, h) = (dim("board_w")?, dim("board_h")?);

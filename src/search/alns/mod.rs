@@ -180,6 +180,9 @@ pub struct AlnsConfig {
     pub restart_after: u64,
     /// Ends the search at its next check when tripped, as at the time limit.
     pub cancel: crate::cancel::Cancel,
+    /// Start from this full board (by cell) instead of building one; a restart then goes back
+    /// to the best board so far. The caller has checked it ([`check_start`]).
+    pub start: Option<Vec<Placement>>,
 }
 
 crate::options::one_value!(Destroy);
@@ -207,6 +210,11 @@ crate::options::options_table! {
         /// ALNS: the starting temperature of the annealing acceptance.
         [LocalSearch]
         pub temperature: f64 = 1.5,
+        /// ALNS: polish this board instead of building one: a viewer link (e2.bucas.name or
+        /// eternity2.dev), or a file holding one or a board in Brendan Owen's solution format
+        /// (`solve -o`).
+        [LocalSearch, value_name = "BOARD"]
+        pub start: Option<String> = None,
     }
 }
 
@@ -229,6 +237,23 @@ impl crate::options::Options for AlnsOptions {
 impl AlnsOptions {
     /// The cap on iterations of a run without a time limit (`--max-iters` sets another).
     pub const MAX_ITERATIONS: u64 = 10_000_000;
+
+    /// The board `start` names, read and checked against `puzzle` ([`check_start`]); None
+    /// without one. A link is read as it is; anything else is a file's path.
+    pub fn start_board(&self, puzzle: &Puzzle) -> Result<Option<Vec<Placement>>, crate::error::SpecError> {
+        let Some(given) = &self.start else { return Ok(None) };
+        let bad = |reason: String| crate::error::SpecError::Value { key: "start".into(), reason };
+        let trimmed = given.trim();
+        let text = if trimmed.starts_with("http") || trimmed.starts_with('#') {
+            trimmed.to_string()
+        } else {
+            let bytes = std::fs::read(trimmed).map_err(|e| bad(format!("cannot read {trimmed}: {e}")))?;
+            crate::puzzle::format::text_of(&bytes).map_err(|e| bad(format!("{trimmed}: {e}")))?.to_string()
+        };
+        let board = crate::puzzle::format::parse_solution(&text, puzzle).map_err(|e| bad(e.to_string()))?;
+        check_start(puzzle, &board).map_err(|why| bad(format!("the board cannot start a polish: {why}")))?;
+        Ok(Some(board.cells))
+    }
 
     /// The search's configuration with these options: seed, cap of iterations, time limit
     /// and token as given.
@@ -257,6 +282,7 @@ impl AlnsOptions {
             min_weight: 0.05,
             restart_after: self.restart_after,
             cancel,
+            start: None,
         }
     }
 }
@@ -420,6 +446,14 @@ impl Search {
         }
     }
 
+    /// Takes `board` (by cell) as the current board.
+    pub fn start_from(&mut self, board: &[Placement]) {
+        self.st.clear();
+        for (c, &pl) in board.iter().enumerate() {
+            self.st.place(&self.f, c, pl);
+        }
+    }
+
     /// Puts the saved placements back.
     fn restore(&mut self) {
         for &c in &self.holes {
@@ -478,6 +512,42 @@ pub fn complete_greedily(puzzle: &Puzzle, partial: &[Option<Placement>], seed: u
     crate::puzzle::Board { width: puzzle.width(), height: puzzle.height(), cells: s.st.cells.clone() }
 }
 
+/// Why `board` cannot start a local search on `puzzle`, if it cannot: it must be a board of
+/// the puzzle's size that uses each piece once, holds every hint where the puzzle puts it, and
+/// puts every piece in a cell of its class with its grey sides on the rim (ALNS moves pieces
+/// within their class and keeps the rim grey).
+pub fn check_start(puzzle: &Puzzle, board: &crate::puzzle::Board) -> Result<(), String> {
+    let (w, h, n) = (puzzle.width(), puzzle.height(), puzzle.cells());
+    if (board.width, board.height) != (w, h) || board.cells.len() != n {
+        return Err(format!("it is a {}x{} board, the puzzle is {w}x{h}", board.width, board.height));
+    }
+    let mut seen = vec![false; n];
+    for (c, pl) in board.cells.iter().enumerate() {
+        let p = pl.piece as usize;
+        if p >= n || std::mem::replace(&mut seen[p], true) {
+            return Err(format!("piece {p} is placed twice or does not exist (cell {c})"));
+        }
+        if pl.rot > 3 {
+            return Err(format!("cell {c} has rotation {}", pl.rot));
+        }
+        let q = crate::puzzle::rotated(puzzle.pieces()[p], pl.rot);
+        if !crate::puzzle::fits_rim(w, h, c, q) {
+            return Err(format!(
+                "cell {c} (row {}, column {}) holds piece {p} with grey sides off the rim",
+                c / w + 1,
+                c % w + 1
+            ));
+        }
+    }
+    for hn in puzzle.hints() {
+        let pl = board.cells[hn.cell];
+        if (pl.piece as usize, pl.rot) != (hn.piece, hn.rot) {
+            return Err(format!("cell {} does not hold its hint (piece {} turned {})", hn.cell, hn.piece, hn.rot));
+        }
+    }
+    Ok(())
+}
+
 /// Runs ALNS until it solves the puzzle or a limit is reached. With neither `max_iterations`
 /// nor `time_limit` set it runs until solved.
 pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
@@ -492,7 +562,10 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
         .collect();
 
     let mut s = Search::new(puzzle, cfg.seed, k_max);
-    s.init(cfg.init);
+    match &cfg.start {
+        Some(board) => s.start_from(board),
+        None => s.init(cfg.init),
+    }
     let max_score = s.f.max_score;
     let mut best = s.st.cells.clone();
     let mut best_score = s.st.score;
@@ -559,7 +632,10 @@ pub fn alns(puzzle: &Puzzle, cfg: &AlnsConfig) -> AlnsResult {
             reheats += 1;
         }
         if cfg.restart_after > 0 && stale >= cfg.restart_after && best_score < max_score {
-            s.init(cfg.init);
+            match cfg.start {
+                Some(_) => s.start_from(&best),
+                None => s.init(cfg.init),
+            }
             restarts += 1;
             run_best = s.st.score;
             stale = 0;

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The side-by-side run on the official puzzle: concur's beam pipeline and the eternity2.dev
+engines, one core each, 60 s, the ten eternity2.dev instances, alternating engines, every
+board re-scored by `concur verify`. Appends one JSON line a run to results.jsonl as it goes
+and skips the runs already there, so it resumes where it stopped.
+
+    PEER=/path/to/single-core-benchmark CONCUR=target/release/concur \\
+      python3 run.py --seeds 1 2 3 --engines concur producer [--core 1]
+
+PEER is a folder where the eternity2.dev single-core benchmark (raphael-anjou/eternity2,
+research/experiments/single-core-benchmark) was built by hand as its README says; nothing of
+it is kept here. The peer's engines are run as its scripts/run_standalone.sh runs them
+(producer: width 80,000, order comb:14, tolerance 0, one thread; alns: run_alns's pipeline).
+"""
+import argparse, json, os, pathlib, subprocess, sys, tempfile, time
+
+HERE = pathlib.Path(__file__).resolve().parent
+PUZZLES = pathlib.Path(os.environ.get("CONCUR_PUZZLES", HERE.parents[3] / "shared" / "puzzles")) / "eternity2_dev_cc0"
+
+
+def verify(concur, puzzle, board):
+    out = subprocess.run([concur, "verify", str(puzzle), board, "--json"], capture_output=True, text=True)
+    v = json.loads(out.stdout)
+    return v["score"], v.get("viewer_link")
+
+
+def run_concur(args, v, seed, pin, tmp):
+    puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
+    sol = tmp / "concur.sol"
+    cmd = [args.concur, "solve", str(puzzle), "--method", "beam", "--threads", "1",
+           "--time-limit", str(args.seconds), "--seed", str(seed), "--json", "-o", str(sol)] + args.concur_args
+    t0 = time.monotonic()
+    out = subprocess.run(pin + cmd, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    rep = json.loads(out.stdout)
+    score, link = verify(args.concur, puzzle, str(sol))
+    extra = {k: rep.get(k) for k in ("width", "beam_score", "beam_s", "polish_iterations", "nodes_per_s")}
+    return score, link, wall, " ".join(cmd[1:]), extra
+
+
+def run_peer(args, engine, v, seed, pin, tmp):
+    puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
+    peer = pathlib.Path(args.peer)
+    csv = peer / "variants" / f"variant_{v:02d}.csv"
+    out_json = tmp / f"{engine}.json"
+    script = f'source scripts/run_standalone.sh; run_{engine} {csv} {seed} {args.seconds} {out_json}'
+    t0 = time.monotonic()
+    subprocess.run(pin + ["bash", "-c", script], cwd=peer, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    doc = json.loads(out_json.read_text())
+    score, link = verify(args.concur, puzzle, doc["url"])
+    return score, link, wall, f"run_{engine} variants/variant_{v:02d}.csv {seed} {args.seconds} OUT.json", {"self_score": doc.get("score")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--instances", type=int, nargs="+", default=list(range(10)))
+    ap.add_argument("--engines", nargs="+", default=["concur", "producer"])
+    ap.add_argument("--seconds", type=int, default=60)
+    ap.add_argument("--core", type=int, default=None, help="pin every run to this core (taskset)")
+    ap.add_argument("--out", default=str(HERE / "results.jsonl"))
+    ap.add_argument("--tag", default="concur", help="the name of concur's row")
+    ap.add_argument("--concur-args", nargs=argparse.REMAINDER, default=[])
+    args = ap.parse_args()
+    args.concur = os.environ.get("CONCUR", "concur")
+    args.peer = os.environ.get("PEER", "")
+    done = set()
+    out = pathlib.Path(args.out)
+    if out.exists():
+        for line in out.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["engine"], int(r["instance"][1:]), r["seed"]))
+    pin = ["taskset", "-c", str(args.core)] if args.core is not None else []
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    k = 0
+    for seed in args.seeds:
+        for v in args.instances:
+            engines = args.engines if k % 2 == 0 else list(reversed(args.engines))
+            k += 1
+            for engine in engines:
+                name = args.tag if engine == "concur" else engine
+                if (name, v, seed) in done:
+                    continue
+                with tempfile.TemporaryDirectory() as t:
+                    t = pathlib.Path(t)
+                    if engine == "concur":
+                        score, link, wall, cmd, extra = run_concur(args, v, seed, pin, t)
+                    else:
+                        score, link, wall, cmd, extra = run_peer(args, engine, v, seed, pin, t)
+                rec = {"engine": name, "instance": f"v{v:02d}", "seed": seed, "score": score, "wall_s": round(wall, 2),
+                       "budget_s": args.seconds, "command": cmd, "cpu": cpu, "cores": 1,
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra, "viewer_link": link}
+                with out.open("a") as f:
+                    f.write(json.dumps(rec) + "\n")
+                print(f"{name} v{v:02d} seed {seed}: {score} in {wall:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -27,6 +27,57 @@ fn assert_bad_input(path: &Path, what: &str) {
     }
 }
 
+/// The beam and the polish refuse what cannot run before any work, in one line (exit 2): a
+/// width of zero or past the memory, hints that conflict, a start board of another puzzle,
+/// one with a piece twice, one off the rim.
+#[test]
+fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
+    let (p5, p6, sol6) = (tmp("beam-p5.txt"), tmp("beam-p6.txt"), tmp("beam-sol6.txt"));
+    assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "2", "-o", s(&p5)]).status.success());
+    assert!(concur(&["generate", "--width", "6", "--height", "6", "--seed", "2", "-o", s(&p6)]).status.success());
+    assert!(concur(&["solve", s(&p6), "--method", "beam", "--seed", "1", "-o", s(&sol6)]).status.code() == Some(0));
+    let refused = |args: &[&str], needle: &str| {
+        let t0 = std::time::Instant::now();
+        let out = concur(args);
+        crate::common::assert_refused(&out, needle, &format!("{args:?}"));
+        assert!(t0.elapsed().as_secs_f64() < 10.0, "{args:?}: refused only after {:?}", t0.elapsed());
+    };
+    refused(&["solve", s(&p5), "--method", "beam", "--width", "0"], "--width");
+    refused(&["solve", s(&p5), "--method", "beam", "--children", "0"], "--children");
+    refused(&["solve", s(&p5), "--method", "beam", "--polish", "1"], "--polish");
+    refused(&["solve", s(&p5), "--method", "beam", "--fill-order", "row-major", "--teeth", "3"], "--teeth");
+    refused(&["solve", s(&p5), "--method", "beam", "--width", "100000000000000", "--threads", "1"], "memory");
+    // A board of another puzzle, as a file and as a link.
+    refused(&["solve", s(&p5), "--method", "alns", "--start", s(&sol6)], "--start");
+    let link = |edges: String| format!("https://e2.bucas.name/#puzzle=x&board_w=6&board_h=6&board_edges={edges}");
+    let out = concur(&["verify", s(&p6), s(&sol6), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let good = v["viewer_link"].as_str().unwrap().to_string();
+    refused(&["solve", s(&p5), "--method", "alns", "--start", &good], "--start");
+    // The same link with its first cell shown twice: a piece placed twice.
+    let edges = good.split("board_edges=").nth(1).unwrap().split('&').next().unwrap().to_string();
+    let twice = link(format!("{}{}", &edges[..4], &edges[..edges.len() - 4]));
+    refused(&["solve", s(&p6), "--method", "alns", "--start", &twice], "--start");
+    refused(&["solve", s(&p6), "--method", "alns", "--start", "/nonexistent/board.txt"], "--start");
+    // Two corners swapped: every piece once, but grey sides off the rim.
+    let mut cells: Vec<String> = (0..36).map(|c| edges[4 * c..4 * c + 4].to_string()).collect();
+    cells.swap(0, 1);
+    refused(&["solve", s(&p6), "--method", "alns", "--start", &link(cells.concat())], "--start");
+    // The good board starts a polish, and the polish keeps its score or betters it.
+    let out = concur(&["solve", s(&p6), "--method", "alns", "--start", &good, "--max-iters", "50", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(j["best_score"].as_u64() >= v["score"].as_u64());
+    // Hints that conflict: two for one cell.
+    let hinted = tmp("beam-hints.json");
+    std::fs::write(
+        &hinted,
+        br#"{"width":2,"height":2,"pieces":[[0,1,2,0],[0,0,3,1],[2,4,0,0],[3,0,0,4]],"hints":[{"pos":0,"piece":0,"rot":0},{"pos":0,"piece":1,"rot":1}]}"#,
+    )
+    .unwrap();
+    refused(&["solve", s(&hinted), "--method", "beam"], "two hints");
+}
+
 #[test]
 fn bad_input_exits_2_with_one_line() {
     let good = "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 4\n";

@@ -541,12 +541,58 @@ fn generated(name: &str) -> Option<String> {
         "what-runs-where" => Some(concur::backend::capability::markdown()),
         #[cfg(feature = "application")]
         "solve-options" => Some(concur::cli::solve::options_markdown()),
+        "e2-side-by-side" => Some(side_by_side_table()),
         "alns-operators" => Some(
             concur::search::alns::Destroy::ALL.iter().map(|d| format!("`{}`", d.name())).collect::<Vec<_>>().join(", ")
                 + "\n",
         ),
         _ => None,
     }
+}
+
+/// The side-by-side table on the official puzzle (docs/real-puzzle.md, the README) from the
+/// runs' records: per engine, each instance's mean verified score over its seeds, the mean and
+/// the best over all its runs, and the runs.
+fn side_by_side_table() -> String {
+    let path = root().join("benches/results/e2-side-by-side-2026-12-07/results.jsonl");
+    let mut by: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<f64>>> = Default::default();
+    for line in read(&path).lines().filter(|l| !l.trim().is_empty()) {
+        let r: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let engine = r["engine"].as_str().expect("engine").to_string();
+        let instance = r["instance"].as_str().expect("instance").to_string();
+        by.entry(engine).or_default().entry(instance).or_default().push(r["score"].as_f64().expect("score"));
+    }
+    let instances: BTreeSet<String> = by.values().flat_map(|m| m.keys().cloned()).collect();
+    let mut out = String::from("| engine (60 s, one core) |");
+    for i in &instances {
+        out.push_str(&format!(" {i} |"));
+    }
+    out.push_str(" mean | best | runs |\n|---|");
+    out.push_str(&"---|".repeat(instances.len() + 3));
+    out.push('\n');
+    // Highest mean first.
+    let mut rows: Vec<(f64, String)> = by
+        .iter()
+        .map(|(engine, m)| {
+            let all: Vec<f64> = m.values().flatten().copied().collect();
+            (all.iter().sum::<f64>() / all.len() as f64, engine.clone())
+        })
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (mean, engine) in rows {
+        let m = &by[&engine];
+        out.push_str(&format!("| {engine} |"));
+        for i in &instances {
+            match m.get(i) {
+                Some(v) => out.push_str(&format!(" {:.1} |", v.iter().sum::<f64>() / v.len() as f64)),
+                None => out.push_str(" - |"),
+            }
+        }
+        let all: Vec<f64> = m.values().flatten().copied().collect();
+        let best = all.iter().copied().fold(0.0, f64::max);
+        out.push_str(&format!(" **{mean:.1}** | {best:.0} | {} |\n", all.len()));
+    }
+    out
 }
 
 /// Every block between `<!-- generated: NAME -->` and `<!-- /generated: NAME -->` in the docs

@@ -130,6 +130,22 @@ class SolveOptions(TypedDict, total=False):
     Default: 2000."""
     temperature: float
     """ALNS: the starting temperature of the annealing acceptance. Default: 1.5."""
+    start: str | None
+    """ALNS: polish this board instead of building one: a viewer link (e2.bucas.name or
+    eternity2.dev), or a file holding one or a board in Brendan Owen's solution format (`solve
+    -o`). Default: not set."""
+    width: int | None
+    """Beam: partial boards kept at each cell (default: calibrated to the beam's share of the time
+    limit, else 4,096). Default: not set."""
+    fill_order: str
+    """Beam: the order the cells are filled in. Default: 'comb'."""
+    teeth: int
+    """Beam: the comb's last rows, filled column by column. Default: 2."""
+    children: int
+    """Beam: the most children a partial board leaves (its best candidates, ties at random).
+    Default: 4."""
+    polish: float
+    """Beam: the share of the run ALNS spends polishing the beam's board (0: none). Default: 0.3."""
 
 
 class F1MapOptions(TypedDict, total=False):

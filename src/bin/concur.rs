@@ -365,7 +365,7 @@ fn verify_cmd(a: VerifyArgs) -> Result<ExitCode> {
     let given = solution.to_string_lossy();
     let bytes =
         if given.starts_with("http") || given.starts_with('#') { given.as_bytes().to_vec() } else { read(solution)? };
-    let b = format::read_solution(&bytes, &p).with_context(|| format!("{}", clip_arg(&given)))?;
+    let b = format::read_solution(&bytes, &p).with_context(|| clip_arg(&given))?;
     let v = verify::check(&p, &b);
     let link = format::viewer_link(&p, &b);
     if a.json {

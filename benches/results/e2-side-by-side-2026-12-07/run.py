@@ -5,14 +5,14 @@ board re-scored by `concur verify`. Appends one JSON line a run to results.jsonl
 and skips the runs already there, so it resumes where it stopped.
 
     PEER=/path/to/single-core-benchmark CONCUR=target/release/concur \\
-      python3 run.py --seeds 1 2 3 --engines concur producer [--core 1]
+      python3 run.py --seeds 1 2 3 --engines concur producer --pair
 
 PEER is a folder where the eternity2.dev single-core benchmark (raphael-anjou/eternity2,
 research/experiments/single-core-benchmark) was built by hand as its README says; nothing of
 it is kept here. The peer's engines are run as its scripts/run_standalone.sh runs them
 (producer: width 80,000, order comb:14, tolerance 0, one thread; alns: run_alns's pipeline).
 """
-import argparse, json, os, pathlib, subprocess, sys, tempfile, time
+import argparse, json, os, pathlib, subprocess, tempfile, threading, time
 
 HERE = pathlib.Path(__file__).resolve().parent
 PUZZLES = pathlib.Path(os.environ.get("CONCUR_PUZZLES", HERE.parents[3] / "shared" / "puzzles")) / "eternity2_dev_cc0"
@@ -47,9 +47,12 @@ def run_peer(args, engine, v, seed, pin, tmp):
     t0 = time.monotonic()
     subprocess.run(pin + ["bash", "-c", script], cwd=peer, capture_output=True, text=True)
     wall = time.monotonic() - t0
-    doc = json.loads(out_json.read_text())
+    cmd = f"run_{engine} variants/variant_{v:02d}.csv {seed} {args.seconds} OUT.json"
+    doc = json.loads(out_json.read_text()) if out_json.exists() else {}
+    if not doc.get("url"):
+        return 0, None, wall, cmd, {"note": "no board: the engine did not finish within its wrapper's timeout"}
     score, link = verify(args.concur, puzzle, doc["url"])
-    return score, link, wall, f"run_{engine} variants/variant_{v:02d}.csv {seed} {args.seconds} OUT.json", {"self_score": doc.get("score")}
+    return score, link, wall, cmd, {"self_score": doc.get("score")}
 
 
 def main():
@@ -59,6 +62,7 @@ def main():
     ap.add_argument("--engines", nargs="+", default=["concur", "producer"])
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--core", type=int, default=None, help="pin every run to this core (taskset)")
+    ap.add_argument("--pair", action="store_true", help="run the engines of an instance and seed at once, one a core")
     ap.add_argument("--out", default=str(HERE / "results.jsonl"))
     ap.add_argument("--tag", default="concur", help="the name of concur's row")
     ap.add_argument("--concur-args", nargs=argparse.REMAINDER, default=[])
@@ -71,29 +75,43 @@ def main():
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((r["engine"], int(r["instance"][1:]), r["seed"]))
-    pin = ["taskset", "-c", str(args.core)] if args.core is not None else []
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+
+    def one(engine, v, seed, core):
+        name = args.tag if engine == "concur" else engine
+        pin = ["taskset", "-c", str(core)] if core is not None else []
+        with tempfile.TemporaryDirectory() as t:
+            t = pathlib.Path(t)
+            if engine == "concur":
+                score, link, wall, cmd, extra = run_concur(args, v, seed, pin, t)
+            else:
+                score, link, wall, cmd, extra = run_peer(args, engine, v, seed, pin, t)
+        rec = {"engine": name, "instance": f"v{v:02d}", "seed": seed, "score": score, "wall_s": round(wall, 2),
+               "budget_s": args.seconds, "command": cmd, "cpu": cpu, "core": core,
+               "beside": args.pair and "the other engine on the other core" or "nothing",
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra, "viewer_link": link}
+        with lock:
+            with out.open("a") as f:
+                f.write(json.dumps(rec) + "\n")
+            print(f"{name} v{v:02d} seed {seed}: {score} in {wall:.1f} s", flush=True)
+
+    lock = threading.Lock()
     k = 0
     for seed in args.seeds:
         for v in args.instances:
             engines = args.engines if k % 2 == 0 else list(reversed(args.engines))
             k += 1
-            for engine in engines:
-                name = args.tag if engine == "concur" else engine
-                if (name, v, seed) in done:
-                    continue
-                with tempfile.TemporaryDirectory() as t:
-                    t = pathlib.Path(t)
-                    if engine == "concur":
-                        score, link, wall, cmd, extra = run_concur(args, v, seed, pin, t)
-                    else:
-                        score, link, wall, cmd, extra = run_peer(args, engine, v, seed, pin, t)
-                rec = {"engine": name, "instance": f"v{v:02d}", "seed": seed, "score": score, "wall_s": round(wall, 2),
-                       "budget_s": args.seconds, "command": cmd, "cpu": cpu, "cores": 1,
-                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra, "viewer_link": link}
-                with out.open("a") as f:
-                    f.write(json.dumps(rec) + "\n")
-                print(f"{name} v{v:02d} seed {seed}: {score} in {wall:.1f} s", flush=True)
+            todo = [e for e in engines if ((args.tag if e == "concur" else e), v, seed) not in done]
+            if args.pair:
+                # One engine a core, at the same time; the cores alternate between pairs.
+                threads = [threading.Thread(target=one, args=(e, v, seed, (i + k) % 2)) for i, e in enumerate(todo)]
+                for th in threads:
+                    th.start()
+                for th in threads:
+                    th.join()
+            else:
+                for e in todo:
+                    one(e, v, seed, args.core)
 
 
 if __name__ == "__main__":

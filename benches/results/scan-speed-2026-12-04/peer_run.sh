@@ -1,6 +1,6 @@
 #!/bin/bash
 # peer_run.sh SIZE SEED CAP_S: one run of the peer (eternity2.dev codegen row scan, built under
-# $PEERS, default /tmp/peers2, one binary per size: ../../../../shared/peers/jit.md) on set 1
+# $PEERS, default /tmp/peers2, one binary per size, built by hand as the README says) on set 1
 # SIZE, one core (CORE); prints one line; a full board is checked with `concur verify` (CONCUR).
 # Scratch files (the site JSON, the viewer link of each solution) go to $WORK (default /tmp/cmp).
 set -u

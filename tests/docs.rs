@@ -542,6 +542,8 @@ fn generated(name: &str) -> Option<String> {
         #[cfg(feature = "application")]
         "solve-options" => Some(concur::cli::solve::options_markdown()),
         "e2-side-by-side" => Some(side_by_side_table()),
+        "e2-curve" => Some(curve_table()),
+        "consistency-ladder" => Some(consistency_table()),
         "alns-operators" => Some(
             concur::search::alns::Destroy::ALL.iter().map(|d| format!("`{}`", d.name())).collect::<Vec<_>>().join(", ")
                 + "\n",
@@ -591,6 +593,105 @@ fn side_by_side_table() -> String {
         let all: Vec<f64> = m.values().flatten().copied().collect();
         let best = all.iter().copied().fold(0.0, f64::max);
         out.push_str(&format!(" **{mean:.1}** | {best:.0} | {} |\n", all.len()));
+    }
+    out
+}
+
+/// The best score against the budget on the official puzzle (docs/real-puzzle.md): the runs
+/// of `curve.jsonl` and the 60 s runs of seed 1 on the same instances, one row an engine and
+/// budget (concur's time limit, the producer's width), with the mean wall seconds and each
+/// instance's verified score.
+fn curve_table() -> String {
+    let dir = root().join("benches/results/e2-side-by-side-2026-12-07");
+    let curve: Vec<serde_json::Value> = read(&dir.join("curve.jsonl"))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let instances: BTreeSet<String> = curve.iter().map(|r| r["instance"].as_str().unwrap().to_string()).collect();
+    let results = read(&dir.join("results.jsonl"));
+    let sixty = results
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["seed"] == 1 && instances.contains(r["instance"].as_str().unwrap()))
+        .map(|mut r| {
+            let name = match r["engine"].as_str().unwrap() {
+                "producer" => "producer (width 80000)".to_string(),
+                e => format!("{e} (60 s)"),
+            };
+            r["engine"] = serde_json::Value::String(name);
+            r
+        });
+    // Rows by engine, then by mean wall time.
+    let mut rows: std::collections::BTreeMap<String, Vec<serde_json::Value>> = Default::default();
+    for r in curve.into_iter().chain(sixty) {
+        rows.entry(r["engine"].as_str().unwrap().to_string()).or_default().push(r);
+    }
+    let mut order: Vec<(String, f64, String)> = rows
+        .iter()
+        .map(|(name, rs)| {
+            let wall = rs.iter().map(|r| r["wall_s"].as_f64().unwrap()).sum::<f64>() / rs.len() as f64;
+            let family = name.split(' ').next().unwrap().to_string();
+            (family, wall, name.clone())
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut out = String::from("| engine (budget) | mean wall s |");
+    for i in &instances {
+        out.push_str(&format!(" {i} |"));
+    }
+    out.push_str(" mean |\n|---|---|");
+    out.push_str(&"---|".repeat(instances.len() + 1));
+    out.push('\n');
+    for (_, wall, name) in order {
+        let rs = &rows[&name];
+        out.push_str(&format!("| {name} | {wall:.1} |"));
+        let mut sum = 0.0;
+        for i in &instances {
+            let v: Vec<f64> =
+                rs.iter().filter(|r| r["instance"] == i.as_str()).map(|r| r["score"].as_f64().unwrap()).collect();
+            sum += v.iter().sum::<f64>() / v.len().max(1) as f64;
+            match v.len() {
+                0 => out.push_str(" - |"),
+                _ => out.push_str(&format!(" {:.0} |", v.iter().sum::<f64>() / v.len() as f64)),
+            }
+        }
+        out.push_str(&format!(" {:.1} |\n", sum / instances.len() as f64));
+    }
+    out
+}
+
+/// The consistency ladder measured (docs/consistency.md): per puzzle, target and level, the
+/// solutions, the tree's nodes, the seconds of the count and whether it finished.
+fn consistency_table() -> String {
+    let path = root().join("benches/results/consistency-2026-12-07/runs.jsonl");
+    let mut out = String::from(
+        "| set 1 puzzle | target | level | solutions | nodes | seconds | nodes vs ac3 |\n|---|---|---|---|---|---|---|\n",
+    );
+    let runs: Vec<serde_json::Value> =
+        read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let key =
+        |r: &serde_json::Value| (r["size"].as_str().unwrap().to_string(), r["target"].as_str().unwrap().to_string());
+    let levels = ["fc", "fc+regin", "ac3", "ac4", "ac3+regin", "ac3+sac", "ac3+sac+regin"];
+    let groups: BTreeSet<(String, String)> = runs.iter().map(key).collect();
+    for g in groups {
+        let base = runs.iter().find(|r| key(r) == g && r["level"] == "ac3").and_then(|r| r["nodes"].as_f64());
+        for level in levels {
+            let Some(r) = runs.iter().find(|r| key(r) == g && r["level"] == level) else { continue };
+            let nodes = r["nodes"].as_f64().unwrap();
+            let target = if g.1 == "all" { "every solution".to_string() } else { format!("first {}", g.1) };
+            let wanted = g.1.parse::<u64>().ok();
+            let found = r["solutions"].as_u64().unwrap_or(0);
+            let done = if r["complete"] == true || wanted.is_some_and(|w| found >= w) { "" } else { " (capped)" };
+            let ratio = base.map_or("-".to_string(), |b| format!("{:.2}", nodes / b));
+            out.push_str(&format!(
+                "| {} | {target} | {level} | {}{done} | {nodes:.0} | {:.3} | {ratio} |\n",
+                g.0.split('x').map(|t| t.trim_start_matches('0')).collect::<Vec<_>>().join("x"),
+                r["solutions"],
+                r["wall_s"].as_f64().unwrap()
+            ));
+        }
     }
     out
 }

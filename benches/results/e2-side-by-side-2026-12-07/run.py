@@ -38,21 +38,46 @@ def run_concur(args, v, seed, pin, tmp):
     return score, link, wall, " ".join(cmd[1:]), extra
 
 
+def run_map_alns(args, v, seed, pin, tmp):
+    """The map in the beam's place: RRR for half the budget, then ALNS from its best board."""
+    puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
+    half = args.seconds / 2
+    sol, out = tmp / "map.sol", tmp / "alns.sol"
+    rrr = [args.concur, "solve", str(puzzle), "--method", "rrr", "--backend", "cpu", "--threads", "1",
+           "--time-limit", f"{half:g}", "--seed", str(seed), "--json", "-o", str(sol)]
+    alns = [args.concur, "solve", str(puzzle), "--method", "alns", "--start", str(sol),
+            "--time-limit", f"{half:g}", "--seed", str(seed), "--json", "-o", str(out)]
+    t0 = time.monotonic()
+    subprocess.run(pin + rrr, capture_output=True, text=True)
+    map_score, _ = verify(args.concur, puzzle, str(sol))
+    subprocess.run(pin + alns, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    score, link = verify(args.concur, puzzle, str(out))
+    return score, link, wall, " ".join(rrr[1:]) + " && " + " ".join(alns[1:]), {"map_score": map_score}
+
+
 def run_peer(args, engine, v, seed, pin, tmp):
     puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
     peer = pathlib.Path(args.peer)
     csv = peer / "variants" / f"variant_{v:02d}.csv"
     out_json = tmp / f"{engine}.json"
     script = f'source scripts/run_standalone.sh; run_{engine} {csv} {seed} {args.seconds} {out_json}'
+    env = dict(os.environ)
+    if args.producer_width:
+        env["BENCH_PRODUCER_BEAM"] = str(args.producer_width)
     t0 = time.monotonic()
-    subprocess.run(pin + ["bash", "-c", script], cwd=peer, capture_output=True, text=True)
+    subprocess.run(pin + ["bash", "-c", script], cwd=peer, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
     cmd = f"run_{engine} variants/variant_{v:02d}.csv {seed} {args.seconds} OUT.json"
     doc = json.loads(out_json.read_text()) if out_json.exists() else {}
     if not doc.get("url"):
         return 0, None, wall, cmd, {"note": "no board: the engine did not finish within its wrapper's timeout"}
     score, link = verify(args.concur, puzzle, doc["url"])
-    return score, link, wall, cmd, {"self_score": doc.get("score")}
+    extra = {"self_score": doc.get("score")}
+    if args.producer_width:
+        extra["width"] = args.producer_width
+        cmd = f"BENCH_PRODUCER_BEAM={args.producer_width} " + cmd
+    return score, link, wall, cmd, extra
 
 
 def main():
@@ -65,6 +90,7 @@ def main():
     ap.add_argument("--pair", action="store_true", help="run the engines of an instance and seed at once, one a core")
     ap.add_argument("--out", default=str(HERE / "results.jsonl"))
     ap.add_argument("--tag", default="concur", help="the name of concur's row")
+    ap.add_argument("--producer-width", type=int, default=None, help="the producer's beam width (default: its wrapper's 80,000)")
     ap.add_argument("--concur-args", nargs=argparse.REMAINDER, default=[])
     args = ap.parse_args()
     args.concur = os.environ.get("CONCUR", "concur")
@@ -75,15 +101,24 @@ def main():
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((r["engine"], int(r["instance"][1:]), r["seed"]))
+    def row_name(engine):
+        if engine == "concur":
+            return args.tag
+        if engine == "producer" and args.producer_width:
+            return f"producer (width {args.producer_width})"
+        return engine
+
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 
     def one(engine, v, seed, core):
-        name = args.tag if engine == "concur" else engine
+        name = row_name(engine)
         pin = ["taskset", "-c", str(core)] if core is not None else []
         with tempfile.TemporaryDirectory() as t:
             t = pathlib.Path(t)
             if engine == "concur":
                 score, link, wall, cmd, extra = run_concur(args, v, seed, pin, t)
+            elif engine == "map-alns":
+                score, link, wall, cmd, extra = run_map_alns(args, v, seed, pin, t)
             else:
                 score, link, wall, cmd, extra = run_peer(args, engine, v, seed, pin, t)
         rec = {"engine": name, "instance": f"v{v:02d}", "seed": seed, "score": score, "wall_s": round(wall, 2),
@@ -101,7 +136,7 @@ def main():
         for v in args.instances:
             engines = args.engines if k % 2 == 0 else list(reversed(args.engines))
             k += 1
-            todo = [e for e in engines if ((args.tag if e == "concur" else e), v, seed) not in done]
+            todo = [e for e in engines if (row_name(e), v, seed) not in done]
             if args.pair:
                 # One engine a core, at the same time; the cores alternate between pairs.
                 threads = [threading.Thread(target=one, args=(e, v, seed, (i + k) % 2)) for i, e in enumerate(todo)]

@@ -78,6 +78,29 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     refused(&["solve", s(&hinted), "--method", "beam"], "two hints");
 }
 
+/// Régin's filter and the SAC root run with fc, ac3 and ac2001: with ac4 each is refused in one
+/// line; with ac3 the count finds what the plain count finds.
+#[test]
+fn count_takes_regin_and_sac_with_ac3_and_refuses_them_with_ac4() {
+    let p = tmp("count-regin.txt");
+    assert!(concur(&["generate", "--width", "4", "--height", "4", "--seed", "5", "-o", s(&p)]).status.success());
+    for flags in [&["--alldiff", "regin"][..], &["--sac"][..]] {
+        let mut args = vec!["count", s(&p), "--ac", "ac4"];
+        args.extend(flags);
+        crate::common::assert_refused(&concur(&args), flags[0], &format!("{args:?}"));
+    }
+    let count = |flags: &[&str]| {
+        let mut args = vec!["count", s(&p), "--ac", "ac3", "--json"];
+        args.extend(flags);
+        let out = concur(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["solutions"].clone()
+    };
+    let plain = count(&[]);
+    assert_eq!(count(&["--alldiff", "regin"]), plain);
+    assert_eq!(count(&["--sac", "--alldiff", "regin"]), plain);
+}
+
 #[test]
 fn bad_input_exits_2_with_one_line() {
     let good = "2 2\n0 1 2 0\n0 0 3 1\n2 4 0 0\n3 0 0 4\n";

@@ -39,6 +39,7 @@ fn sample(id: &str) -> Option<(Option<&'static str>, &'static [&'static str])> {
         "propagate" => v("0.5"),
         "ac" => v("ac4"),
         "order" => v("scan"),
+        "alldiff" => v("regin"),
         "restart_base" => v("9"),
         "tree" => v("random"),
         "probes" => v("9"),

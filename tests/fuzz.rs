@@ -383,6 +383,7 @@ const SOLVE: &[(&str, Val)] = &[
     ("--children", Val::Of(EXTREME)),
     ("--polish", Val::Of(EXTREME)),
     ("--ac", Val::Of(&["fc", "ac3", "ac2001", "ac4"])),
+    ("--alldiff", Val::Of(&["values", "regin", "nope"])),
     ("--seed", Val::Of(EXTREME)),
     ("--time-limit", Val::Of(SECONDS)),
     ("--max-nodes", Val::Of(EXTREME)),

@@ -102,6 +102,10 @@ class SolveOptions(TypedDict, total=False):
     """Nodes per Luby restart unit. Default: 256 (backtrack), 1048576 (scan)."""
     no_restarts: bool
     """No Luby restarts (a complete search). Default: False."""
+    alldiff: str
+    """The backtracker's all-different on pieces: values (a placed piece leaves every other domain)
+    or regin (Régin's matching filter after each propagation: generalised arc consistency, Hall
+    sets included). Default: 'values'."""
     tree: str
     """The scan's tree of each restart: the smallest by Knuth's estimate, or one at random.
     Default: 'estimate'."""

@@ -20,7 +20,7 @@ use crate::bench::BenchRequest;
 use crate::ladder::Request;
 use crate::search::backtrack::CellOrder;
 use crate::search::scan::CountEngine;
-use crate::verify::Consistency;
+use crate::verify::{AllDiff, Consistency};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -181,6 +181,14 @@ pub struct CountArgs {
     /// The arc-consistent engine's cell ordering (`--engine ac`).
     #[arg(long, value_enum, default_value_t = CellOrder::MrvDegree)]
     pub order: CellOrder,
+    /// The arc-consistent engine's all-different on pieces (`--engine ac`): values, or
+    /// regin (Régin's matching filter; with --ac fc, ac3 or ac2001).
+    #[arg(long, value_enum, default_value_t = AllDiff::Values)]
+    pub alldiff: AllDiff,
+    /// Make the root singleton arc consistent before the count (`--engine ac`; with --ac
+    /// fc, ac3 or ac2001): the preprocessing rung above arc consistency.
+    #[arg(long)]
+    pub sac: bool,
     /// Wall-clock limit in seconds: the count stops there with what it has (a journal keeps
     /// every finished subtree).
     #[arg(long, value_name = "SECS")]
@@ -231,7 +239,7 @@ impl CountArgs {
         use clap::parser::ValueSource::CommandLine;
         let given = |id: &str| matches.value_source(id) == Some(CommandLine);
         let scan_only = ["threads", "no_symmetry", "probes", "journal", "tasks", "reverse"];
-        let ac_only = ["ac", "order"];
+        let ac_only = ["ac", "order", "alldiff", "sac"];
         let mut out = Vec::new();
         let (estimate, scan) = (self.estimate.is_some(), self.engine == CountEngine::Scan);
         for id in scan_only {

@@ -1,8 +1,11 @@
 //! Exact verification of boards, and the bitset constraint network used by search and
 //! certification (ARCHITECTURE.md §6).
 
+pub mod alldiff;
 mod network;
+pub mod sac;
 
+pub use alldiff::AllDiff;
 pub use network::{Consistency, Network, Propagator, SupportCounts, ac1};
 
 use crate::puzzle::{Board, Puzzle, rotated};

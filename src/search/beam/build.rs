@@ -1,4 +1,4 @@
-//! The beam itself: `width` partial boards grown one cell a step along a [`Plan`].
+//! The beam itself: `width` partial boards grown one cell a step along a plan (`order::Plan`).
 //!
 //! Every survivor of a step is expanded at the step's cell. Its candidates are every unused
 //! piece of the cell's class in a rotation that fits the rim (frame-legal; mismatched joins are
@@ -16,7 +16,7 @@
 //!
 //! A state is its open joins' colours (the plan's slots), its used pieces (a bit set) and its
 //! score; the history is a parent and a placement per survivor and step. All of it is flat and
-//! made once per beam: the steps do not allocate. The memory it takes is [`Beam::bytes`].
+//! made once per beam: the steps do not allocate. The memory it takes is `bytes`.
 
 use super::order::Plan;
 use crate::cancel::Cancel;

@@ -1,0 +1,34 @@
+#!/bin/bash
+# The consistency ladder measured rung by rung on set 1 (Brendan Owen's): complete counts of
+# the 5x5, 6x5 and 6x6, the first solution of the 7x7, per level (capped at CAP seconds); one JSON line a run, appended to
+# runs.jsonl with the level and the command. Two runs at a time, one a core.
+#   CONCUR=target/release/concur P=../shared/puzzles/brendan_owen/pieces_set_1 bash run.sh
+set -u
+D=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-$D/runs.jsonl}
+CONCUR=${CONCUR:-concur}; P=${P:-../shared/puzzles/brendan_owen/pieces_set_1}
+LEVELS=("fc|--ac fc" "ac3|--ac ac3" "ac4|--ac ac4" "ac3+regin|--ac ac3 --alldiff regin" "ac3+sac|--ac ac3 --sac" "ac3+sac+regin|--ac ac3 --sac --alldiff regin" "fc+regin|--ac fc --alldiff regin")
+one() {  # core size limit level flags
+  local core=$1 size=$2 limit=$3 level=$4 flags=$5
+  local args="count $P/pieces_$size.txt --engine ac --order mrv-degree $flags --time-limit ${CAP:-300} --json"
+  [ "$limit" != all ] && args="$args --limit $limit"
+  local t0=$(date +%s.%N)
+  local j=$(taskset -c $core $CONCUR $args 2>/dev/null)
+  local t1=$(date +%s.%N)
+  local line
+  line=$(python3 -c "import json,sys; j=json.loads(sys.argv[1]); j.update(level=sys.argv[2], size=sys.argv[3], target=sys.argv[4], process_wall_s=round(float(sys.argv[6])-float(sys.argv[5]),3), command='concur '+sys.argv[7], cpu=sys.argv[8]); print(json.dumps(j))" \
+    "$j" "$level" "$size" "$limit" "$t0" "$t1" "$args" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)")
+  flock "$OUT.lock" bash -c 'printf "%s\n" "$0" >> "$1"' "$line" "$OUT"
+}
+jobs=()
+for size in 05x05 06x05 06x06; do for lv in "${LEVELS[@]}"; do jobs+=("$size|all|$lv"); done; done
+for lv in "${LEVELS[@]}"; do jobs+=("07x07|1|$lv"); done
+i=0
+for job in "${jobs[@]}"; do
+  IFS='|' read -r size limit level flags <<< "$job"
+  # ONLY: an extended regex over "size|limit|level" picks the jobs to run (default: all).
+  [[ -n "${ONLY:-}" && ! "$size|$limit|$level" =~ $ONLY ]] && continue
+  one $((i % 2)) "$size" "$limit" "$level" "$flags" &
+  i=$((i + 1))
+  if [ $((i % 2)) -eq 0 ]; then wait; fi
+done
+wait

@@ -742,7 +742,17 @@ fn fuzzed_command_lines_exit_cleanly() {
     // `CONCUR_FUZZ_SEED` explores other samples; CI runs the fixed one.
     let seed = std::env::var("CONCUR_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(2024);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let lines: Vec<Vec<String>> = (0..RUNS).map(|i| command_line(i, &g, &mut rng)).collect();
+    let mut lines: Vec<Vec<String>> = (0..RUNS).map(|i| command_line(i, &g, &mut rng)).collect();
+    // Two lines that always run until the SIGINT, whatever the sample drew for its own endless
+    // lines (each of which a fuzzed option may refuse): the signal path is tested every time,
+    // the beam's among it.
+    let unsolvable = g.puzzles[3].to_string_lossy().into_owned();
+    for method in [&["--method", "rrr", "--backend", "cpu"][..], &["--method", "beam", "--threads", "1"][..]] {
+        let mut line = vec!["solve".to_string(), unsolvable.clone()];
+        line.extend(method.iter().map(|s| s.to_string()));
+        line.extend(["--time-limit".to_string(), "3600".to_string()]);
+        lines.push(line);
+    }
     let start = std::time::Instant::now();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let endings = std::sync::Mutex::new(Vec::new());

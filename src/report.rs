@@ -534,7 +534,7 @@ impl SolveReport {
             beam_s: r.beam_s,
             complete: r.complete,
             nodes: r.nodes,
-            nodes_per_s: if r.wall_s > 0.0 { r.nodes as f64 / r.beam_s.max(1e-9) } else { 0.0 },
+            nodes_per_s: if r.beam_s > 0.0 { r.nodes as f64 / r.beam_s } else { 0.0 },
             polish_iterations: r.polish_iterations,
             polish_s: r.polish_s,
             pipelines: r.pipelines,

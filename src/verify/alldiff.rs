@@ -236,7 +236,8 @@ impl AllDifferent {
             self.on_stack[root] = true;
             while let Some(&(u, i)) = self.call.last() {
                 let u = u as usize;
-                // The i-th successor, counting positions of `holders` (the matched one skipped).
+                // The next successor at position i or after (a value's holders, its own variable
+                // skipped).
                 let (w, step) = match self.nth_succ(u, i as usize, n) {
                     Some(p) => p,
                     None => {

@@ -25,12 +25,9 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
 
+/// The class's index (corner 0, edge 1, inner 2), as the local searches number them.
 fn class_index(c: Class) -> usize {
-    match c {
-        Class::Corner => 0,
-        Class::Edge => 1,
-        Class::Inner => 2,
-    }
+    usize::from(crate::search::hill::class_index(c))
 }
 
 /// The candidate tables of one puzzle.

@@ -242,11 +242,17 @@ fn pipeline(puzzle: &Puzzle, cfg: &BeamConfig, plan: &Plan, tables: &Tables, see
         let mut b = Beam::new(plan, tables, width, children);
         b.run(&BeamRun { width, children, seed, deadline: beam_end, cancel: &cfg.cancel })
     };
-    let mut nodes = 0;
-    let (mut built, width) = match (o.width, beam_end) {
-        (Some(w), _) => (run_beam(w), w),
-        (None, None) => (run_beam(DEFAULT_WIDTH.min(cfg.max_width)), DEFAULT_WIDTH.min(cfg.max_width)),
+    // The beam's board, its width, and the boards expanded by every beam run to get it.
+    let one = |w: usize| {
+        let b = run_beam(w);
+        let nodes = b.nodes;
+        (b, w, nodes)
+    };
+    let (mut built, width, nodes) = match (o.width, beam_end) {
+        (Some(w), _) => one(w),
+        (None, None) => one(DEFAULT_WIDTH.min(cfg.max_width)),
         (None, Some(deadline)) => {
+            let mut nodes = 0;
             // Time beams 16 times wider each until the widest that fits the time left is at
             // most 16 times the last one timed (the timing of a narrow beam is noisy); the
             // calibration then costs about a fifteenth of the beam. The best board is kept.
@@ -277,11 +283,9 @@ fn pipeline(puzzle: &Puzzle, cfg: &BeamConfig, plan: &Plan, tables: &Tables, see
                 }
             }
             let (b, w) = best.expect("one beam at least");
-            nodes -= b.nodes;
-            (b, w)
+            (b, w, nodes)
         }
     };
-    nodes += built.nodes;
     let complete = built.complete;
     let mut cells: Vec<Placement> = if complete {
         built.cells.iter().map(|c| c.expect("a complete beam fills every cell")).collect()

@@ -256,6 +256,9 @@ pub struct ScanOutcome {
     pub restart_base: u64,
     /// Most cells placed at once.
     pub best_depth: usize,
+    /// With `--breaks`: the mismatched joins of the deepest partial board.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_breaks: Option<usize>,
     /// Cells of the board (the depth of a solution).
     pub cells: usize,
     /// How the search ended.
@@ -331,7 +334,7 @@ pub struct BeamOutcome {
     pub polish_iterations: u64,
     /// Seconds the polish took.
     pub polish_s: f64,
-    /// Pipelines run, one a thread; the best board is reported.
+    /// Pipelines run (`rounds` a thread); the best board is reported.
     pub pipelines: usize,
 }
 
@@ -395,6 +398,7 @@ impl SolveReport {
             restarts: r.restarts,
             restart_base: cfg.restart_base,
             best_depth: r.best_depth,
+            best_breaks: r.best_breaks,
             cells: puzzle.cells(),
             ending: r.ending,
             threads: r.threads,

@@ -484,6 +484,12 @@ impl SolveSpec {
         if let Method::Alns(o) = &self.method {
             o.start_board(puzzle)?;
         }
+        if let Method::Scan(o) = &self.method
+            && let Some(&d) = o.breaks.iter().find(|&&d| d >= puzzle.cells())
+        {
+            // A depth past the last cell would unlock nothing.
+            return Err(SpecError::range("breaks", "depths below the board's cell count", d).into());
+        }
         Ok(())
     }
 }

@@ -56,6 +56,8 @@ fn sample(id: &str) -> Option<(Option<&'static str>, &'static [&'static str])> {
         "teeth" => v("3"),
         "children" => v("3"),
         "polish" => v("0.2"),
+        "rounds" => v("2"),
+        "breaks" => v("3,5"),
         "backend" => v("gpu"),
         "adapter" => v("xyz"),
         "assign" => v("cpu"),

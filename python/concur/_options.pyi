@@ -118,6 +118,10 @@ class SolveOptions(TypedDict, total=False):
     scan_walker: str
     """The scan's walker: fast, or table (the plain walker, the oracle of the fast one; both walk
     the same trees node for node). Default: 'fast'."""
+    breaks: list[int]
+    """The scan's break budget, Blackwood's "break indexes": the depths (0-based cells of the row
+    scan) from which one more mismatched join is allowed, comma separated (default: none, the
+    exact scan). Blackwood's 16x16 list is 201,206,211,216,221,225,229,233,237,239. Default: []."""
     plateau: int
     """Hill-climber: restart after this many moves without improvement (0: never). Default: 5000."""
     destroy_min: int
@@ -150,6 +154,9 @@ class SolveOptions(TypedDict, total=False):
     Default: 4."""
     polish: float
     """Beam: the share of the run ALNS spends polishing the beam's board (0: none). Default: 0.3."""
+    rounds: int
+    """Beam: pipelines each thread runs one after another, each from a new seed and with an equal
+    share of the time limit; the best board of them is kept. Default: 1."""
 
 
 class F1MapOptions(TypedDict, total=False):

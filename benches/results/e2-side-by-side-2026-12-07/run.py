@@ -24,17 +24,18 @@ def verify(concur, puzzle, board):
     return v["score"], v.get("viewer_link")
 
 
-def run_concur(args, v, seed, pin, tmp):
+def run_concur(args, v, seed, pin, tmp, method="beam"):
     puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
     sol = tmp / "concur.sol"
-    cmd = [args.concur, "solve", str(puzzle), "--method", "beam", "--threads", "1",
+    cmd = [args.concur, "solve", str(puzzle), "--method", method, "--threads", "1",
            "--time-limit", str(args.seconds), "--seed", str(seed), "--json", "-o", str(sol)] + args.concur_args
     t0 = time.monotonic()
     out = subprocess.run(pin + cmd, capture_output=True, text=True)
     wall = time.monotonic() - t0
     rep = json.loads(out.stdout)
     score, link = verify(args.concur, puzzle, str(sol))
-    extra = {k: rep.get(k) for k in ("width", "beam_score", "beam_s", "polish_iterations", "nodes_per_s")}
+    keys = ("width", "beam_score", "beam_s", "polish_iterations", "nodes_per_s", "best_depth", "best_breaks", "nodes")
+    extra = {k: rep[k] for k in keys if k in rep}
     return score, link, wall, " ".join(cmd[1:]), extra
 
 
@@ -56,19 +57,40 @@ def run_map_alns(args, v, seed, pin, tmp):
     return score, link, wall, " ".join(rrr[1:]) + " && " + " ".join(alns[1:]), {"map_score": map_score}
 
 
+def run_scan_alns(args, v, seed, pin, tmp):
+    """The scan (with --concur-args, e.g. its breaks) for 70 % of the budget, then ALNS from its
+    board for the rest: the beam pipeline's split, with the scan as the builder."""
+    puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
+    first = round(args.seconds * 0.7, 3)
+    sol, out = tmp / "scan.sol", tmp / "alns.sol"
+    scan = [args.concur, "solve", str(puzzle), "--method", "scan", "--threads", "1", "--time-limit", f"{first:g}",
+            "--seed", str(seed), "--json", "-o", str(sol)] + args.concur_args
+    alns = [args.concur, "solve", str(puzzle), "--method", "alns", "--start", str(sol),
+            "--time-limit", f"{args.seconds - first:g}", "--seed", str(seed), "--json", "-o", str(out)]
+    t0 = time.monotonic()
+    rep = json.loads(subprocess.run(pin + scan, capture_output=True, text=True).stdout)
+    scan_score, _ = verify(args.concur, puzzle, str(sol))
+    subprocess.run(pin + alns, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    score, link = verify(args.concur, puzzle, str(out))
+    extra = {"scan_score": scan_score, "best_depth": rep.get("best_depth"), "best_breaks": rep.get("best_breaks")}
+    return score, link, wall, " ".join(scan[1:]) + " && " + " ".join(alns[1:]), extra
+
+
 def run_peer(args, engine, v, seed, pin, tmp):
     puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
     peer = pathlib.Path(args.peer)
     csv = peer / "variants" / f"variant_{v:02d}.csv"
     out_json = tmp / f"{engine}.json"
-    script = f'source scripts/run_standalone.sh; run_{engine} {csv} {seed} {args.seconds} {out_json}'
+    budget = args.peer_timeout or args.seconds
+    script = f'source scripts/run_standalone.sh; run_{engine} {csv} {seed} {budget} {out_json}'
     env = dict(os.environ)
     if args.producer_width:
         env["BENCH_PRODUCER_BEAM"] = str(args.producer_width)
     t0 = time.monotonic()
     subprocess.run(pin + ["bash", "-c", script], cwd=peer, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
-    cmd = f"run_{engine} variants/variant_{v:02d}.csv {seed} {args.seconds} OUT.json"
+    cmd = f"run_{engine} variants/variant_{v:02d}.csv {seed} {budget} OUT.json"
     doc = json.loads(out_json.read_text()) if out_json.exists() else {}
     if not doc.get("url"):
         return 0, None, wall, cmd, {"note": "no board: the engine did not finish within its wrapper's timeout"}
@@ -91,6 +113,13 @@ def main():
     ap.add_argument("--out", default=str(HERE / "results.jsonl"))
     ap.add_argument("--tag", default="concur", help="the name of concur's row")
     ap.add_argument("--producer-width", type=int, default=None, help="the producer's beam width (default: its wrapper's 80,000)")
+    ap.add_argument("--best-of", type=int, default=None, metavar="RUNS",
+                    help="run the engine RUNS times with new seeds (1000 x seed + k) and record the best board; each run "
+                         "is appended to OUT's .runs.jsonl as it ends (it resumes)")
+    ap.add_argument("--peer-timeout", type=int, default=None, metavar="SECONDS",
+                    help="the budget handed to the peer's wrapper instead of --seconds; for the producer it is only its "
+                         "timeout (its width sets its work), so a run slowed by work beside it is not killed")
+    ap.add_argument("--beside", default=None, help="what ran on the other core (recorded with each run)")
     ap.add_argument("--concur-args", nargs=argparse.REMAINDER, default=[])
     args = ap.parse_args()
     args.concur = os.environ.get("CONCUR", "concur")
@@ -102,28 +131,60 @@ def main():
             r = json.loads(line)
             done.add((r["engine"], int(r["instance"][1:]), r["seed"]))
     def row_name(engine):
-        if engine == "concur":
-            return args.tag
+        name = args.tag if engine in ("concur", "scan", "scan-alns") else engine
         if engine == "producer" and args.producer_width:
-            return f"producer (width {args.producer_width})"
-        return engine
+            name = f"producer (width {args.producer_width})"
+        if args.best_of:
+            name += f" (best of {args.best_of} runs)"
+        return name
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+
+    def single(engine, v, seed, pin):
+        with tempfile.TemporaryDirectory() as t:
+            t = pathlib.Path(t)
+            if engine == "concur":
+                return run_concur(args, v, seed, pin, t)
+            if engine == "scan":
+                return run_concur(args, v, seed, pin, t, method="scan")
+            if engine == "scan-alns":
+                return run_scan_alns(args, v, seed, pin, t)
+            if engine == "map-alns":
+                return run_map_alns(args, v, seed, pin, t)
+            return run_peer(args, engine, v, seed, pin, t)
+
+    def best_of(engine, v, seed, pin):
+        """--best-of runs with seeds 1000 x seed + 1, + 2, ...; the best board."""
+        log = out.with_suffix(".runs.jsonl")
+        name = row_name(engine)
+        runs = []
+        if log.exists():
+            runs = [r for r in map(json.loads, log.read_text().splitlines())
+                    if (r["engine"], r["instance"], r["seed"]) == (name, f"v{v:02d}", seed)]
+        while len(runs) < args.best_of:
+            sub = 1000 * seed + len(runs) + 1
+            score, link, wall, cmd, extra = single(engine, v, sub, pin)
+            r = {"engine": name, "instance": f"v{v:02d}", "seed": seed, "run_seed": sub, "score": score,
+                 "wall_s": round(wall, 2), "command": cmd, **extra, "viewer_link": link}
+            with lock:
+                with log.open("a") as f:
+                    f.write(json.dumps(r) + "\n")
+            print(f"  {name} v{v:02d} seed {sub}: {score} in {wall:.1f} s", flush=True)
+            runs.append(r)
+        best = max(runs, key=lambda r: r["score"])
+        extra = {"runs": len(runs), "scores": [r["score"] for r in runs], "best_run_seed": best["run_seed"]}
+        return best["score"], best["viewer_link"], sum(r["wall_s"] for r in runs), best["command"], extra
 
     def one(engine, v, seed, core):
         name = row_name(engine)
         pin = ["taskset", "-c", str(core)] if core is not None else []
-        with tempfile.TemporaryDirectory() as t:
-            t = pathlib.Path(t)
-            if engine == "concur":
-                score, link, wall, cmd, extra = run_concur(args, v, seed, pin, t)
-            elif engine == "map-alns":
-                score, link, wall, cmd, extra = run_map_alns(args, v, seed, pin, t)
-            else:
-                score, link, wall, cmd, extra = run_peer(args, engine, v, seed, pin, t)
+        if args.best_of:
+            score, link, wall, cmd, extra = best_of(engine, v, seed, pin)
+        else:
+            score, link, wall, cmd, extra = single(engine, v, seed, pin)
         rec = {"engine": name, "instance": f"v{v:02d}", "seed": seed, "score": score, "wall_s": round(wall, 2),
                "budget_s": args.seconds, "command": cmd, "cpu": cpu, "core": core,
-               "beside": args.pair and "the other engine on the other core" or "nothing",
+               "beside": args.beside or (args.pair and "the other engine on the other core" or "nothing"),
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra, "viewer_link": link}
         with lock:
             with out.open("a") as f:

@@ -15,8 +15,10 @@
 //! width, the width is calibrated: a beam of [`CALIBRATION_WIDTH`] is timed, and the widest beam
 //! predicted to end within the beam's share of the budget (at most what memory allows) runs
 //! next; the better of the two boards is kept. A beam the clock or a stop cuts short is
-//! completed by ALNS's greedy repair. Each thread runs its own pipeline from its own seed
-//! (`seed + thread`), and the best board of them is the run's.
+//! completed by ALNS's greedy repair. Each thread runs `rounds` pipelines one after another,
+//! each with an equal share of the time left and its own seed (`seed + thread + round x
+//! threads`), and the best board of them all is the run's: restarts, for budgets at which one
+//! beam would outgrow the memory or stop gaining.
 //!
 //! With a given width the beam is the same for a seed; the polish under a time limit, and a
 //! calibrated width, depend on the machine's speed (the report gives the width, so a run can
@@ -66,6 +68,10 @@ crate::options::options_table! {
         /// Beam: the share of the run ALNS spends polishing the beam's board (0: none).
         [LocalSearch]
         pub polish: f64 = 0.3,
+        /// Beam: pipelines each thread runs one after another, each from a new seed and with
+        /// an equal share of the time limit; the best board of them is kept.
+        [LocalSearch]
+        pub rounds: usize = 1,
     }
     idle(o) {
         teeth if o.fill_order != BeamOrder::Comb => "without --fill-order comb";
@@ -80,6 +86,9 @@ impl crate::options::Options for BeamOptions {
         }
         if !(1..=1024).contains(&self.children) {
             return Err(SpecError::range("children", "from 1 to 1024", self.children));
+        }
+        if self.rounds == 0 {
+            return Err(SpecError::range("rounds", "at least 1", 0));
         }
         if self.teeth == 0 {
             return Err(SpecError::range("teeth", "at least 1", 0));
@@ -166,7 +175,7 @@ pub struct BeamResult {
     pub polish_iterations: u64,
     /// Seconds its polish took.
     pub polish_s: f64,
-    /// Pipelines run (one a thread).
+    /// Pipelines run (`rounds` a thread).
     pub pipelines: usize,
     /// Seconds the run took, wall clock.
     pub wall_s: f64,
@@ -196,8 +205,32 @@ pub fn beam(puzzle: &Puzzle, cfg: &BeamConfig) -> BeamResult {
     let o = &cfg.options;
     let plan = Plan::new(puzzle, &o.steps(puzzle));
     let tables = Tables::new(puzzle);
-    let one = |i: usize| pipeline(puzzle, cfg, &plan, &tables, cfg.seed.wrapping_add(i as u64), start);
-    let runs: Vec<Pipeline> = if cfg.threads == 1 {
+    let end = cfg.time_limit.map(|t| start + t);
+    // A thread's rounds, one after another: each gets an equal share of the time left, and the
+    // best of them (with the pipelines and the nodes of all) is the thread's.
+    let one = |i: usize| {
+        let (mut best, mut pipelines, mut nodes): (Option<Pipeline>, usize, u64) = (None, 0, 0);
+        for r in 0..o.rounds {
+            let now = Instant::now();
+            if r > 0 && (cfg.cancel.is_cancelled() || end.is_some_and(|e| now >= e)) {
+                break;
+            }
+            let limit = end.map(|e| e.saturating_duration_since(now).div_f64((o.rounds - r) as f64));
+            let seed = cfg.seed.wrapping_add((i + r * cfg.threads) as u64);
+            let mut p = pipeline(puzzle, cfg, &plan, &tables, seed, now, limit);
+            let offset = now.duration_since(start).as_secs_f64();
+            p.trace.iter_mut().for_each(|(t, _)| *t += offset);
+            pipelines += 1;
+            nodes += p.nodes;
+            if best.as_ref().is_none_or(|b| p.score > b.score) {
+                best = Some(p);
+            }
+        }
+        let mut best = best.expect("one round at least");
+        best.nodes = nodes;
+        (best, pipelines)
+    };
+    let runs: Vec<(Pipeline, usize)> = if cfg.threads == 1 {
         vec![one(0)]
     } else {
         use rayon::prelude::*;
@@ -206,9 +239,10 @@ pub fn beam(puzzle: &Puzzle, cfg: &BeamConfig) -> BeamResult {
             Err(_) => (0..cfg.threads).map(one).collect(),
         }
     };
-    let nodes = runs.iter().map(|r| r.nodes).sum();
-    let pipelines = runs.len();
-    let best = runs.into_iter().reduce(|a, b| if b.score > a.score { b } else { a }).expect("one pipeline at least");
+    let nodes = runs.iter().map(|r| r.0.nodes).sum();
+    let pipelines = runs.iter().map(|r| r.1).sum();
+    let best = runs.into_iter().map(|r| r.0).reduce(|a, b| if b.score > a.score { b } else { a });
+    let best = best.expect("one pipeline at least");
     let board = Board { width: puzzle.width(), height: puzzle.height(), cells: best.cells };
     let max_score = puzzle.max_score();
     debug_assert_eq!(puzzle.score(&board), best.score);
@@ -232,11 +266,20 @@ pub fn beam(puzzle: &Puzzle, cfg: &BeamConfig) -> BeamResult {
     }
 }
 
-/// One pipeline: the beam (calibrated or of the given width), then the polish.
-fn pipeline(puzzle: &Puzzle, cfg: &BeamConfig, plan: &Plan, tables: &Tables, seed: u64, start: Instant) -> Pipeline {
+/// One pipeline from `start` within `limit`: the beam (calibrated or of the given width), then
+/// the polish.
+fn pipeline(
+    puzzle: &Puzzle,
+    cfg: &BeamConfig,
+    plan: &Plan,
+    tables: &Tables,
+    seed: u64,
+    start: Instant,
+    limit: Option<Duration>,
+) -> Pipeline {
     let o = &cfg.options;
-    let end = cfg.time_limit.map(|t| start + t);
-    let beam_end = cfg.time_limit.map(|t| start + t.mul_f64(1.0 - o.polish));
+    let end = limit.map(|t| start + t);
+    let beam_end = limit.map(|t| start + t.mul_f64(1.0 - o.polish));
     let children = o.children;
     let run_beam = |width: usize| {
         let mut b = Beam::new(plan, tables, width, children);
@@ -360,6 +403,30 @@ mod tests {
         assert!(r.width >= CALIBRATION_WIDTH);
         assert_eq!(r.pipelines, 2);
         assert_eq!(p.score(&r.board), r.best_score);
+    }
+
+    #[test]
+    fn rounds_keep_the_best_of_the_pipelines_their_seeds_would_build_alone() {
+        for seed in 0..3 {
+            let p = puzzle(7, 7, seed);
+            let alone = |s: u64| {
+                let o = BeamOptions { width: Some(8), polish: 0.0, ..BeamOptions::default() };
+                beam(&p, &o.config(s, None, 1, Cancel::new()))
+            };
+            let o = BeamOptions { width: Some(8), polish: 0.0, rounds: 4, ..BeamOptions::default() };
+            let r = beam(&p, &o.config(seed, None, 2, Cancel::new()));
+            assert_eq!(r.pipelines, 8);
+            let best = (0..8).map(|k| alone(seed + k)).max_by_key(|b| b.best_score).expect("eight");
+            assert_eq!(r.best_score, best.best_score);
+            assert_eq!(p.score(&r.board), r.best_score);
+            let each: u64 = (0..8).map(|k| alone(seed + k).nodes).sum();
+            assert_eq!(r.nodes, each, "the nodes of every round are counted");
+        }
+        let p = puzzle(8, 8, 1);
+        let o = BeamOptions { polish: 0.5, rounds: 3, ..BeamOptions::default() };
+        let r = beam(&p, &o.config(1, Some(Duration::from_millis(600)), 1, Cancel::new()));
+        assert!(r.wall_s < 1.5, "a 0.6 s run took {} s", r.wall_s);
+        assert_eq!(r.pipelines, 3);
     }
 
     #[test]

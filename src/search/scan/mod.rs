@@ -29,9 +29,11 @@
 //! Files: `tables.rs` (the lookup tables, join budgets, the corner piece of turn symmetry),
 //! `walk.rs` (the depth-first walk and Knuth's estimate), `fast.rs` (the first-solution
 //! walker specialised for speed, the same walk node for node, with `walk.rs`'s as its
-//! oracle), `count.rs` ([`count`], [`count_journaled`] and the journal types) and `solve.rs`
+//! oracle), `breaks.rs` (the break-budget walk, `--breaks`: the Blackwood-style control),
+//! `count.rs` ([`count`], [`count_journaled`] and the journal types) and `solve.rs`
 //! ([`solve`]: orientations, tree choice, restarts, the walker).
 
+mod breaks;
 mod count;
 mod fast;
 mod solve;

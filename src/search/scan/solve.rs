@@ -142,6 +142,9 @@ pub struct ScanSolveConfig {
     pub row_chain: bool,
     /// Which walker walks the trees.
     pub walker: ScanWalker,
+    /// The depths at which one more mismatched join is allowed (empty: the exact scan; else
+    /// the break-budget walk of [`super::breaks`]).
+    pub breaks: Vec<usize>,
     /// Ends the search at its next check when tripped, as at the time limit.
     pub cancel: Cancel,
 }
@@ -172,9 +175,19 @@ crate::options::options_table! {
         /// both walk the same trees node for node).
         [TreeSearch]
         pub scan_walker: ScanWalker = ScanWalker::Fast,
+        /// The scan's break budget, Blackwood's "break indexes": the depths (0-based cells
+        /// of the row scan) from which one more mismatched join is allowed, comma separated
+        /// (default: none, the exact scan). Blackwood's 16x16 list is
+        /// 201,206,211,216,221,225,229,233,237,239.
+        [TreeSearch]
+        pub breaks: Vec<usize> = Vec::new(),
     }
     idle(o) {
         restart_base if o.no_restarts => "with --no-restarts";
+        tree if !o.breaks.is_empty() => "with --breaks (the break walk scans the puzzle's own rows)";
+        probes if !o.breaks.is_empty() => "with --breaks (the break walk estimates no trees)";
+        row_chain if !o.breaks.is_empty() => "with --breaks";
+        scan_walker if !o.breaks.is_empty() => "with --breaks (it has a walker of its own)";
     }
 }
 
@@ -206,6 +219,7 @@ impl ScanSolveOptions {
             probes: self.probes,
             row_chain: self.row_chain,
             walker: self.scan_walker,
+            breaks: self.breaks.clone(),
             cancel,
         }
     }
@@ -250,6 +264,10 @@ pub struct ScanSolve {
     pub restarts: u64,
     /// Most cells placed at once.
     pub best_depth: usize,
+    /// With `--breaks`: the mismatched joins of the deepest partial board (of the fewest, among
+    /// the deepest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_breaks: Option<usize>,
     /// Independent searches run at once.
     pub threads: usize,
     /// The candidate trees and their estimates.
@@ -309,6 +327,9 @@ pub struct ScanProgress {
 /// A restart that walks its whole tree without a solution proves that there is none
 /// (`Ending::Exhausted`).
 pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanProgress) + Sync)) -> ScanSolve {
+    if !cfg.breaks.is_empty() {
+        return super::breaks::solve(puzzle, cfg, progress);
+    }
     let start = Instant::now();
     let until = Deadline { at: cfg.time_limit.map(|d| start + d), cancel: cfg.cancel.clone() };
     let (puzzles, tables, trees) = size_trees(puzzle, cfg, candidate_trees(puzzle), &until);
@@ -576,6 +597,7 @@ impl Search<'_> {
             nodes: self.nodes_total.load(Ordering::Relaxed),
             restarts: self.restarts_live.load(Ordering::Relaxed),
             best_depth: self.deepest.load(Ordering::Relaxed).min(self.puzzle.cells()),
+            best_breaks: None,
             threads: self.live.len(),
             chosen_tree: (self.cfg.choice == TreeChoice::Estimate).then_some(self.best),
             trees: self.trees,

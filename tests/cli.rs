@@ -35,7 +35,9 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     let (p5, p6, sol6) = (tmp("beam-p5.txt"), tmp("beam-p6.txt"), tmp("beam-sol6.txt"));
     assert!(concur(&["generate", "--width", "5", "--height", "5", "--seed", "2", "-o", s(&p5)]).status.success());
     assert!(concur(&["generate", "--width", "6", "--height", "6", "--seed", "2", "-o", s(&p6)]).status.success());
-    assert!(concur(&["solve", s(&p6), "--method", "beam", "--seed", "1", "-o", s(&sol6)]).status.code() == Some(0));
+    // A board of the 6x6 (solved or not: on one core the default beam may miss by a join).
+    let out = concur(&["solve", s(&p6), "--method", "beam", "--seed", "1", "-o", s(&sol6)]);
+    assert!(matches!(out.status.code(), Some(0 | 1)) && sol6.exists(), "{}", String::from_utf8_lossy(&out.stderr));
     let refused = |args: &[&str], needle: &str| {
         let t0 = std::time::Instant::now();
         let out = concur(args);
@@ -44,6 +46,9 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     };
     refused(&["solve", s(&p5), "--method", "beam", "--width", "0"], "--width");
     refused(&["solve", s(&p5), "--method", "beam", "--children", "0"], "--children");
+    refused(&["solve", s(&p5), "--method", "beam", "--rounds", "0"], "--rounds");
+    refused(&["solve", s(&p5), "--method", "scan", "--breaks", "3,25"], "--breaks");
+    refused(&["solve", s(&p5), "--method", "scan", "--breaks", "3", "--probes", "5"], "--probes");
     refused(&["solve", s(&p5), "--method", "beam", "--polish", "1"], "--polish");
     refused(&["solve", s(&p5), "--method", "beam", "--fill-order", "row-major", "--teeth", "3"], "--teeth");
     refused(&["solve", s(&p5), "--method", "beam", "--width", "100000000000000", "--threads", "1"], "memory");
@@ -54,6 +59,11 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let good = v["viewer_link"].as_str().unwrap().to_string();
     refused(&["solve", s(&p5), "--method", "alns", "--start", &good], "--start");
+    // verify and render take the link as it is.
+    assert_eq!(concur(&["verify", s(&p6), &good]).status.code(), out.status.code());
+    let svg = tmp("beam-board.svg");
+    assert_eq!(concur(&["render", s(&p6), &good, "-o", s(&svg)]).status.code(), Some(0));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
     // The same link with its first cell shown twice: a piece placed twice.
     let edges = good.split("board_edges=").nth(1).unwrap().split('&').next().unwrap().to_string();
     let twice = link(format!("{}{}", &edges[..4], &edges[..edges.len() - 4]));
@@ -65,7 +75,7 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     refused(&["solve", s(&p6), "--method", "alns", "--start", &link(cells.concat())], "--start");
     // The good board starts a polish, and the polish keeps its score or betters it.
     let out = concur(&["solve", s(&p6), "--method", "alns", "--start", &good, "--max-iters", "50", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(j["best_score"].as_u64() >= v["score"].as_u64());
     // Hints that conflict: two for one cell.
@@ -78,13 +88,14 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     refused(&["solve", s(&hinted), "--method", "beam"], "two hints");
 }
 
-/// Régin's filter and the SAC root run with fc, ac3 and ac2001: with ac4 each is refused in one
-/// line; with ac3 the count finds what the plain count finds.
+/// Régin's filter, the SAC root and the path-consistent root run with fc, ac3 and ac2001: with
+/// ac4 each is refused in one line; with ac3 the count finds what the plain count finds. The
+/// root's work table names every rung and refuses the count's flags.
 #[test]
-fn count_takes_regin_and_sac_with_ac3_and_refuses_them_with_ac4() {
+fn count_takes_regin_sac_and_pc_with_ac3_and_refuses_them_with_ac4() {
     let p = tmp("count-regin.txt");
     assert!(concur(&["generate", "--width", "4", "--height", "4", "--seed", "5", "-o", s(&p)]).status.success());
-    for flags in [&["--alldiff", "regin"][..], &["--sac"][..]] {
+    for flags in [&["--alldiff", "regin"][..], &["--sac"][..], &["--pc"][..]] {
         let mut args = vec!["count", s(&p), "--ac", "ac4"];
         args.extend(flags);
         crate::common::assert_refused(&concur(&args), flags[0], &format!("{args:?}"));
@@ -99,6 +110,20 @@ fn count_takes_regin_and_sac_with_ac3_and_refuses_them_with_ac4() {
     let plain = count(&[]);
     assert_eq!(count(&["--alldiff", "regin"]), plain);
     assert_eq!(count(&["--sac", "--alldiff", "regin"]), plain);
+    assert_eq!(count(&["--pc"]), plain);
+    assert_eq!(count(&["--pc", "--sac", "--alldiff", "regin"]), plain);
+    let out = concur(&["count", s(&p), "--root-work", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let levels: Vec<&str> = rows.iter().map(|r| r["level"].as_str().unwrap()).collect();
+    assert_eq!(levels, ["ac1", "ac3", "ac2001", "ac4", "ac3+regin", "sac", "pc"]);
+    crate::common::assert_refused(&concur(&["count", s(&p), "--root-work", "--pc"]), "--pc", "root-work with --pc");
 }
 
 #[test]
@@ -267,7 +292,13 @@ fn solve_on_the_gpu_backend_solves_a_generated_5x5() {
     }
     // Where the run needs the host every iteration, auto keeps the host's JV.
     let out = concur(&["solve", s(&p), "--method", "rrr", "--backend", "gpu", "--complete", "4", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["assign"], "cpu", "{v}");
     // The CPU backend reports the host's JV.
@@ -673,7 +704,13 @@ fn report_json_carries_the_censored_statistics_and_bad_input_exits_2() {
     std::fs::write(dir.join("results.jsonl"), lines.join("\n") + "\n").unwrap();
     let out_dir = tmp("report-out");
     let out = concur(&["report", s(&dir), "-o", s(&out_dir), "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let row = &v["rows"][0];
     assert_eq!(row["solved"], 2);
@@ -703,7 +740,13 @@ fn solve_scan_reports_json_writes_the_solution_and_exits_by_outcome() {
     assert_eq!(out.status.code(), Some(0));
     let out =
         concur(&["solve", s(&puzzle), "--method", "scan", "--threads", "2", "--seed", "1", "--json", "-o", s(&sol)]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["method"], "scan");
     assert_eq!(v["solved"], true);
@@ -796,7 +839,13 @@ fn dc_defaults_to_the_hybrid_layout() {
 fn propagate_is_a_dc_option_reported_in_the_json_and_certified() {
     let puz = tmp("prop-p.txt");
     let out = concur(&["generate", "--width", "4", "--height", "4", "--seed", "2", "-o", s(&puz)]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let p = s(&puz);
     let dir = tmp("prop-certs");
     let args = [
@@ -822,12 +871,24 @@ fn propagate_is_a_dc_option_reported_in_the_json_and_certified() {
         s(&dir),
     ];
     let out = concur(&args);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["propagate"].as_f64(), Some(0.7), "{v}");
     let cert = std::fs::read_dir(&dir).unwrap().next().expect("a certificate").unwrap().path();
     let out = concur(&["verify", p, "--state", s(&cert)]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     for bad in [
         &["solve", p, "--method", "rrr", "--propagate", "0.5"][..],
         &["solve", p, "--method", "dc", "--propagate", "0"][..],
@@ -845,7 +906,13 @@ fn propagate_is_a_dc_option_reported_in_the_json_and_certified() {
 fn join_weights_are_a_map_option_reported_in_the_json() {
     let puz = tmp("jw-p.txt");
     let out = concur(&["generate", "--width", "4", "--height", "4", "--seed", "2", "-o", s(&puz)]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let p = s(&puz);
     let base = ["solve", p, "--method", "rrr", "--trials", "4", "--threads", "1", "--max-iters", "20000", "--json"];
     for kind in ["rrr", "dm"] {
@@ -863,7 +930,13 @@ fn join_weights_are_a_map_option_reported_in_the_json() {
         (&["--join-weights", "2,2,2"][..], serde_json::json!([1.0, 1.0, 1.0])),
     ] {
         let out = concur(&[&base[..], extra].concat());
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["join_weights"], want, "{extra:?}: {v}");
     }
@@ -1064,7 +1137,7 @@ fn sigint_storm(extra: &[&str], n: usize, tag: &str) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_cpu() {
-    sigint_storm(&["--backend", "cpu"], 200, "cpu");
+    sigint_storm(&["--backend", "cpu"], crate::common::sample(200, 24), "cpu");
 }
 
 #[cfg(all(target_os = "linux", feature = "gpu"))]
@@ -1073,5 +1146,5 @@ fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu() {
     if !have_gpu("a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu") {
         return;
     }
-    sigint_storm(&["--backend", "gpu"], 100, "gpu");
+    sigint_storm(&["--backend", "gpu"], crate::common::sample(100, 12), "gpu");
 }

@@ -355,17 +355,22 @@ fn clip_arg(s: &str) -> String {
     if s.chars().count() <= 80 { s.to_string() } else { s.chars().take(77).collect::<String>() + "..." }
 }
 
+/// A board of `p` from a file (Brendan Owen's solution format, or a viewer link in it), or
+/// from a viewer link given as it is.
+fn read_board(solution: &Path, p: &concur::puzzle::Puzzle) -> Result<concur::puzzle::Board> {
+    let given = solution.to_string_lossy();
+    let bytes =
+        if given.starts_with("http") || given.starts_with('#') { given.as_bytes().to_vec() } else { read(solution)? };
+    format::read_solution(&bytes, p).with_context(|| clip_arg(&given))
+}
+
 fn verify_cmd(a: VerifyArgs) -> Result<ExitCode> {
     let (Some(solution), None) = (&a.solution, &a.state) else {
         let state = a.state.as_deref().context("verify needs a SOLUTION or --state FILE")?;
         return verify_state(&a.puzzle, state, a.json);
     };
     let p = load_puzzle(&a.puzzle)?;
-    // A viewer link may be given as it is, instead of a file holding one.
-    let given = solution.to_string_lossy();
-    let bytes =
-        if given.starts_with("http") || given.starts_with('#') { given.as_bytes().to_vec() } else { read(solution)? };
-    let b = format::read_solution(&bytes, &p).with_context(|| clip_arg(&given))?;
+    let b = read_board(solution, &p)?;
     let v = verify::check(&p, &b);
     let link = format::viewer_link(&p, &b);
     if a.json {
@@ -489,7 +494,9 @@ fn run(cli: Cli, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode
         Cmd::Count(a) => {
             let unused = a.unused(&sub("count"));
             if let Some(id) = unused.first() {
-                let with = if a.estimate.is_some() {
+                let with = if a.root_work {
+                    "with --root-work".to_string()
+                } else if a.estimate.is_some() {
                     "with --estimate".to_string()
                 } else {
                     format!("with --engine {}", if a.engine == CountEngine::Scan { "scan" } else { "ac" })
@@ -497,6 +504,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches, cancel: &Cancel) -> Result<ExitCode
                 return Err(concur::error::SpecError::no_effect(id, with).into());
             }
             match a.estimate {
+                _ if a.root_work => count_root_work(a),
                 Some(probes) => count_estimate(a, probes, cancel),
                 None if a.engine == CountEngine::Scan => count_scan(a, cancel),
                 None => count_ac(a, cancel),
@@ -588,7 +596,7 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
 fn render(puzzle: &Path, solution: &Path, output: &Path) -> Result<ExitCode> {
     let mut out = OutputFile::check(output)?;
     let p = load_puzzle(puzzle)?;
-    let b = format::read_solution(&read(solution)?, &p).with_context(|| format!("{}", solution.display()))?;
+    let b = read_board(solution, &p)?;
     write_output(&mut out, &ladder::svg::board(&p, &b))?;
     if let Some(l) = format::viewer_link(&p, &b) {
         println!("viewer: {l}");
@@ -622,6 +630,30 @@ fn bench_cmd(a: BenchArgs, cancel: &Cancel) -> Result<ExitCode> {
     )?;
     bar.finish_and_clear();
     Ok(if cancel.is_cancelled() { ExitCode::from(INTERRUPTED) } else { ExitCode::SUCCESS })
+}
+
+/// `concur count --root-work`: every rung of the consistency ladder on the root, its counters.
+fn count_root_work(a: CountArgs) -> Result<ExitCode> {
+    let p = load_puzzle(&a.puzzle)?;
+    let budget = MemoryBudget::here()?;
+    budget.check_tables("count --root-work", limits::tables(&p, true))?;
+    let net = concur::verify::Network::new(&p);
+    let pc = concur::verify::pc::PathConsistency::bytes(&net);
+    budget.check_tables("count --root-work (path consistency's relations)", limits::tables(&p, true) + pc)?;
+    let rows = concur::verify::work::root_work(&net);
+    if a.json {
+        println!("{}", serde_json::to_string(&rows)?);
+    } else {
+        println!("level       revisions       checks   removals       left   seconds");
+        for r in &rows {
+            let left = if r.wiped_out { "wiped out".to_string() } else { r.left.to_string() };
+            println!(
+                "{:<10} {:>10} {:>12} {:>10} {:>10} {:>9.4}",
+                r.level, r.revisions, r.checks, r.removals, left, r.seconds
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `concur count --estimate`: Knuth's estimate of the arc-consistent count's tree.
@@ -693,7 +725,7 @@ fn count_ac(a: CountArgs, cancel: &Cancel) -> Result<ExitCode> {
         let flag = if a.alldiff == concur::verify::AllDiff::Regin {
             Some("--alldiff regin")
         } else {
-            a.sac.then_some("--sac")
+            a.sac.then_some("--sac").or(a.pc.then_some("--pc"))
         };
         if let Some(flag) = flag {
             anyhow::bail!(
@@ -701,8 +733,13 @@ fn count_ac(a: CountArgs, cancel: &Cancel) -> Result<ExitCode> {
             );
         }
     }
+    if a.pc {
+        let pc = concur::verify::pc::PathConsistency::bytes(&concur::verify::Network::new(&p));
+        MemoryBudget::here()?.check_tables("count --pc (its relations)", limits::tables(&p, true) + pc)?;
+    }
     let c = metered("nodes", "solutions", &meter, || {
-        backtrack::count_with(&p, a.ac, a.alldiff, a.sac, a.order, a.limit, time_limit, &watch)
+        let root = backtrack::RootPasses { sac: a.sac, pc: a.pc };
+        backtrack::count_with(&p, a.ac, a.alldiff, root, a.order, a.limit, time_limit, &watch)
     });
     if a.json {
         println!("{}", c.json(cancel.is_cancelled()));

@@ -189,6 +189,11 @@ pub struct CountArgs {
     /// fc, ac3 or ac2001): the preprocessing rung above arc consistency.
     #[arg(long)]
     pub sac: bool,
+    /// Make the root partially path consistent before the count (`--engine ac`; with --ac
+    /// fc, ac3 or ac2001): path consistency on the triangles of the grid with one diagonal a
+    /// 2x2 block (after --sac when both are given).
+    #[arg(long)]
+    pub pc: bool,
     /// Wall-clock limit in seconds: the count stops there with what it has (a journal keeps
     /// every finished subtree).
     #[arg(long, value_name = "SECS")]
@@ -224,6 +229,11 @@ pub struct CountArgs {
     /// many random probes (Knuth's estimator) and print that.
     #[arg(long)]
     pub estimate: Option<u64>,
+    /// Do not count: run every rung of the consistency ladder (AC-1, AC-3, AC-2001, AC-4,
+    /// AC-3 with Régin's filter, SAC, path consistency) from the root's full domains, and print
+    /// each one's arc revisions, support checks, removals, candidates left and seconds.
+    #[arg(long)]
+    pub root_work: bool,
     /// Seed of the random probes of `--estimate`.
     #[arg(long, default_value_t = 1, requires = "estimate")]
     pub seed: u64,
@@ -239,7 +249,7 @@ impl CountArgs {
         use clap::parser::ValueSource::CommandLine;
         let given = |id: &str| matches.value_source(id) == Some(CommandLine);
         let scan_only = ["threads", "no_symmetry", "probes", "journal", "tasks", "reverse"];
-        let ac_only = ["ac", "order", "alldiff", "sac"];
+        let ac_only = ["ac", "order", "alldiff", "sac", "pc"];
         let mut out = Vec::new();
         let (estimate, scan) = (self.estimate.is_some(), self.engine == CountEngine::Scan);
         for id in scan_only {
@@ -256,6 +266,10 @@ impl CountArgs {
             if given(id) && estimate {
                 out.push(id);
             }
+        }
+        if self.root_work {
+            let counting = ["limit", "time_limit", "ac", "order", "alldiff", "sac", "pc", "engine", "estimate"];
+            out.extend(scan_only.into_iter().chain(counting).filter(|id| given(id)));
         }
         out
     }

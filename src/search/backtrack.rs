@@ -46,6 +46,9 @@ pub struct BacktrackConfig {
     /// Make the root singleton arc consistent before the search ([`verify::sac`]; not with
     /// AC-4, whose counts it would not update).
     pub sac: bool,
+    /// Make the root partially path consistent before the search ([`verify::pc`]; not with
+    /// AC-4), after SAC when both are asked.
+    pub pc: bool,
 }
 
 crate::options::one_value!(Consistency, CellOrder, AllDiff);
@@ -110,6 +113,7 @@ impl BacktrackOptions {
             meter: None,
             alldiff: self.alldiff,
             sac: false,
+            pc: false,
         }
     }
 }
@@ -166,6 +170,13 @@ pub struct BacktrackStats {
     /// Propagation work: arc revisions (forward checking, AC-3, AC-2001) or support-count removals
     /// (AC-4); a counter for comparing the engines.
     pub revisions: u64,
+    /// Support checks of the revisions: words of a neighbour's domain tested against a
+    /// colour's supports (forward checking, AC-3, AC-2001; 0 for AC-4, which keeps counts and
+    /// checks nothing after it built them).
+    pub checks: u64,
+    /// Candidates removed by propagation (revisions, or AC-4's counts), placements' own
+    /// removals not counted.
+    pub removals: u64,
     /// Seconds the search took, wall clock.
     pub wall_s: f64,
 }
@@ -245,7 +256,7 @@ impl Pieces {
 
 impl Engine {
     /// Full domains plus root propagation; false when the puzzle is already inconsistent.
-    fn reset(&mut self, net: &Network, kind: Consistency, sac: bool) -> bool {
+    fn reset(&mut self, net: &Network, kind: Consistency, root: RootPasses) -> bool {
         let full = net.full_domains();
         match self {
             Engine::Copy { doms, level, prop, pieces, .. } => {
@@ -254,7 +265,10 @@ impl Engine {
                 prop.reset();
                 let d = &mut doms[..full.len()];
                 prop.propagate_all(net, d, kind)
-                    && (!sac || verify::sac::sac(net, d, &mut verify::sac::SacStats::default()))
+                    && (!root.sac || verify::sac::sac(net, d, &mut verify::sac::SacStats::default()))
+                    && (!root.pc
+                        || (verify::pc::pc(net, d, &mut verify::pc::PcStats::default())
+                            && prop.propagate_all(net, d, kind)))
                     && pieces.as_mut().is_none_or(|p| p.run(net, d, prop, kind))
             }
             Engine::Counts(sc) => {
@@ -329,10 +343,11 @@ impl Engine {
         }
     }
 
-    fn work(&self) -> u64 {
+    /// (revisions, support checks, removals) so far.
+    fn work(&self) -> (u64, u64, u64) {
         match self {
-            Engine::Copy { prop, .. } => prop.revisions,
-            Engine::Counts(sc) => sc.removals,
+            Engine::Copy { prop, .. } => (prop.revisions, prop.checks, prop.removals),
+            Engine::Counts(sc) => (sc.removals, 0, sc.removals),
         }
     }
 }
@@ -364,6 +379,22 @@ pub struct Backtracker<'a> {
     scores: Vec<f32>,
     score_off: Vec<usize>,
     use_scores: bool,
+}
+
+/// The preprocessing passes at the root, the rungs above arc consistency.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RootPasses {
+    /// Singleton arc consistency ([`verify::sac`]).
+    pub sac: bool,
+    /// Partial path consistency on the triangulated grid ([`verify::pc`]).
+    pub pc: bool,
+}
+
+impl BacktrackConfig {
+    /// Its root passes.
+    pub fn root(&self) -> RootPasses {
+        RootPasses { sac: self.sac, pc: self.pc }
+    }
 }
 
 /// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ... (1-based index).
@@ -466,7 +497,7 @@ impl<'a> Backtracker<'a> {
             } else {
                 u64::MAX
             };
-            if !self.engine.reset(&self.net, self.cfg.consistency, self.cfg.sac) || !self.apply_fixed() {
+            if !self.engine.reset(&self.net, self.cfg.consistency, self.cfg.root()) || !self.apply_fixed() {
                 break Ending::Exhausted;
             }
             match self.dfs(0, &mut visit) {
@@ -475,7 +506,7 @@ impl<'a> Backtracker<'a> {
                 Flow::Restart => self.stats.restarts += 1,
             }
         };
-        self.stats.revisions = self.engine.work();
+        (self.stats.revisions, self.stats.checks, self.stats.removals) = self.engine.work();
         self.stats.wall_s = self.start.elapsed().as_secs_f64();
         (ending, self.stats.clone())
     }
@@ -611,7 +642,7 @@ impl<'a> Backtracker<'a> {
             made += 1;
             self.placed.iter_mut().for_each(|p| *p = false);
             let mut nodes = 0f64;
-            if self.engine.reset(&self.net, self.cfg.consistency, self.cfg.sac) && self.apply_fixed() {
+            if self.engine.reset(&self.net, self.cfg.consistency, self.cfg.root()) && self.apply_fixed() {
                 let mut weight = 1f64;
                 while let Some(cell) = self.pick() {
                     order.clear();
@@ -784,11 +815,12 @@ mod tests {
             let Ok((p, _)) = generate(&opts) else { continue };
             tried += 1;
             for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001] {
-                let run = |alldiff, sac| {
+                let run_pc = |alldiff, sac, pc| {
                     let cfg = BacktrackConfig {
                         consistency,
                         alldiff,
                         sac,
+                        pc,
                         restarts: false,
                         randomize: false,
                         order: CellOrder::Scan,
@@ -798,11 +830,17 @@ mod tests {
                     assert_eq!(ending, Ending::Exhausted);
                     (stats.solutions, stats.nodes)
                 };
+                let run = |alldiff, sac| run_pc(alldiff, sac, false);
                 let (plain, regin) = (run(AllDiff::Values, false), run(AllDiff::Regin, false));
                 assert_eq!(plain.0, regin.0, "{w}x{h} seed {seed} {consistency:?}: solutions");
                 // A singleton-arc-consistent root, alone and with the filter: the same solutions.
                 assert_eq!(run(AllDiff::Values, true).0, plain.0, "{w}x{h} seed {seed} {consistency:?}: SAC");
                 assert_eq!(run(AllDiff::Regin, true).0, plain.0, "{w}x{h} seed {seed} {consistency:?}: SAC + Régin");
+                // A path-consistent root: the same solutions on a tree no larger.
+                let pc = run_pc(AllDiff::Values, false, true);
+                assert_eq!(pc.0, plain.0, "{w}x{h} seed {seed} {consistency:?}: PC");
+                assert!(pc.1 <= plain.1, "{w}x{h} seed {seed} {consistency:?}: PC {} nodes against {}", pc.1, plain.1);
+                assert_eq!(run_pc(AllDiff::Regin, true, true).0, plain.0, "{w}x{h} seed {seed}: SAC + PC + Régin");
                 assert!(
                     regin.1 <= plain.1,
                     "{w}x{h} seed {seed} {consistency:?}: {} nodes against {}",
@@ -913,18 +951,18 @@ pub fn count(
     time_limit: Option<Duration>,
     watch: &Watch,
 ) -> Count {
-    count_with(puzzle, consistency, AllDiff::Values, false, order, limit, time_limit, watch)
+    count_with(puzzle, consistency, AllDiff::Values, RootPasses::default(), order, limit, time_limit, watch)
 }
 
 /// [`count`] with the all-different on pieces `alldiff` kept beside the propagation, and
-/// with `sac` a singleton-arc-consistent root (both need forward checking, AC-3 or AC-2001;
-/// with AC-4 neither is kept).
+/// with the root passes `root` (singleton arc consistency, partial path consistency); each
+/// needs forward checking, AC-3 or AC-2001 (with AC-4 none is kept).
 #[allow(clippy::too_many_arguments)]
 pub fn count_with(
     puzzle: &Puzzle,
     consistency: Consistency,
     alldiff: AllDiff,
-    sac: bool,
+    root: RootPasses,
     order: CellOrder,
     limit: Option<u64>,
     time_limit: Option<Duration>,
@@ -933,7 +971,8 @@ pub fn count_with(
     let cfg = BacktrackConfig {
         consistency,
         alldiff,
-        sac,
+        sac: root.sac,
+        pc: root.pc,
         order,
         restarts: false,
         randomize: false,

@@ -3,10 +3,12 @@
 
 pub mod alldiff;
 mod network;
+pub mod pc;
 pub mod sac;
+pub mod work;
 
 pub use alldiff::AllDiff;
-pub use network::{Consistency, Network, Propagator, SupportCounts, ac1};
+pub use network::{Ac1Work, Consistency, Network, Propagator, SupportCounts, ac1, ac1_counted};
 
 use crate::puzzle::{Board, Puzzle, rotated};
 

@@ -239,16 +239,21 @@ impl Network {
 
     /// Colours offered by cell `m` on side `s`, as a bitmask over colours.
     #[inline]
-    fn offered(&self, d: &[u64], m: usize, s: usize) -> u64 {
+    /// The colours `m` still offers on side `s`, and the words it tested to find them.
+    fn offered(&self, d: &[u64], m: usize, s: usize) -> (u64, u64) {
         let dm = &d[self.words(m)];
-        let mut set = 0u64;
+        let (mut set, mut checks) = (0u64, 0u64);
         for k in 1..self.colors {
             let mk = self.mask(m, s, k);
-            if dm.iter().zip(mk).any(|(a, b)| a & b != 0) {
-                set |= 1 << k;
+            for (a, b) in dm.iter().zip(mk) {
+                checks += 1;
+                if a & b != 0 {
+                    set |= 1 << k;
+                    break;
+                }
             }
         }
-        set
+        (set, checks)
     }
 }
 
@@ -270,6 +275,11 @@ pub struct Propagator {
     trail: Vec<(u32, u16)>,
     /// Arc revisions done (a work counter for benchmarks).
     pub revisions: u64,
+    /// Support checks: words of a neighbour's domain ANDed with a colour's support mask while
+    /// looking for a support (each tests up to 64 candidate pairs at once).
+    pub checks: u64,
+    /// Candidates removed by revisions (placements' own removals not counted).
+    pub removals: u64,
 }
 
 impl Propagator {
@@ -283,6 +293,8 @@ impl Propagator {
             residue: vec![0; net.cells * 4 * net.colors],
             trail: Vec::new(),
             revisions: 0,
+            checks: 0,
+            removals: 0,
         }
     }
 
@@ -468,7 +480,8 @@ impl Propagator {
     #[inline]
     fn revise_ac3(&mut self, net: &Network, d: &mut [u64], c: usize, s: usize) -> bool {
         let m = net.nbr[c][s] as usize;
-        let offered = net.offered(d, m, opposite(s));
+        let (offered, checks) = net.offered(d, m, opposite(s));
+        self.checks += checks;
         let r = net.words(c);
         let mut shrank = false;
         for i in 0..r.len() {
@@ -481,6 +494,7 @@ impl Propagator {
             }
             let w = &mut d[r.start + i];
             self.removed[i] = *w & !keep;
+            self.removals += self.removed[i].count_ones() as u64;
             shrank |= self.removed[i] != 0;
             *w &= keep;
         }
@@ -506,16 +520,20 @@ impl Propagator {
             let last = self.residue[ri] as usize;
             let mm = net.mask(m, os, k);
             let dm = &d[rm.clone()];
+            self.checks += 1;
             if dm[last] & mm[last] != 0 {
                 continue;
             }
-            match (last + 1..rm.len()).find(|&i| dm[i] & mm[i] != 0) {
+            let found = (last + 1..rm.len()).find(|&i| dm[i] & mm[i] != 0);
+            self.checks += (found.map_or(rm.len(), |i| i + 1) - last - 1) as u64;
+            match found {
                 Some(i) => {
                     self.trail.push((ri as u32, last as u16));
                     self.residue[ri] = i as u16;
                 }
                 None => {
                     for ((w, b), r) in d[rc.clone()].iter_mut().zip(mc).zip(self.removed.iter_mut()) {
+                        self.removals += (*w & b).count_ones() as u64;
                         *r |= *w & b;
                         *w &= !b;
                     }
@@ -530,21 +548,46 @@ impl Propagator {
 /// AC-1: the naive reference. Sweeps every arc, candidate pair by candidate pair, until a
 /// sweep removes nothing. Returns false on a wipe-out.
 pub fn ac1(net: &Network, d: &mut [u64]) -> bool {
+    ac1_counted(net, d, &mut Ac1Work::default())
+}
+
+/// What an AC-1 pass did: its arcs revised, the candidate pairs it checked (one pair a check,
+/// where the bitset engines test 64 at once) and the candidates it removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Ac1Work {
+    /// Sweeps over every arc (the last removes nothing).
+    pub sweeps: u64,
+    /// Arc revisions.
+    pub revisions: u64,
+    /// Candidate pairs checked.
+    pub checks: u64,
+    /// Candidates removed.
+    pub removals: u64,
+}
+
+/// [`ac1`], counting its work into `work`.
+pub fn ac1_counted(net: &Network, d: &mut [u64], work: &mut Ac1Work) -> bool {
     let cands = net.candidates();
     let mut members = Vec::new();
     loop {
         let mut changed = false;
+        work.sweeps += 1;
         for c in 0..net.cells {
             for s in 0..4 {
                 let Some(m) = net.neighbour(c, s) else { continue };
+                work.revisions += 1;
                 members.clear();
                 net.members(d, c, &mut members);
                 for &j in &members {
                     let col = cands.colors_of(c)[j as usize][s];
-                    let supported =
-                        (0..cands.len(m)).any(|i| net.contains(d, m, i) && cands.colors_of(m)[i][opposite(s)] == col);
+                    let supported = (0..cands.len(m)).any(|i| {
+                        let live = net.contains(d, m, i);
+                        work.checks += u64::from(live);
+                        live && cands.colors_of(m)[i][opposite(s)] == col
+                    });
                     if !supported {
                         d[net.word_off[c] as usize + j as usize / 64] &= !(1u64 << (j % 64));
+                        work.removals += 1;
                         changed = true;
                     }
                 }

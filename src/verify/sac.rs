@@ -16,13 +16,21 @@ pub struct SacStats {
     pub tests: u64,
     /// Candidates removed.
     pub removed: u64,
+    /// Support checks of its propagations (words tested, as [`Propagator::checks`]).
+    pub checks: u64,
 }
 
 /// Makes `d` singleton arc consistent, each test restoring arc consistency with AC-3. Returns
 /// false when a domain empties (no solution).
 pub fn sac(net: &Network, d: &mut [u64], stats: &mut SacStats) -> bool {
-    let kind = Consistency::Ac3;
     let mut prop = Propagator::new(net);
+    let ok = sac_with(net, d, stats, &mut prop);
+    stats.checks += prop.checks;
+    ok
+}
+
+fn sac_with(net: &Network, d: &mut [u64], stats: &mut SacStats, prop: &mut Propagator) -> bool {
+    let kind = Consistency::Ac3;
     if !prop.propagate_all(net, d, kind) {
         return false;
     }

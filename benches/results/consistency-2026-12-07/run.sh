@@ -1,12 +1,14 @@
 #!/bin/bash
 # The consistency ladder measured rung by rung on set 1 (Brendan Owen's): complete counts of
 # the 5x5, 6x5 and 6x6, the first solution of the 7x7, per level (capped at CAP seconds); one JSON line a run, appended to
-# runs.jsonl with the level and the command. Two runs at a time, one a core.
+# runs.jsonl with the level and the command. One run a core at a time (CORES).
 #   CONCUR=target/release/concur P=../shared/puzzles/brendan_owen/pieces_set_1 bash run.sh
 set -u
 D=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-$D/runs.jsonl}
 CONCUR=${CONCUR:-concur}; P=${P:-../shared/puzzles/brendan_owen/pieces_set_1}
-LEVELS=("fc|--ac fc" "ac3|--ac ac3" "ac4|--ac ac4" "ac3+regin|--ac ac3 --alldiff regin" "ac3+sac|--ac ac3 --sac" "ac3+sac+regin|--ac ac3 --sac --alldiff regin" "fc+regin|--ac fc --alldiff regin")
+LEVELS=("fc|--ac fc" "ac3|--ac ac3" "ac2001|--ac ac2001" "ac4|--ac ac4" "ac3+regin|--ac ac3 --alldiff regin" "ac3+sac|--ac ac3 --sac" "ac3+sac+regin|--ac ac3 --sac --alldiff regin" "fc+regin|--ac fc --alldiff regin" "ac3+pc|--ac ac3 --pc" "ac3+pc+regin|--ac ac3 --pc --alldiff regin")
+# CORES: the cores the runs take in turn, one run a core at a time (default: 0 1).
+read -r -a CORES <<< "${CORES:-0 1}"
 one() {  # core size limit level flags
   local core=$1 size=$2 limit=$3 level=$4 flags=$5
   local args="count $P/pieces_$size.txt --engine ac --order mrv-degree $flags --time-limit ${CAP:-300} --json"
@@ -27,8 +29,8 @@ for job in "${jobs[@]}"; do
   IFS='|' read -r size limit level flags <<< "$job"
   # ONLY: an extended regex over "size|limit|level" picks the jobs to run (default: all).
   [[ -n "${ONLY:-}" && ! "$size|$limit|$level" =~ $ONLY ]] && continue
-  one $((i % 2)) "$size" "$limit" "$level" "$flags" &
+  one "${CORES[$((i % ${#CORES[@]}))]}" "$size" "$limit" "$level" "$flags" &
   i=$((i + 1))
-  if [ $((i % 2)) -eq 0 ]; then wait; fi
+  if [ $((i % ${#CORES[@]})) -eq 0 ]; then wait; fi
 done
 wait

@@ -30,6 +30,18 @@ pub fn generated(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {
     generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap()
 }
 
+/// Whether the full tier runs (`CONCUR_TESTS=full`, as CI sets it): the long samples (the
+/// SIGINT storms, the fuzzed command lines) run whole. Without it the fast tier runs a slice
+/// of each, the same code on fewer draws.
+pub fn full_tier() -> bool {
+    std::env::var("CONCUR_TESTS").as_deref() == Ok("full")
+}
+
+/// `full` draws in the full tier, `fast` in the fast one.
+pub fn sample(full: usize, fast: usize) -> usize {
+    if full_tier() { full } else { fast }
+}
+
 /// The `concur` binary the CLI tests run: `$CONCUR_BIN` where set (a staged binary on a
 /// machine without the build tree, as on a device machine), else the one cargo built.
 pub fn concur_bin() -> std::path::PathBuf {

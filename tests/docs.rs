@@ -543,7 +543,9 @@ fn generated(name: &str) -> Option<String> {
         "solve-options" => Some(concur::cli::solve::options_markdown()),
         "e2-side-by-side" => Some(side_by_side_table()),
         "e2-curve" => Some(curve_table()),
+        "e2-breaks" => Some(breaks_table()),
         "consistency-ladder" => Some(consistency_table()),
+        "root-work" => Some(root_work_table()),
         "alns-operators" => Some(
             concur::search::alns::Destroy::ALL.iter().map(|d| format!("`{}`", d.name())).collect::<Vec<_>>().join(", ")
                 + "\n",
@@ -603,8 +605,12 @@ fn side_by_side_table() -> String {
 /// instance's verified score.
 fn curve_table() -> String {
     let dir = root().join("benches/results/e2-side-by-side-2026-12-07");
+    // The hour's rows (best of many runs) are in curve-hour.jsonl, as their instances end.
+    let hour = dir.join("curve-hour.jsonl");
+    let hour = if hour.exists() { read(&hour) } else { String::new() };
     let curve: Vec<serde_json::Value> = read(&dir.join("curve.jsonl"))
         .lines()
+        .chain(hour.lines())
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -647,17 +653,65 @@ fn curve_table() -> String {
     for (_, wall, name) in order {
         let rs = &rows[&name];
         out.push_str(&format!("| {name} | {wall:.1} |"));
-        let mut sum = 0.0;
+        let (mut sum, mut seen) = (0.0, 0);
         for i in &instances {
             let v: Vec<f64> =
                 rs.iter().filter(|r| r["instance"] == i.as_str()).map(|r| r["score"].as_f64().unwrap()).collect();
-            sum += v.iter().sum::<f64>() / v.len().max(1) as f64;
             match v.len() {
                 0 => out.push_str(" - |"),
-                _ => out.push_str(&format!(" {:.0} |", v.iter().sum::<f64>() / v.len() as f64)),
+                _ => {
+                    sum += v.iter().sum::<f64>() / v.len() as f64;
+                    seen += 1;
+                    out.push_str(&format!(" {:.0} |", v.iter().sum::<f64>() / v.len() as f64));
+                }
             }
         }
-        out.push_str(&format!(" {:.1} |\n", sum / instances.len() as f64));
+        match seen {
+            n if n == instances.len() => out.push_str(&format!(" {:.1} |\n", sum / n as f64)),
+            n => out.push_str(&format!(" {:.1} ({n} of {}) |\n", sum / n.max(1) as f64, instances.len())),
+        }
+    }
+    out
+}
+
+/// The break-budget scan against the exact scan on the official puzzle (docs/real-puzzle.md):
+/// per schedule, in the order the file first names it, each instance's verified score, the
+/// deepest partial board's cells and breaks, and the mean score.
+fn breaks_table() -> String {
+    let path = root().join("benches/results/e2-side-by-side-2026-12-07/breaks.jsonl");
+    let runs: Vec<serde_json::Value> =
+        read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let instances: BTreeSet<String> = runs.iter().map(|r| r["instance"].as_str().unwrap().to_string()).collect();
+    let mut names: Vec<String> = Vec::new();
+    for r in &runs {
+        let e = r["engine"].as_str().unwrap().to_string();
+        if !names.contains(&e) {
+            names.push(e);
+        }
+    }
+    let mut out = String::from("| scan (60 s, one core) |");
+    for i in &instances {
+        out.push_str(&format!(" {i}: score (cells, breaks) |"));
+    }
+    out.push_str(" mean |\n|---|");
+    out.push_str(&"---|".repeat(instances.len() + 1));
+    out.push('\n');
+    for name in names {
+        out.push_str(&format!("| {name} |"));
+        let mut scores = Vec::new();
+        for i in &instances {
+            match runs.iter().find(|r| r["engine"] == name.as_str() && r["instance"] == i.as_str()) {
+                Some(r) => {
+                    let score = r["score"].as_f64().unwrap();
+                    scores.push(score);
+                    let breaks = r["best_breaks"].as_u64().unwrap_or(0);
+                    out.push_str(&format!(" {score:.0} ({}, {breaks}) |", r["best_depth"]));
+                }
+                None => out.push_str(" - |"),
+            }
+        }
+        let mean = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
+        out.push_str(&format!(" {mean:.1} |\n"));
     }
     out
 }
@@ -667,31 +721,64 @@ fn curve_table() -> String {
 fn consistency_table() -> String {
     let path = root().join("benches/results/consistency-2026-12-07/runs.jsonl");
     let mut out = String::from(
-        "| set 1 puzzle | target | level | solutions | nodes | seconds | nodes vs ac3 |\n|---|---|---|---|---|---|---|\n",
+        "| set 1 puzzle | target | level | solutions | nodes | seconds | nodes vs ac3 | revisions / node | checks / node | removals / node |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let runs: Vec<serde_json::Value> =
         read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
     let key =
         |r: &serde_json::Value| (r["size"].as_str().unwrap().to_string(), r["target"].as_str().unwrap().to_string());
-    let levels = ["fc", "fc+regin", "ac3", "ac4", "ac3+regin", "ac3+sac", "ac3+sac+regin"];
+    let levels =
+        ["fc", "fc+regin", "ac3", "ac2001", "ac4", "ac3+regin", "ac3+sac", "ac3+sac+regin", "ac3+pc", "ac3+pc+regin"];
     let groups: BTreeSet<(String, String)> = runs.iter().map(key).collect();
     for g in groups {
-        let base = runs.iter().find(|r| key(r) == g && r["level"] == "ac3").and_then(|r| r["nodes"].as_f64());
+        // The newest run of each level (the file appends; a rerun replaces an older one).
+        let base = runs.iter().rev().find(|r| key(r) == g && r["level"] == "ac3").and_then(|r| r["nodes"].as_f64());
         for level in levels {
-            let Some(r) = runs.iter().find(|r| key(r) == g && r["level"] == level) else { continue };
+            let Some(r) = runs.iter().rev().find(|r| key(r) == g && r["level"] == level) else { continue };
             let nodes = r["nodes"].as_f64().unwrap();
             let target = if g.1 == "all" { "every solution".to_string() } else { format!("first {}", g.1) };
             let wanted = g.1.parse::<u64>().ok();
             let found = r["solutions"].as_u64().unwrap_or(0);
             let done = if r["complete"] == true || wanted.is_some_and(|w| found >= w) { "" } else { " (capped)" };
             let ratio = base.map_or("-".to_string(), |b| format!("{:.2}", nodes / b));
+            // The work counters per node (runs before 2026-12-07's counters have revisions only).
+            let per = |k: &str| match (r.get("checks"), r[k].as_f64()) {
+                (Some(_), Some(v)) if nodes > 0.0 => format!("{:.1}", v / nodes),
+                _ => "-".to_string(),
+            };
             out.push_str(&format!(
-                "| {} | {target} | {level} | {}{done} | {nodes:.0} | {:.3} | {ratio} |\n",
+                "| {} | {target} | {level} | {}{done} | {nodes:.0} | {:.3} | {ratio} | {} | {} | {} |\n",
                 g.0.split('x').map(|t| t.trim_start_matches('0')).collect::<Vec<_>>().join("x"),
                 r["solutions"],
-                r["wall_s"].as_f64().unwrap()
+                r["wall_s"].as_f64().unwrap(),
+                per("revisions"),
+                per("checks"),
+                per("removals"),
             ));
         }
+    }
+    out
+}
+
+/// The ladder's work on one position (docs/consistency.md): per puzzle and rung, the counters
+/// of `concur count --root-work` from root-work.jsonl.
+fn root_work_table() -> String {
+    let path = root().join("benches/results/consistency-2026-12-07/root-work.jsonl");
+    let mut out = String::from(
+        "| puzzle | rung | revisions | checks | removals | candidates left | seconds |\n|---|---|---|---|---|---|---|\n",
+    );
+    for l in read(&path).lines().filter(|l| !l.trim().is_empty()) {
+        let r: serde_json::Value = serde_json::from_str(l).unwrap();
+        let left = if r["wiped_out"] == true { "wiped out".to_string() } else { r["left"].to_string() };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {left} | {:.4} |\n",
+            r["puzzle"].as_str().unwrap(),
+            r["level"].as_str().unwrap(),
+            r["revisions"],
+            r["checks"],
+            r["removals"],
+            r["seconds"].as_f64().unwrap()
+        ));
     }
     out
 }

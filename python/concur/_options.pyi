@@ -106,6 +106,12 @@ class SolveOptions(TypedDict, total=False):
     """The backtracker's all-different on pieces: values (a placed piece leaves every other domain)
     or regin (Régin's matching filter after each propagation: generalised arc consistency, Hall
     sets included). Default: 'values'."""
+    sac: bool
+    """The backtracker's root made singleton arc consistent before the search (not with --ac ac4).
+    Default: False."""
+    pc: bool
+    """The backtracker's root made partially path consistent (the grid's triangles) before the
+    search, after --sac when both are given (not with --ac ac4). Default: False."""
     tree: str
     """The scan's tree of each restart: the smallest by Knuth's estimate, or one at random.
     Default: 'estimate'."""

@@ -74,6 +74,14 @@ crate::options::options_table! {
         /// generalised arc consistency, Hall sets included).
         [TreeSearch]
         pub alldiff: AllDiff = AllDiff::Values,
+        /// The backtracker's root made singleton arc consistent before the search (not with
+        /// --ac ac4).
+        [TreeSearch]
+        pub sac: bool = false,
+        /// The backtracker's root made partially path consistent (the grid's triangles) before
+        /// the search, after --sac when both are given (not with --ac ac4).
+        [TreeSearch]
+        pub pc: bool = false,
     }
     idle(o) {
         restart_base if o.no_restarts => "with --no-restarts";
@@ -85,6 +93,12 @@ impl crate::options::Options for BacktrackOptions {
         if self.alldiff == AllDiff::Regin && self.ac == Consistency::Ac4 {
             let why = "is not kept with --ac ac4 yet (its support counts do not follow the filter's removals): use fc, ac3 or ac2001";
             return Err(crate::error::SpecError::conflict("alldiff", why));
+        }
+        for (key, on) in [("sac", self.sac), ("pc", self.pc)] {
+            if on && self.ac == Consistency::Ac4 {
+                let why = "is not kept with --ac ac4 (its support counts are built from the full domains): use fc, ac3 or ac2001";
+                return Err(crate::error::SpecError::conflict(key, why));
+            }
         }
         crate::search::check_restarts(self.restart_base)
     }
@@ -112,8 +126,8 @@ impl BacktrackOptions {
             cancel,
             meter: None,
             alldiff: self.alldiff,
-            sac: false,
-            pc: false,
+            sac: self.sac,
+            pc: self.pc,
         }
     }
 }
@@ -225,7 +239,16 @@ pub enum Next {
 /// Domain storage and propagation of a search: domain copies per depth for FC, AC-3 and
 /// AC-2001; trailed support counts for AC-4.
 enum Engine {
-    Copy { doms: Vec<u64>, level: usize, prop: Propagator, marks: Vec<usize>, pieces: Option<Box<Pieces>> },
+    Copy {
+        doms: Vec<u64>,
+        level: usize,
+        prop: Propagator,
+        marks: Vec<usize>,
+        pieces: Option<Box<Pieces>>,
+        /// With root passes: the root's domains once made (None inside: inconsistent), which
+        /// every restart starts from instead of making them again.
+        root: Option<Option<Vec<u64>>>,
+    },
     Counts(SupportCounts),
 }
 
@@ -259,17 +282,31 @@ impl Engine {
     fn reset(&mut self, net: &Network, kind: Consistency, root: RootPasses) -> bool {
         let full = net.full_domains();
         match self {
-            Engine::Copy { doms, level, prop, pieces, .. } => {
+            Engine::Copy { doms, level, prop, pieces, root: made, .. } => {
                 *level = 0;
-                doms[..full.len()].copy_from_slice(&full);
                 prop.reset();
+                if let Some(made) = made {
+                    // The root passes are deterministic: a restart starts from their domains.
+                    return match made {
+                        Some(r) => {
+                            doms[..r.len()].copy_from_slice(r);
+                            true
+                        }
+                        None => false,
+                    };
+                }
+                doms[..full.len()].copy_from_slice(&full);
                 let d = &mut doms[..full.len()];
-                prop.propagate_all(net, d, kind)
+                let ok = prop.propagate_all(net, d, kind)
                     && (!root.sac || verify::sac::sac(net, d, &mut verify::sac::SacStats::default()))
                     && (!root.pc
                         || (verify::pc::pc(net, d, &mut verify::pc::PcStats::default())
                             && prop.propagate_all(net, d, kind)))
-                    && pieces.as_mut().is_none_or(|p| p.run(net, d, prop, kind))
+                    && pieces.as_mut().is_none_or(|p| p.run(net, d, prop, kind));
+                if root.sac || root.pc {
+                    *made = Some(ok.then(|| d.to_vec()));
+                }
+                ok
             }
             Engine::Counts(sc) => {
                 sc.load(net, &full);
@@ -432,6 +469,7 @@ impl<'a> Backtracker<'a> {
                     marks: vec![0; n + 1],
                     pieces: (cfg.alldiff == AllDiff::Regin)
                         .then(|| Box::new(Pieces { filter: PieceFilter::new(), changed: Vec::new() })),
+                    root: None,
                 },
             },
             order: (0..=n).map(|c| Vec::with_capacity(net.candidates().len(c.min(n - 1)))).collect(),
@@ -852,6 +890,24 @@ mod tests {
         }
         assert!(tried >= 3, "only {tried} puzzles generated");
         assert!(smaller > 0, "the filter never pruned a node");
+    }
+
+    /// With root passes and restarts, every restart starts from the root's domains made once,
+    /// and the search still finds a verified solution.
+    #[test]
+    fn restarts_start_from_the_root_passes_domains() {
+        for seed in 0..4 {
+            let opts = GenerateOptions { width: 6, height: 6, frame_colors: None, inner_colors: None, seed };
+            let (p, _) = generate(&opts).expect("a puzzle");
+            for (sac, pc) in [(true, false), (false, true), (true, true)] {
+                let o = BacktrackOptions { sac, pc, restart_base: 8, ..Default::default() };
+                let (board, ending, stats) = solve(&p, o.config(seed, None, None, Cancel::new()));
+                let board = board.expect("a solution");
+                assert!(crate::verify::check(&p, &board).valid);
+                assert_eq!(ending, Ending::Stopped);
+                assert!(stats.restarts > 0 || stats.nodes < 64, "seed {seed}: restarts ran");
+            }
+        }
     }
 }
 

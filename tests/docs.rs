@@ -544,6 +544,7 @@ fn generated(name: &str) -> Option<String> {
         "e2-side-by-side" => Some(side_by_side_table()),
         "e2-curve" => Some(curve_table()),
         "e2-breaks" => Some(breaks_table()),
+        "e2-peers" => Some(peers_table()),
         "consistency-ladder" => Some(consistency_table()),
         "root-work" => Some(root_work_table()),
         "alns-operators" => Some(
@@ -706,6 +707,46 @@ fn breaks_table() -> String {
                     scores.push(score);
                     let breaks = r["best_breaks"].as_u64().unwrap_or(0);
                     out.push_str(&format!(" {score:.0} ({}, {breaks}) |", r["best_depth"]));
+                }
+                None => out.push_str(" - |"),
+            }
+        }
+        let mean = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
+        out.push_str(&format!(" {mean:.1} |\n"));
+    }
+    out
+}
+
+/// The eternity2.dev engines run here on three instances (docs/real-puzzle.md): per engine, in
+/// the order the file first names it, each instance's verified score and the mean.
+fn peers_table() -> String {
+    let path = root().join("benches/results/e2-side-by-side-2026-12-07/peers.jsonl");
+    let runs: Vec<serde_json::Value> =
+        read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let instances: BTreeSet<String> = runs.iter().map(|r| r["instance"].as_str().unwrap().to_string()).collect();
+    let mut names: Vec<String> = Vec::new();
+    for r in &runs {
+        let e = r["engine"].as_str().unwrap().to_string();
+        if !names.contains(&e) {
+            names.push(e);
+        }
+    }
+    let mut out = String::from("| eternity2.dev engine (60 s, one core, seed 1) |");
+    for i in &instances {
+        out.push_str(&format!(" {i} |"));
+    }
+    out.push_str(" mean |\n|---|");
+    out.push_str(&"---|".repeat(instances.len() + 1));
+    out.push('\n');
+    for name in names {
+        out.push_str(&format!("| {name} |"));
+        let mut scores = Vec::new();
+        for i in &instances {
+            match runs.iter().find(|r| r["engine"] == name.as_str() && r["instance"] == i.as_str()) {
+                Some(r) => {
+                    let score = r["score"].as_f64().unwrap();
+                    scores.push(score);
+                    out.push_str(&format!(" {score:.0} |"));
                 }
                 None => out.push_str(" - |"),
             }

@@ -348,10 +348,13 @@ mod tests {
     use crate::puzzle::{Board, Placement, Puzzle};
     use std::collections::HashSet;
 
+    /// Each cell's domain and each relation's pairs.
+    type Closure = (Vec<HashSet<usize>>, Vec<HashSet<(usize, usize)>>);
+
     /// The slow twin: the same relations as sets of pairs, closed by sweeping every triangle
     /// in every direction, and every candidate without a partner in a relation removed, until
     /// a sweep changes nothing.
-    fn closure_by_sets(net: &Network, p: &Puzzle) -> (Vec<HashSet<usize>>, Vec<HashSet<(usize, usize)>>) {
+    fn closure_by_sets(net: &Network, p: &Puzzle) -> Closure {
         let cands = net.candidates();
         let (pairs, tris) = PathConsistency::graph(net);
         let n = net.cells();
@@ -440,7 +443,8 @@ mod tests {
             }
             for &pl in p.candidates().of(c) {
                 if used[pl.piece as usize]
-                    || (c % w > 0 && p.color(b[c - 1], crate::puzzle::RIGHT) != p.color(pl, crate::puzzle::LEFT))
+                    || (!c.is_multiple_of(w)
+                        && p.color(b[c - 1], crate::puzzle::RIGHT) != p.color(pl, crate::puzzle::LEFT))
                     || (c >= w && p.color(b[c - w], crate::puzzle::DOWN) != p.color(pl, crate::puzzle::UP))
                 {
                     continue;

@@ -217,7 +217,7 @@ impl<'s> Walk<'s> {
         let (l, u) = match hint {
             Some((l, u)) => (l as usize, u as usize),
             None => (
-                if c % w == 0 { 0 } else { self.right[c - 1] as usize },
+                if c.is_multiple_of(w) { 0 } else { self.right[c - 1] as usize },
                 if c < w { 0 } else { self.down[c - w] as usize },
             ),
         };
@@ -502,7 +502,7 @@ mod tests {
                     continue;
                 }
                 let mut m = 0;
-                if c % w > 0 && p.color(b[c - 1], RIGHT) != p.color(pl, LEFT) {
+                if !c.is_multiple_of(w) && p.color(b[c - 1], RIGHT) != p.color(pl, LEFT) {
                     m += 1;
                 }
                 if c >= w && p.color(b[c - w], DOWN) != p.color(pl, UP) {

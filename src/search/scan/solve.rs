@@ -143,7 +143,7 @@ pub struct ScanSolveConfig {
     /// Which walker walks the trees.
     pub walker: ScanWalker,
     /// The depths at which one more mismatched join is allowed (empty: the exact scan; else
-    /// the break-budget walk of [`super::breaks`]).
+    /// the break-budget walk, `breaks.rs`).
     pub breaks: Vec<usize>,
     /// Ends the search at its next check when tripped, as at the time limit.
     pub cancel: Cancel,

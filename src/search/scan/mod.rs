@@ -44,5 +44,15 @@ pub use count::{
     CountEngine, Journal, NoJournal, ScanCount, ScanError, ScanOptions, ScanPlan, TaskDone, count, count_journaled,
 };
 pub use solve::{
-    Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanSolveOptions, ScanTree, ScanWalker, TreeChoice, solve,
+    Orientation, ScanProgress, ScanSolve, ScanSolveConfig, ScanSolveOptions, ScanTree, ScanWalker, TreeChoice,
 };
+
+/// Searches for one solution: with `cfg.breaks`, the break-budget walk (`breaks.rs`);
+/// else the exact row scan, randomised, restarted and parallel (`solve.rs`: its doc says how).
+pub fn solve(
+    puzzle: &crate::puzzle::Puzzle,
+    cfg: &ScanSolveConfig,
+    progress: &(dyn Fn(&ScanProgress) + Sync),
+) -> ScanSolve {
+    if cfg.breaks.is_empty() { solve::solve(puzzle, cfg, progress) } else { breaks::solve(puzzle, cfg, progress) }
+}

@@ -327,9 +327,6 @@ pub struct ScanProgress {
 /// A restart that walks its whole tree without a solution proves that there is none
 /// (`Ending::Exhausted`).
 pub fn solve(puzzle: &Puzzle, cfg: &ScanSolveConfig, progress: &(dyn Fn(&ScanProgress) + Sync)) -> ScanSolve {
-    if !cfg.breaks.is_empty() {
-        return super::breaks::solve(puzzle, cfg, progress);
-    }
     let start = Instant::now();
     let until = Deadline { at: cfg.time_limit.map(|d| start + d), cancel: cfg.cancel.clone() };
     let (puzzles, tables, trees) = size_trees(puzzle, cfg, candidate_trees(puzzle), &until);

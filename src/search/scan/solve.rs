@@ -103,7 +103,7 @@ pub enum TreeChoice {
     Random,
 }
 
-/// Which walker [`solve`] runs. Both walk the same trees node for node (same seeds, same
+/// Which walker [`super::solve`] runs. Both walk the same trees node for node (same seeds, same
 /// node counts and boards); the table walker is the plain one, kept as the oracle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
@@ -117,7 +117,7 @@ pub enum ScanWalker {
     Table,
 }
 
-/// Settings of [`solve`].
+/// Settings of [`super::solve`].
 #[derive(Clone, Debug)]
 pub struct ScanSolveConfig {
     /// The search's seed: thread `t` draws from its own stream of `(seed, t)`.
@@ -245,7 +245,7 @@ pub struct ScanTree {
     pub estimated_nodes: f64,
 }
 
-/// Outcome of [`solve`].
+/// Outcome of [`super::solve`].
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ScanSolve {
     /// The first solution found; it passed the exact check.
@@ -298,7 +298,7 @@ impl ScanSolve {
     }
 }
 
-/// Live counters of a running [`solve`], for progress displays.
+/// Live counters of a running [`super::solve`], for progress displays.
 #[derive(Debug, Default)]
 pub struct ScanProgress {
     /// Pieces placed so far, over every thread.

@@ -138,7 +138,7 @@ fn median(v: &mut [u64]) -> Option<u64> {
 /// The figures of the local-search report. Release, one thread:
 /// `cargo test --release --test main local::measure -- --ignored --nocapture --test-threads 1`
 #[test]
-#[ignore]
+#[ignore = "measurement harness, run by hand (the command above)"]
 fn measure() {
     let Some(dir) = puzzles("measure") else { return };
     let part = std::env::var("LOCAL_MEASURE").unwrap_or_default();

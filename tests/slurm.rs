@@ -51,7 +51,23 @@ impl Cluster {
             return None;
         }
         let dir = tmp("cluster");
-        let out = Command::new(repo().join("scripts/slurm/up.sh")).arg(&dir).output().expect("run up.sh");
+        // Ports of its own, free now, so that a Slurm already up on this machine (the default
+        // ports 6817 and 6818, a researcher's workstation) neither blocks it nor is touched.
+        // Both held open at once, so that they differ; closed before the daemons bind them.
+        let bind = || std::net::TcpListener::bind("127.0.0.1:0");
+        let port = |l: &std::net::TcpListener| l.local_addr().map(|a| a.port());
+        let ports = bind().and_then(|a| bind().and_then(|b| Ok((port(&a)?, port(&b)?))));
+        let Ok((ctld, slurmd)) = ports else {
+            assert!(!required, "REQUIRE_SLURM=1 but no free port for the cluster");
+            println!("SKIPPED: no free port for a single-node Slurm here");
+            return None;
+        };
+        let out = Command::new(repo().join("scripts/slurm/up.sh"))
+            .arg(&dir)
+            .env("SLURMCTLD_PORT", ctld.to_string())
+            .env("SLURMD_PORT", slurmd.to_string())
+            .output()
+            .expect("run up.sh");
         assert!(out.status.success(), "up.sh failed: {}", String::from_utf8_lossy(&out.stderr));
         Some(Cluster { conf: dir.join("slurm.conf"), dir })
     }

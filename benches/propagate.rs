@@ -40,7 +40,7 @@ fn propagate(c: &mut Criterion) {
             let mut nodes = 0;
             for seed in 1..=4 {
                 let cfg = BacktrackConfig { consistency, seed, ..Default::default() };
-                let (sol, _, stats) = backtrack::solve(&p6, cfg);
+                let backtrack::BacktrackSolve { board: sol, stats, .. } = backtrack::solve(&p6, cfg);
                 assert!(sol.is_some());
                 nodes += stats.nodes;
             }
@@ -62,7 +62,7 @@ fn propagate(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("8x8", name), |b| {
             b.iter(|| {
                 let cfg = BacktrackConfig { consistency, seed: 1, max_nodes: Some(slice), ..Default::default() };
-                backtrack::solve(&p8, cfg).2.nodes
+                backtrack::solve(&p8, cfg).stats.nodes
             })
         });
     }

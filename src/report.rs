@@ -10,7 +10,7 @@ use crate::f1::project::EdgeProjection;
 use crate::method::MethodName;
 use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use crate::search::alns::{AlnsResult, OperatorStats};
-use crate::search::backtrack::{BacktrackStats, Ending};
+use crate::search::backtrack::Ending;
 use crate::search::beam::{BeamOrder, BeamResult};
 use crate::search::hill::LocalResult;
 use crate::search::scan::{ScanSolve, ScanSolveConfig, ScanTree, TreeChoice};
@@ -241,6 +241,9 @@ pub struct BacktrackOutcome {
     pub cells: usize,
     /// How the search ended.
     pub ending: Ending,
+    /// Unsolved: what the best board is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_board: Option<&'static str>,
 }
 
 /// What the row scan did.
@@ -361,14 +364,20 @@ impl SolveReport {
     /// The report of an arc-consistent backtracker run.
     pub(crate) fn from_backtrack(
         puzzle: &Puzzle,
-        board: Option<Board>,
-        ending: Ending,
-        stats: &BacktrackStats,
+        r: crate::search::backtrack::BacktrackSolve,
         consistency: Consistency,
         seed: u64,
     ) -> Self {
-        let solved = board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
+        let solved = r.board.as_ref().is_some_and(|b| verify::check(puzzle, b).valid);
+        // Unsolved: the deepest partial board, completed greedily, is the best board.
+        let best_board = r.board.is_none().then_some(if r.best_board.is_some() {
+            "the deepest partial board, completed greedily"
+        } else {
+            "none"
+        });
+        let board = r.board.or(r.best_board);
         let best_score = board.as_ref().map_or(0, |b| puzzle.score(b));
+        let stats = &r.stats;
         let outcome = Outcome::Backtrack(BacktrackOutcome {
             ac: consistency,
             nodes: stats.nodes,
@@ -376,7 +385,8 @@ impl SolveReport {
             restarts: stats.restarts,
             best_depth: stats.best_depth,
             cells: puzzle.cells(),
-            ending,
+            ending: r.ending,
+            best_board,
         });
         SolveReport { board, ..Self::new(puzzle, outcome, solved, best_score, stats.wall_s, seed) }
     }

@@ -659,9 +659,10 @@ fn run(job: &Job<'_>, progress: &mut (dyn FnMut(Event<'_>) + Send)) -> Result<So
     }
     let solved = if let Some(cfg) = spec.backtrack_config(cancel) {
         let ac = cfg.consistency;
-        let (board, ending, stats) = backtrack::solve(puzzle, cfg);
-        let report = SolveReport::from_backtrack(puzzle, board, ending, &stats, ac, spec.run.seed);
-        Solved::of(report, stats.nodes, "nodes", Vec::new())
+        let r = backtrack::solve(puzzle, cfg);
+        let nodes = r.stats.nodes;
+        let report = SolveReport::from_backtrack(puzzle, r, ac, spec.run.seed);
+        Solved::of(report, nodes, "nodes", Vec::new())
     } else if let Some(cfg) = spec.scan_config(cancel) {
         let progress = std::sync::Mutex::new(progress);
         let r = scan::solve(puzzle, &cfg, &|p: &ScanProgress| {

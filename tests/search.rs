@@ -12,7 +12,7 @@ fn backtracker_solves_brendan_set_1_up_to_6x6() {
         for h in 3..=w {
             let p = brendan(&dir, 1, w, h);
             let cfg = BacktrackConfig { seed: 1, max_nodes: Some(20_000_000), ..Default::default() };
-            let (sol, ending, stats) = backtrack::solve(&p, cfg);
+            let backtrack::BacktrackSolve { board: sol, ending, stats, .. } = backtrack::solve(&p, cfg);
             let sol = sol.unwrap_or_else(|| panic!("{w}x{h}: {ending:?} after {} nodes", stats.nodes));
             assert!(verify::check(&p, &sol).valid, "{w}x{h}");
         }
@@ -27,7 +27,7 @@ fn backtracker_solves_the_four_clue_puzzles() {
         let p = format::read_puzzle(&std::fs::read(&path).unwrap()).unwrap();
         for consistency in [Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4, Consistency::Fc] {
             let cfg = BacktrackConfig { consistency, seed: i, max_nodes: Some(10_000_000), ..Default::default() };
-            let (sol, ending, _) = backtrack::solve(&p, cfg);
+            let backtrack::BacktrackSolve { board: sol, ending, .. } = backtrack::solve(&p, cfg);
             let sol = sol.unwrap_or_else(|| panic!("clue {i} {consistency:?}: {ending:?}"));
             assert!(verify::check(&p, &sol).valid);
         }
@@ -59,7 +59,7 @@ fn complete_search_counts_agree_across_consistencies_and_find_the_planted_board(
 fn node_limit_is_honoured() {
     let (p, _) = generated(8, 8, 1);
     let cfg = BacktrackConfig { max_nodes: Some(500), ..Default::default() };
-    let (_, ending, stats) = backtrack::solve(&p, cfg);
+    let backtrack::BacktrackSolve { ending, stats, .. } = backtrack::solve(&p, cfg);
     if ending == Ending::Limit {
         assert!(stats.nodes <= 500);
     }

@@ -315,6 +315,22 @@ pub fn viewer_link(puzzle: &Puzzle, board: &Board) -> Option<String> {
 /// must be shown by some piece in some turn, each piece used once. Identical pieces are
 /// interchangeable, so taking any unused match is exact.
 pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
+    let w = puzzle.width();
+    let cells = parse_partial_viewer_link(link, puzzle)?;
+    if let Some(c) = cells.iter().position(Option::is_none) {
+        return Err(Error::solution(format!(
+            "cell {c} (row {}, column {}) is empty: a partial board, not a solution",
+            c / w + 1,
+            c % w + 1
+        )));
+    }
+    Ok(Board { width: w, height: puzzle.height(), cells: cells.into_iter().flatten().collect() })
+}
+
+/// Reads a viewer link that may show empty cells (all four edges `a`, as eternity2.dev's
+/// engines show the open cells of a partial board) as a partial board of `puzzle`: `None`
+/// where the cell is empty; every other cell as [`parse_viewer_link`] reads it.
+pub fn parse_partial_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Vec<Option<Placement>>> {
     let frag = link.split_once('#').or_else(|| link.split_once('?')).map_or(link, |(_, f)| f);
     let param =
         |key: &str| frag.split('&').find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == key).map(|(_, v)| v.trim()));
@@ -351,6 +367,10 @@ pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
     let mut cells = Vec::with_capacity(n);
     for c in 0..n {
         let q: Piece = [e[4 * c] - b'a', e[4 * c + 1] - b'a', e[4 * c + 2] - b'a', e[4 * c + 3] - b'a'];
+        if q == [0; 4] && !unused.contains_key(&[0; 4]) {
+            cells.push(None);
+            continue;
+        }
         let piece = unused.get_mut(&super::canonical(q)).and_then(|v| v.pop()).ok_or_else(|| {
             Error::solution(format!(
                 "cell {c} (row {}, column {}) shows edges {q:?}, which no unused piece has",
@@ -360,9 +380,9 @@ pub fn parse_viewer_link(link: &str, puzzle: &Puzzle) -> Result<Board> {
         })?;
         let p = puzzle.pieces()[piece as usize];
         let rot = (0..4u8).find(|&r| super::rotated(p, r) == q).expect("same canonical form");
-        cells.push(Placement { piece, rot });
+        cells.push(Some(Placement { piece, rot }));
     }
-    Ok(Board { width: w, height: h, cells })
+    Ok(cells)
 }
 
 /// Reads a solution from raw bytes.

@@ -11,6 +11,7 @@ use crate::meter::{Meter, Watch};
 use crate::puzzle::generate::{GenerateOptions, generate};
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::alldiff::PieceFilter;
+use crate::verify::block::BlockFilter;
 use crate::verify::{self, AllDiff, Consistency, Network, Propagator, SupportCounts};
 use rand::SeedableRng;
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -49,6 +50,10 @@ pub struct BacktrackConfig {
     /// Make the root partially path consistent before the search ([`verify::pc`]; not with
     /// AC-4), after SAC when both are asked.
     pub pc: bool,
+    /// Keep every 2x2 block consistent on colours after each propagation
+    /// ([`verify::block`]: the maintained form of the partial path consistency; not with
+    /// AC-4).
+    pub blocks: bool,
 }
 
 crate::options::one_value!(Consistency, CellOrder, AllDiff);
@@ -82,6 +87,10 @@ crate::options::options_table! {
         /// the search, after --sac when both are given (not with --ac ac4).
         [TreeSearch]
         pub pc: bool = false,
+        /// The backtracker keeps every 2x2 block consistent on colours after each propagation:
+        /// the maintained form of the partial path consistency (not with --ac ac4).
+        [TreeSearch]
+        pub blocks: bool = false,
     }
     idle(o) {
         restart_base if o.no_restarts => "with --no-restarts";
@@ -94,7 +103,7 @@ impl crate::options::Options for BacktrackOptions {
             let why = "is not kept with --ac ac4 yet (its support counts do not follow the filter's removals): use fc, ac3 or ac2001";
             return Err(crate::error::SpecError::conflict("alldiff", why));
         }
-        for (key, on) in [("sac", self.sac), ("pc", self.pc)] {
+        for (key, on) in [("sac", self.sac), ("pc", self.pc), ("blocks", self.blocks)] {
             if on && self.ac == Consistency::Ac4 {
                 let why = "is not kept with --ac ac4 (its support counts are built from the full domains): use fc, ac3 or ac2001";
                 return Err(crate::error::SpecError::conflict(key, why));
@@ -128,6 +137,7 @@ impl BacktrackOptions {
             alldiff: self.alldiff,
             sac: self.sac,
             pc: self.pc,
+            blocks: self.blocks,
         }
     }
 }
@@ -182,14 +192,15 @@ pub struct BacktrackStats {
     /// Solutions found (each verified exactly).
     pub solutions: u64,
     /// Propagation work: arc revisions (forward checking, AC-3, AC-2001) or support-count removals
-    /// (AC-4); a counter for comparing the engines.
+    /// (AC-4); a counter for comparing the engines. With `--blocks`, plus the blocks revised.
     pub revisions: u64,
     /// Support checks of the revisions: words of a neighbour's domain tested against a
     /// colour's supports (forward checking, AC-3, AC-2001; 0 for AC-4, which keeps counts and
-    /// checks nothing after it built them).
+    /// checks nothing after it built them). With `--blocks`, plus the candidates the block
+    /// filter tested.
     pub checks: u64,
-    /// Candidates removed by propagation (revisions, or AC-4's counts), placements' own
-    /// removals not counted.
+    /// Candidates removed by propagation (revisions, or AC-4's counts, and the block filter's),
+    /// placements' own removals not counted.
     pub removals: u64,
     /// Seconds the search took, wall clock.
     pub wall_s: f64,
@@ -245,6 +256,7 @@ enum Engine {
         prop: Propagator,
         marks: Vec<usize>,
         pieces: Option<Box<Pieces>>,
+        blocks: Option<Box<Blocks>>,
         /// With root passes: the root's domains once made (None inside: inconsistent), which
         /// every restart starts from instead of making them again.
         root: Option<Option<Vec<u64>>>,
@@ -277,12 +289,46 @@ impl Pieces {
     }
 }
 
+/// The block filter and its scratch, for a search that keeps it.
+struct Blocks {
+    filter: BlockFilter,
+    changed: Vec<u32>,
+}
+
+/// The filters kept beside arc consistency (Régin's, the blocks'), to a common fixed point
+/// with the arc consistency `kind` (forward checking: one pass of each). False on a wipe-out.
+fn filter(
+    net: &Network,
+    d: &mut [u64],
+    prop: &mut Propagator,
+    kind: Consistency,
+    pieces: &mut Option<Box<Pieces>>,
+    blocks: &mut Option<Box<Blocks>>,
+) -> bool {
+    loop {
+        if !pieces.as_mut().is_none_or(|p| p.run(net, d, prop, kind)) {
+            return false;
+        }
+        let Some(b) = blocks else { return true };
+        b.changed.clear();
+        if !b.filter.run(net, d, &mut b.changed) {
+            return false;
+        }
+        if b.changed.is_empty() || kind == Consistency::Fc {
+            return true;
+        }
+        if !prop.propagate_all(net, d, kind) {
+            return false;
+        }
+    }
+}
+
 impl Engine {
     /// Full domains plus root propagation; false when the puzzle is already inconsistent.
-    fn reset(&mut self, net: &Network, kind: Consistency, root: RootPasses) -> bool {
+    fn reset(&mut self, net: &Network, kind: Consistency, root: Rungs) -> bool {
         let full = net.full_domains();
         match self {
-            Engine::Copy { doms, level, prop, pieces, root: made, .. } => {
+            Engine::Copy { doms, level, prop, pieces, blocks, root: made, .. } => {
                 *level = 0;
                 prop.reset();
                 if let Some(made) = made {
@@ -302,7 +348,7 @@ impl Engine {
                     && (!root.pc
                         || (verify::pc::pc(net, d, &mut verify::pc::PcStats::default())
                             && prop.propagate_all(net, d, kind)))
-                    && pieces.as_mut().is_none_or(|p| p.run(net, d, prop, kind));
+                    && filter(net, d, prop, kind, pieces, blocks);
                 if root.sac || root.pc {
                     *made = Some(ok.then(|| d.to_vec()));
                 }
@@ -353,10 +399,10 @@ impl Engine {
 
     fn assign(&mut self, net: &Network, c: usize, j: usize, kind: Consistency) -> bool {
         match self {
-            Engine::Copy { doms, level, prop, pieces, .. } => {
+            Engine::Copy { doms, level, prop, pieces, blocks, .. } => {
                 let w = net.total_words();
                 let d = &mut doms[*level * w..(*level + 1) * w];
-                prop.assign(net, d, c, j, kind) && pieces.as_mut().is_none_or(|p| p.run(net, d, prop, kind))
+                prop.assign(net, d, c, j, kind) && filter(net, d, prop, kind, pieces, blocks)
             }
             Engine::Counts(sc) => sc.assign(net, c, j),
         }
@@ -383,7 +429,10 @@ impl Engine {
     /// (revisions, support checks, removals) so far.
     fn work(&self) -> (u64, u64, u64) {
         match self {
-            Engine::Copy { prop, .. } => (prop.revisions, prop.checks, prop.removals),
+            Engine::Copy { prop, blocks, .. } => {
+                let b = blocks.as_ref().map(|b| b.filter.stats).unwrap_or_default();
+                (prop.revisions + b.blocks, prop.checks + b.tests, prop.removals + b.removed)
+            }
             Engine::Counts(sc) => (sc.removals, 0, sc.removals),
         }
     }
@@ -416,21 +465,27 @@ pub struct Backtracker<'a> {
     scores: Vec<f32>,
     score_off: Vec<usize>,
     use_scores: bool,
+    /// With [`Backtracker::keep_deepest`]: the candidate of each cell on the deepest partial
+    /// board of the run (`u32::MAX` where it was open), copied when the depth record rises.
+    deepest: Option<Vec<u32>>,
 }
 
-/// The preprocessing passes at the root, the rungs above arc consistency.
+/// The rungs above arc consistency a search keeps: the preprocessing passes at the root and
+/// the maintained block filter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RootPasses {
-    /// Singleton arc consistency ([`verify::sac`]).
+pub struct Rungs {
+    /// Singleton arc consistency at the root ([`verify::sac`]).
     pub sac: bool,
-    /// Partial path consistency on the triangulated grid ([`verify::pc`]).
+    /// Partial path consistency on the triangulated grid at the root ([`verify::pc`]).
     pub pc: bool,
+    /// Block consistency on colours after every propagation ([`verify::block`]).
+    pub blocks: bool,
 }
 
 impl BacktrackConfig {
-    /// Its root passes.
-    pub fn root(&self) -> RootPasses {
-        RootPasses { sac: self.sac, pc: self.pc }
+    /// Its rungs above arc consistency.
+    pub fn rungs(&self) -> Rungs {
+        Rungs { sac: self.sac, pc: self.pc, blocks: self.blocks }
     }
 }
 
@@ -469,6 +524,9 @@ impl<'a> Backtracker<'a> {
                     marks: vec![0; n + 1],
                     pieces: (cfg.alldiff == AllDiff::Regin)
                         .then(|| Box::new(Pieces { filter: PieceFilter::new(), changed: Vec::new() })),
+                    blocks: cfg
+                        .blocks
+                        .then(|| Box::new(Blocks { filter: BlockFilter::new(&net), changed: Vec::new() })),
                     root: None,
                 },
             },
@@ -485,7 +543,30 @@ impl<'a> Backtracker<'a> {
             scores: Vec::new(),
             score_off: Vec::new(),
             use_scores: false,
+            deepest: None,
         }
+    }
+
+    /// Keeps the deepest partial board of each run (a copy of the placed cells whenever the
+    /// depth record rises: at most once a cell, since the record only grows), for
+    /// [`Backtracker::deepest_board`].
+    pub fn keep_deepest(&mut self) {
+        self.deepest = Some(vec![u32::MAX; self.puzzle.cells()]);
+    }
+
+    /// The deepest partial board of the last run (with [`Backtracker::keep_deepest`]; `None`
+    /// without it or before any placement), completed greedily by ALNS's repair
+    /// ([`crate::search::alns::complete_greedily`]) into a full board whose score can be read:
+    /// the same completion rule as the scan's.
+    pub fn deepest_board(&self) -> Option<Board> {
+        let kept = self.deepest.as_ref()?;
+        if self.stats.best_depth == 0 {
+            return None;
+        }
+        let cands = self.net.candidates();
+        let cells: Vec<Option<Placement>> =
+            (0..self.puzzle.cells()).map(|c| (kept[c] != u32::MAX).then(|| cands.of(c)[kept[c] as usize])).collect();
+        Some(crate::search::alns::complete_greedily(self.puzzle, &cells, self.cfg.seed))
     }
 
     /// Orders each cell's candidates by `scores` (highest first; ties in the random or list
@@ -528,6 +609,9 @@ impl<'a> Backtracker<'a> {
     pub fn run(&mut self, mut visit: impl FnMut(&Board) -> Next) -> (Ending, BacktrackStats) {
         self.start = Instant::now();
         self.stats = BacktrackStats::default();
+        if let Some(kept) = &mut self.deepest {
+            kept.fill(u32::MAX);
+        }
         let ending = loop {
             self.placed.iter_mut().for_each(|p| *p = false);
             self.restart_at = if self.cfg.restarts {
@@ -535,7 +619,7 @@ impl<'a> Backtracker<'a> {
             } else {
                 u64::MAX
             };
-            if !self.engine.reset(&self.net, self.cfg.consistency, self.cfg.root()) || !self.apply_fixed() {
+            if !self.engine.reset(&self.net, self.cfg.consistency, self.cfg.rungs()) || !self.apply_fixed() {
                 break Ending::Exhausted;
             }
             match self.dfs(0, &mut visit) {
@@ -644,7 +728,14 @@ impl<'a> Backtracker<'a> {
             if ok {
                 self.placed[cell] = true;
                 self.chosen[cell] = j;
-                self.stats.best_depth = self.stats.best_depth.max(depth + 1);
+                if depth + 1 > self.stats.best_depth {
+                    self.stats.best_depth = depth + 1;
+                    if let Some(kept) = &mut self.deepest {
+                        for (c, k) in kept.iter_mut().enumerate() {
+                            *k = if self.placed[c] { self.chosen[c] } else { u32::MAX };
+                        }
+                    }
+                }
                 let f = self.dfs(depth + 1, visit);
                 self.placed[cell] = false;
                 if !matches!(f, Flow::Continue) {
@@ -680,7 +771,7 @@ impl<'a> Backtracker<'a> {
             made += 1;
             self.placed.iter_mut().for_each(|p| *p = false);
             let mut nodes = 0f64;
-            if self.engine.reset(&self.net, self.cfg.consistency, self.cfg.root()) && self.apply_fixed() {
+            if self.engine.reset(&self.net, self.cfg.consistency, self.cfg.rungs()) && self.apply_fixed() {
                 let mut weight = 1f64;
                 while let Some(cell) = self.pick() {
                     order.clear();
@@ -773,20 +864,85 @@ impl<'a> Backtracker<'a> {
     }
 }
 
-/// Finds one solution (or none within the limits).
-pub fn solve(puzzle: &Puzzle, cfg: BacktrackConfig) -> (Option<Board>, Ending, BacktrackStats) {
+/// What [`solve`] found.
+#[derive(Clone, Debug)]
+pub struct BacktrackSolve {
+    /// The solution (verified exactly), if one was found.
+    pub board: Option<Board>,
+    /// Unsolved: the deepest partial board, completed greedily
+    /// ([`Backtracker::deepest_board`]); `None` when solved or nothing was placed.
+    pub best_board: Option<Board>,
+    /// How the search ended.
+    pub ending: Ending,
+    /// Its work.
+    pub stats: BacktrackStats,
+}
+
+/// Finds one solution (or none within the limits, and then the deepest partial board,
+/// completed greedily).
+pub fn solve(puzzle: &Puzzle, cfg: BacktrackConfig) -> BacktrackSolve {
     let mut bt = Backtracker::new(puzzle, cfg);
+    bt.keep_deepest();
     let mut found = None;
     let (ending, stats) = bt.run(|b| {
         found = Some(b.clone());
         Next::Stop
     });
-    (found, ending, stats)
+    let best_board = if found.is_none() { bt.deepest_board() } else { None };
+    BacktrackSolve { board: found, best_board, ending, stats }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Unsolved within its nodes, the backtracker's best board is its deepest partial board
+    /// completed greedily: a full board of the puzzle's pieces that keeps the hints and
+    /// matches at least the joins between the cells of that partial board; solved, it has
+    /// none.
+    #[test]
+    fn an_unsolved_search_gives_its_deepest_board_completed() {
+        for (w, h, seed, consistency) in
+            [(10, 10, 1, Consistency::Ac3), (12, 8, 2, Consistency::Fc), (11, 11, 3, Consistency::Ac2001)]
+        {
+            let (p, b) =
+                generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed })
+                    .unwrap();
+            let hints = [w + 1, 2 * w + 3]
+                .iter()
+                .map(|&c| crate::puzzle::Hint { cell: c, piece: b.cells[c].piece as usize, rot: b.cells[c].rot })
+                .collect();
+            let p = Puzzle::new(w, h, p.pieces().to_vec(), hints).unwrap();
+            let cfg = BacktrackConfig { consistency, seed, max_nodes: Some(400), ..Default::default() };
+            let mut bt = Backtracker::new(&p, cfg.clone());
+            bt.keep_deepest();
+            let (_, stats) = bt.run(|_| Next::Stop);
+            let kept = bt.deepest.clone().unwrap();
+            let open = kept.iter().filter(|&&k| k == u32::MAX).count();
+            assert!(open > 0 && stats.best_depth > 0, "{w}x{h}: solved within 400 nodes; pick a harder case");
+            let r = solve(&p, cfg);
+            assert!(r.board.is_none());
+            let best = r.best_board.expect("an unsolved search gives a best board");
+            assert_eq!(bt.deepest_board().as_ref(), Some(&best), "{w}x{h}: not reproducible");
+            crate::search::alns::assert_completed_board(&p, &best, &format!("{w}x{h}"));
+            // The deepest partial board is on it, and its inner joins match.
+            let cands = p.candidates();
+            for (c, &k) in kept.iter().enumerate().filter(|&(_, &k)| k != u32::MAX) {
+                assert_eq!(best.cells[c], cands.of(c)[k as usize], "{w}x{h}: cell {c} moved");
+            }
+            let joins = (0..p.cells())
+                .flat_map(|c| [1, 2].map(|s| (c, p.neighbour(c, s))))
+                .filter(|&(c, m)| m.is_some_and(|m| kept[c] != u32::MAX && kept[m] != u32::MAX))
+                .count();
+            assert!(p.score(&best) >= joins, "{w}x{h}: {} < {joins}", p.score(&best));
+            assert!(!verify::check(&p, &best).valid);
+        }
+        let (p, _) =
+            generate(&GenerateOptions { width: 4, height: 4, frame_colors: None, inner_colors: None, seed: 5 })
+                .unwrap();
+        let r = solve(&p, BacktrackConfig { seed: 1, ..Default::default() });
+        assert!(r.board.is_some() && r.best_board.is_none());
+    }
 
     #[test]
     fn whole_board_rotation_keeps_solutions_valid() {
@@ -818,7 +974,7 @@ mod tests {
                     .unwrap();
             for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001, Consistency::Ac4] {
                 let cfg = BacktrackConfig { consistency, seed, ..Default::default() };
-                let (sol, ending, stats) = solve(&p, cfg);
+                let BacktrackSolve { board: sol, ending, stats, .. } = solve(&p, cfg);
                 let sol = sol.unwrap_or_else(|| panic!("{consistency:?} seed {seed}: {ending:?} {stats:?}"));
                 assert!(verify::check(&p, &sol).valid);
             }
@@ -847,18 +1003,19 @@ mod tests {
     /// loses none either.
     #[test]
     fn regin_s_filter_counts_the_same_solutions_on_a_tree_no_larger() {
-        let (mut smaller, mut tried) = (0, 0);
+        let (mut smaller, mut tried, mut blocks_smaller) = (0, 0, 0);
         for (w, h, seed) in [(4, 3, 3), (4, 4, 1), (5, 3, 2), (4, 4, 6)] {
             let opts = GenerateOptions { width: w, height: h, frame_colors: Some(2), inner_colors: Some(3), seed };
             let Ok((p, _)) = generate(&opts) else { continue };
             tried += 1;
             for consistency in [Consistency::Fc, Consistency::Ac3, Consistency::Ac2001] {
-                let run_pc = |alldiff, sac, pc| {
+                let run_with = |alldiff, sac, pc, blocks| {
                     let cfg = BacktrackConfig {
                         consistency,
                         alldiff,
                         sac,
                         pc,
+                        blocks,
                         restarts: false,
                         randomize: false,
                         order: CellOrder::Scan,
@@ -868,6 +1025,7 @@ mod tests {
                     assert_eq!(ending, Ending::Exhausted);
                     (stats.solutions, stats.nodes)
                 };
+                let run_pc = |alldiff, sac, pc| run_with(alldiff, sac, pc, false);
                 let run = |alldiff, sac| run_pc(alldiff, sac, false);
                 let (plain, regin) = (run(AllDiff::Values, false), run(AllDiff::Regin, false));
                 assert_eq!(plain.0, regin.0, "{w}x{h} seed {seed} {consistency:?}: solutions");
@@ -879,6 +1037,17 @@ mod tests {
                 assert_eq!(pc.0, plain.0, "{w}x{h} seed {seed} {consistency:?}: PC");
                 assert!(pc.1 <= plain.1, "{w}x{h} seed {seed} {consistency:?}: PC {} nodes against {}", pc.1, plain.1);
                 assert_eq!(run_pc(AllDiff::Regin, true, true).0, plain.0, "{w}x{h} seed {seed}: SAC + PC + Régin");
+                // The maintained block filter, alone and with Régin's: the same solutions on a
+                // tree no larger.
+                let blocks = run_with(AllDiff::Values, false, false, true);
+                assert_eq!(blocks.0, plain.0, "{w}x{h} seed {seed} {consistency:?}: blocks");
+                assert!(blocks.1 <= plain.1, "{w}x{h} seed {seed} {consistency:?}: blocks {} > {}", blocks.1, plain.1);
+                blocks_smaller += usize::from(blocks.1 < plain.1);
+                assert_eq!(
+                    run_with(AllDiff::Regin, false, false, true).0,
+                    plain.0,
+                    "{w}x{h} seed {seed}: blocks + Régin"
+                );
                 assert!(
                     regin.1 <= plain.1,
                     "{w}x{h} seed {seed} {consistency:?}: {} nodes against {}",
@@ -890,6 +1059,7 @@ mod tests {
         }
         assert!(tried >= 3, "only {tried} puzzles generated");
         assert!(smaller > 0, "the filter never pruned a node");
+        assert!(blocks_smaller > 0, "the block filter never pruned a node");
     }
 
     /// With root passes and restarts, every restart starts from the root's domains made once,
@@ -901,7 +1071,7 @@ mod tests {
             let (p, _) = generate(&opts).expect("a puzzle");
             for (sac, pc) in [(true, false), (false, true), (true, true)] {
                 let o = BacktrackOptions { sac, pc, restart_base: 8, ..Default::default() };
-                let (board, ending, stats) = solve(&p, o.config(seed, None, None, Cancel::new()));
+                let BacktrackSolve { board, ending, stats, .. } = solve(&p, o.config(seed, None, None, Cancel::new()));
                 let board = board.expect("a solution");
                 assert!(crate::verify::check(&p, &board).valid);
                 assert_eq!(ending, Ending::Stopped);
@@ -1007,18 +1177,19 @@ pub fn count(
     time_limit: Option<Duration>,
     watch: &Watch,
 ) -> Count {
-    count_with(puzzle, consistency, AllDiff::Values, RootPasses::default(), order, limit, time_limit, watch)
+    count_with(puzzle, consistency, AllDiff::Values, Rungs::default(), order, limit, time_limit, watch)
 }
 
 /// [`count`] with the all-different on pieces `alldiff` kept beside the propagation, and
-/// with the root passes `root` (singleton arc consistency, partial path consistency); each
-/// needs forward checking, AC-3 or AC-2001 (with AC-4 none is kept).
+/// with the `rungs` above arc consistency (singleton arc consistency and partial path
+/// consistency at the root, the block filter at every node); each needs forward checking,
+/// AC-3 or AC-2001 (with AC-4 none is kept).
 #[allow(clippy::too_many_arguments)]
 pub fn count_with(
     puzzle: &Puzzle,
     consistency: Consistency,
     alldiff: AllDiff,
-    root: RootPasses,
+    rungs: Rungs,
     order: CellOrder,
     limit: Option<u64>,
     time_limit: Option<Duration>,
@@ -1027,8 +1198,9 @@ pub fn count_with(
     let cfg = BacktrackConfig {
         consistency,
         alldiff,
-        sac: root.sac,
-        pc: root.pc,
+        sac: rungs.sac,
+        pc: rungs.pc,
+        blocks: rungs.blocks,
         order,
         restarts: false,
         randomize: false,

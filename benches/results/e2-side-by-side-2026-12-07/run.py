@@ -102,11 +102,41 @@ def run_peer(args, engine, v, seed, pin, tmp):
     return score, link, wall, cmd, extra
 
 
+def run_algo(args, engine, v, seed, pin, tmp):
+    """One of the peer's native engine family (`run_algo --algo NAME`, e.g. gacolor_ac3). Its
+    best board is a partial board (empty cells); it is completed greedily by concur (ALNS's
+    start with --max-iters 0: the rule concur's scan and backtracker use for their own best
+    boards) before it is scored."""
+    puzzle = PUZZLES / f"e2-16x16-v{v:02d}.json"
+    peer = pathlib.Path(args.peer)
+    out_json, sol = tmp / "board.json", tmp / "completed.sol"
+    cmd = [str(peer / "engine/target/release/run_algo"), "--puzzle", f"variants/variant_{v:02d}.json", "--algo",
+           engine, "--seed", str(seed), "--budget-ms", str(args.seconds * 1000), "--emit", str(out_json)]
+    t0 = time.monotonic()
+    out = subprocess.run(pin + cmd, cwd=peer, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT")), "")
+    fields = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+    doc = json.loads(out_json.read_text()) if out_json.exists() else {}
+    if not doc.get("url"):
+        return 0, None, wall, " ".join(cmd[1:]), {"note": "no board"}
+    complete = [args.concur, "solve", str(puzzle), "--method", "alns", "--start", doc["url"], "--max-iters", "0",
+                "--json", "-o", str(sol)]
+    subprocess.run(complete, capture_output=True, text=True)
+    score, link = verify(args.concur, puzzle, str(sol))
+    extra = {"self_score": doc.get("score"), "breaks": doc.get("breaks"), "nodes": int(fields.get("nodes", 0)),
+             "nodes_per_s": int(fields.get("nps", 0)), "completion": "concur's greedy completion",
+             "partial_viewer_link": doc["url"]}
+    return score, link, wall, "run_algo " + " ".join(cmd[1:]), extra
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--instances", type=int, nargs="+", default=list(range(10)))
-    ap.add_argument("--engines", nargs="+", default=["concur", "producer"])
+    ap.add_argument("--engines", nargs="+", default=["concur", "producer"],
+                    help="concur (the beam pipeline), scan, scan-alns, backtrack, map-alns; the peer's producer, alns, "
+                         "blackwood, verhaard, or run_algo:NAME (its native family, e.g. run_algo:gacolor_ac3)")
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--core", type=int, default=None, help="pin every run to this core (taskset)")
     ap.add_argument("--pair", action="store_true", help="run the engines of an instance and seed at once, one a core")
@@ -131,7 +161,9 @@ def main():
             r = json.loads(line)
             done.add((r["engine"], int(r["instance"][1:]), r["seed"]))
     def row_name(engine):
-        name = args.tag if engine in ("concur", "scan", "scan-alns") else engine
+        name = args.tag if engine in ("concur", "scan", "scan-alns", "backtrack") else engine
+        if engine.startswith("run_algo:"):
+            name = engine.split(":", 1)[1] + (f" ({args.seconds} s)" if args.seconds != 60 else "")
         if engine == "producer" and args.producer_width:
             name = f"producer (width {args.producer_width})"
         if args.best_of:
@@ -149,8 +181,12 @@ def main():
                 return run_concur(args, v, seed, pin, t, method="scan")
             if engine == "scan-alns":
                 return run_scan_alns(args, v, seed, pin, t)
+            if engine == "backtrack":
+                return run_concur(args, v, seed, pin, t, method="backtrack")
             if engine == "map-alns":
                 return run_map_alns(args, v, seed, pin, t)
+            if engine.startswith("run_algo:"):
+                return run_algo(args, engine.split(":", 1)[1], v, seed, pin, t)
             return run_peer(args, engine, v, seed, pin, t)
 
     def best_of(engine, v, seed, pin):

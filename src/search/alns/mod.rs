@@ -212,7 +212,9 @@ crate::options::options_table! {
         pub temperature: f64 = 1.5,
         /// ALNS: polish this board instead of building one: a viewer link (e2.bucas.name or
         /// eternity2.dev), or a file holding one or a board in Brendan Owen's solution format
-        /// (`solve -o`).
+        /// (`solve -o`). A link with empty cells (a partial board) is completed greedily
+        /// first, the rule the scan and the backtracker use for their best boards; with
+        /// `--max-iters 0` that completion is all the run does.
         [LocalSearch, value_name = "BOARD"]
         pub start: Option<String> = None,
     }
@@ -250,7 +252,22 @@ impl AlnsOptions {
             let bytes = std::fs::read(trimmed).map_err(|e| bad(format!("cannot read {trimmed}: {e}")))?;
             crate::puzzle::format::text_of(&bytes).map_err(|e| bad(format!("{trimmed}: {e}")))?.to_string()
         };
-        let board = crate::puzzle::format::parse_solution(&text, puzzle).map_err(|e| bad(e.to_string()))?;
+        let board = if crate::puzzle::format::detect(&text).is_ok_and(|k| k == crate::puzzle::format::Kind::ViewerLink)
+        {
+            let cells = crate::puzzle::format::parse_partial_viewer_link(text.trim(), puzzle)
+                .map_err(|e| bad(e.to_string()))?;
+            if cells.iter().all(Option::is_some) {
+                crate::puzzle::Board {
+                    width: puzzle.width(),
+                    height: puzzle.height(),
+                    cells: cells.into_iter().flatten().collect(),
+                }
+            } else {
+                complete_greedily(puzzle, &cells, 0)
+            }
+        } else {
+            crate::puzzle::format::parse_solution(&text, puzzle).map_err(|e| bad(e.to_string()))?
+        };
         check_start(puzzle, &board).map_err(|why| bad(format!("the board cannot start a polish: {why}")))?;
         Ok(Some(board.cells))
     }
@@ -510,6 +527,24 @@ pub fn complete_greedily(puzzle: &Puzzle, partial: &[Option<Placement>], seed: u
     s.pool.extend((0..puzzle.pieces().len() as u16).filter(|&p| !used[p as usize]));
     s.greedy_fill();
     crate::puzzle::Board { width: puzzle.width(), height: puzzle.height(), cells: s.st.cells.clone() }
+}
+
+/// Asserts that `best` is a completed board of `p`: each piece once, grey sides on the rim,
+/// every hint where the puzzle puts it (the promise of [`complete_greedily`]).
+#[cfg(test)]
+pub(crate) fn assert_completed_board(p: &Puzzle, best: &crate::puzzle::Board, tag: &str) {
+    let mut uses = vec![0; p.cells()];
+    for (c, pl) in best.cells.iter().enumerate() {
+        uses[pl.piece as usize] += 1;
+        let q = crate::puzzle::rotated(p.pieces()[pl.piece as usize], pl.rot);
+        for side in 0..4 {
+            assert!(p.neighbour(c, side).is_some() || q[side] == 0, "{tag}: cell {c} off the rim");
+        }
+    }
+    assert!(uses.iter().all(|&u| u == 1), "{tag}: not a permutation of the pieces");
+    for hint in p.hints() {
+        assert_eq!(best.cells[hint.cell], Placement { piece: hint.piece as u16, rot: hint.rot }, "{tag}: hint");
+    }
 }
 
 /// Why `board` cannot start a local search on `puzzle`, if it cannot: it must be a board of

@@ -705,18 +705,7 @@ mod tests {
             let r = solve(&p, &cfg, &|_| {});
             assert!(r.board.is_none(), "{w}x{h}: solved within 3,000 nodes; pick a harder case");
             let best = r.best_board.expect("an unsolved scan gives a best board");
-            let mut uses = vec![0; p.cells()];
-            for (c, pl) in best.cells.iter().enumerate() {
-                uses[pl.piece as usize] += 1;
-                let q = crate::puzzle::rotated(p.pieces()[pl.piece as usize], pl.rot);
-                for side in 0..4 {
-                    assert!(p.neighbour(c, side).is_some() || q[side] == 0, "{w}x{h}: cell {c} off the rim");
-                }
-            }
-            assert!(uses.iter().all(|&u| u == 1), "{w}x{h}: not a permutation of the pieces");
-            for hint in p.hints() {
-                assert_eq!(best.cells[hint.cell], Placement { piece: hint.piece as u16, rot: hint.rot });
-            }
+            crate::search::alns::assert_completed_board(&p, &best, &format!("{w}x{h}"));
             let floor = prefix_joins(r.best_depth, w).min(prefix_joins(r.best_depth, h));
             assert!(r.best_depth > 0 && p.score(&best) >= floor, "{w}x{h}: {} < {floor}", p.score(&best));
             assert!(!verify::check(&p, &best).valid);

@@ -88,14 +88,14 @@ fn the_beam_and_its_polish_refuse_bad_input_before_the_work() {
     refused(&["solve", s(&hinted), "--method", "beam"], "two hints");
 }
 
-/// Régin's filter, the SAC root and the path-consistent root run with fc, ac3 and ac2001: with
-/// ac4 each is refused in one line; with ac3 the count finds what the plain count finds. The
-/// root's work table names every rung and refuses the count's flags.
+/// Régin's filter, the SAC root, the path-consistent root and the block filter run with fc,
+/// ac3 and ac2001: with ac4 each is refused in one line; with ac3 the count finds what the
+/// plain count finds. The root's work table names every rung and refuses the count's flags.
 #[test]
-fn count_takes_regin_sac_and_pc_with_ac3_and_refuses_them_with_ac4() {
+fn count_takes_regin_sac_pc_and_blocks_with_ac3_and_refuses_them_with_ac4() {
     let p = tmp("count-regin.txt");
     assert!(concur(&["generate", "--width", "4", "--height", "4", "--seed", "5", "-o", s(&p)]).status.success());
-    for flags in [&["--alldiff", "regin"][..], &["--sac"][..], &["--pc"][..]] {
+    for flags in [&["--alldiff", "regin"][..], &["--sac"][..], &["--pc"][..], &["--blocks"][..]] {
         let mut args = vec!["count", s(&p), "--ac", "ac4"];
         args.extend(flags);
         crate::common::assert_refused(&concur(&args), flags[0], &format!("{args:?}"));
@@ -112,6 +112,8 @@ fn count_takes_regin_sac_and_pc_with_ac3_and_refuses_them_with_ac4() {
     assert_eq!(count(&["--sac", "--alldiff", "regin"]), plain);
     assert_eq!(count(&["--pc"]), plain);
     assert_eq!(count(&["--pc", "--sac", "--alldiff", "regin"]), plain);
+    assert_eq!(count(&["--blocks"]), plain);
+    assert_eq!(count(&["--blocks", "--pc", "--alldiff", "regin"]), plain);
     let out = concur(&["count", s(&p), "--root-work", "--json"]);
     assert_eq!(
         out.status.code(),
@@ -122,7 +124,7 @@ fn count_takes_regin_sac_and_pc_with_ac3_and_refuses_them_with_ac4() {
     );
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let levels: Vec<&str> = rows.iter().map(|r| r["level"].as_str().unwrap()).collect();
-    assert_eq!(levels, ["ac1", "ac3", "ac2001", "ac4", "ac3+regin", "sac", "pc"]);
+    assert_eq!(levels, ["ac1", "ac3", "ac2001", "ac4", "ac3+regin", "ac3+blocks", "sac", "pc"]);
     crate::common::assert_refused(&concur(&["count", s(&p), "--root-work", "--pc"]), "--pc", "root-work with --pc");
 }
 

@@ -20,7 +20,7 @@ fn sample(id: &str) -> Option<(Option<&'static str>, &'static [&'static str])> {
         "trials" => v("3"),
         "beta" => v("0.5"),
         "no_cycle_restart" | "all_trials" | "keep_going" | "cold_assign" | "no_restarts" | "row_chain"
-        | "no_exact_repair" | "fused_passes" | "hybrid" | "sac" | "pc" => switch,
+        | "no_exact_repair" | "fused_passes" | "hybrid" | "sac" | "pc" | "blocks" => switch,
         "edge" => v("one-color"),
         "restart_stall" => v("5"),
         "kick" => v("0.5"),

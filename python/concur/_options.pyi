@@ -112,6 +112,9 @@ class SolveOptions(TypedDict, total=False):
     pc: bool
     """The backtracker's root made partially path consistent (the grid's triangles) before the
     search, after --sac when both are given (not with --ac ac4). Default: False."""
+    blocks: bool
+    """The backtracker keeps every 2x2 block consistent on colours after each propagation: the
+    maintained form of the partial path consistency (not with --ac ac4). Default: False."""
     tree: str
     """The scan's tree of each restart: the smallest by Knuth's estimate, or one at random.
     Default: 'estimate'."""
@@ -147,7 +150,9 @@ class SolveOptions(TypedDict, total=False):
     start: str | None
     """ALNS: polish this board instead of building one: a viewer link (e2.bucas.name or
     eternity2.dev), or a file holding one or a board in Brendan Owen's solution format (`solve
-    -o`). Default: not set."""
+    -o`). A link with empty cells (a partial board) is completed greedily first, the rule the
+    scan and the backtracker use for their best boards; with `--max-iters 0` that completion is
+    all the run does. Default: not set."""
     width: int | None
     """Beam: partial boards kept at each cell (default: calibrated to the beam's share of the time
     limit, else 4,096). Default: not set."""

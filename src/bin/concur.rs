@@ -725,7 +725,7 @@ fn count_ac(a: CountArgs, cancel: &Cancel) -> Result<ExitCode> {
         let flag = if a.alldiff == concur::verify::AllDiff::Regin {
             Some("--alldiff regin")
         } else {
-            a.sac.then_some("--sac").or(a.pc.then_some("--pc"))
+            a.sac.then_some("--sac").or(a.pc.then_some("--pc")).or(a.blocks.then_some("--blocks"))
         };
         if let Some(flag) = flag {
             anyhow::bail!(
@@ -738,8 +738,8 @@ fn count_ac(a: CountArgs, cancel: &Cancel) -> Result<ExitCode> {
         MemoryBudget::here()?.check_tables("count --pc (its relations)", limits::tables(&p, true) + pc)?;
     }
     let c = metered("nodes", "solutions", &meter, || {
-        let root = backtrack::RootPasses { sac: a.sac, pc: a.pc };
-        backtrack::count_with(&p, a.ac, a.alldiff, root, a.order, a.limit, time_limit, &watch)
+        let rungs = backtrack::Rungs { sac: a.sac, pc: a.pc, blocks: a.blocks };
+        backtrack::count_with(&p, a.ac, a.alldiff, rungs, a.order, a.limit, time_limit, &watch)
     });
     if a.json {
         println!("{}", c.json(cancel.is_cancelled()));

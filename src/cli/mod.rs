@@ -194,6 +194,10 @@ pub struct CountArgs {
     /// 2x2 block (after --sac when both are given).
     #[arg(long)]
     pub pc: bool,
+    /// Keep every 2x2 block consistent on colours after each propagation (`--engine ac`;
+    /// with --ac fc, ac3 or ac2001): the maintained form of the partial path consistency.
+    #[arg(long)]
+    pub blocks: bool,
     /// Wall-clock limit in seconds: the count stops there with what it has (a journal keeps
     /// every finished subtree).
     #[arg(long, value_name = "SECS")]
@@ -249,7 +253,7 @@ impl CountArgs {
         use clap::parser::ValueSource::CommandLine;
         let given = |id: &str| matches.value_source(id) == Some(CommandLine);
         let scan_only = ["threads", "no_symmetry", "probes", "journal", "tasks", "reverse"];
-        let ac_only = ["ac", "order", "alldiff", "sac", "pc"];
+        let ac_only = ["ac", "order", "alldiff", "sac", "pc", "blocks"];
         let mut out = Vec::new();
         let (estimate, scan) = (self.estimate.is_some(), self.engine == CountEngine::Scan);
         for id in scan_only {
@@ -268,7 +272,8 @@ impl CountArgs {
             }
         }
         if self.root_work {
-            let counting = ["limit", "time_limit", "ac", "order", "alldiff", "sac", "pc", "engine", "estimate"];
+            let counting =
+                ["limit", "time_limit", "ac", "order", "alldiff", "sac", "pc", "blocks", "engine", "estimate"];
             out.extend(scan_only.into_iter().chain(counting).filter(|id| given(id)));
         }
         out

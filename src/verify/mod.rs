@@ -2,6 +2,7 @@
 //! certification (ARCHITECTURE.md §6).
 
 pub mod alldiff;
+pub mod block;
 mod network;
 pub mod pc;
 pub mod sac;

@@ -546,6 +546,8 @@ fn generated(name: &str) -> Option<String> {
         "e2-breaks" => Some(breaks_table()),
         "e2-peers" => Some(peers_table()),
         "consistency-ladder" => Some(consistency_table()),
+        "ac3-side" => Some(ac3_side_table()),
+        "rotation-table" => Some(rotation_table()),
         "root-work" => Some(root_work_table()),
         "alns-operators" => Some(
             concur::search::alns::Destroy::ALL.iter().map(|d| format!("`{}`", d.name())).collect::<Vec<_>>().join(", ")
@@ -757,19 +759,131 @@ fn peers_table() -> String {
     out
 }
 
+/// The seed's AC-3 engine figure side by side (docs/consistency.md): concur's backtracker with
+/// AC-3 and eternity2.dev's `gacolor_ac3`, per instance the score of the best board completed
+/// greedily, the mean, the nodes a second and the peer's own score of its partial board.
+fn ac3_side_table() -> String {
+    let path = root().join("benches/results/e2-side-by-side-2026-12-07/ac3.jsonl");
+    let runs: Vec<serde_json::Value> =
+        read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let instances: BTreeSet<String> = runs.iter().map(|r| r["instance"].as_str().unwrap().to_string()).collect();
+    let mut names: Vec<String> = Vec::new();
+    for r in &runs {
+        let e = r["engine"].as_str().unwrap().to_string();
+        if !names.contains(&e) {
+            names.push(e);
+        }
+    }
+    let mut out = String::from("| engine (one core, seed 1; scores after the greedy completion) |");
+    for i in &instances {
+        out.push_str(&format!(" {i} |"));
+    }
+    out.push_str(" mean | nodes / s | its own score of the partial board |\n|---|");
+    out.push_str(&"---|".repeat(instances.len() + 3));
+    out.push('\n');
+    for name in names {
+        let rows: Vec<&serde_json::Value> = runs.iter().filter(|r| r["engine"] == name.as_str()).collect();
+        out.push_str(&format!("| {name} |"));
+        for i in &instances {
+            match rows.iter().find(|r| r["instance"] == i.as_str()) {
+                Some(r) => out.push_str(&format!(" {} |", r["score"])),
+                None => out.push_str(" - |"),
+            }
+        }
+        let mean = |k: &str| rows.iter().filter_map(|r| r[k].as_f64()).sum::<f64>() / rows.len().max(1) as f64;
+        let own: Vec<String> = rows.iter().filter_map(|r| r["self_score"].as_u64()).map(|v| v.to_string()).collect();
+        let own = if own.is_empty() { "-".to_string() } else { own.join(", ") };
+        out.push_str(&format!(" {:.1} | {:.0} | {own} |\n", mean("score"), mean("nodes_per_s")));
+    }
+    out
+}
+
+/// The rotation table measured (docs/consistency.md): per puzzle and way of revising, the
+/// nodes and revisions (the same for every way), the median nanoseconds a node over the timed
+/// runs, and the instructions a node under cachegrind.
+fn rotation_table() -> String {
+    let path = root().join("benches/results/consistency-2026-12-07/rotation.jsonl");
+    let runs: Vec<serde_json::Value> =
+        read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut out = String::from(
+        "| puzzle | revision | nodes | revisions | ns / node (median of 3) | vs masks | instructions / node |\n|---|---|---|---|---|---|---|\n",
+    );
+    let mut puzzles: Vec<&str> = Vec::new();
+    for r in &runs {
+        let p = r["puzzle"].as_str().unwrap();
+        if !puzzles.contains(&p) {
+            puzzles.push(p);
+        }
+    }
+    let timed = |p: &str, way: &str| -> Vec<&serde_json::Value> {
+        runs.iter().filter(|r| r["puzzle"] == p && r["revise"] == way && r.get("ns_per_node").is_some()).collect()
+    };
+    let median = |rows: &[&serde_json::Value]| {
+        let mut v: Vec<f64> = rows.iter().map(|r| r["ns_per_node"].as_f64().unwrap()).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for p in puzzles {
+        let name = std::path::Path::new(p).file_stem().unwrap().to_string_lossy().to_string();
+        let base = median(&timed(p, "masks"));
+        for way in ["masks", "derive", "table"] {
+            let rows = timed(p, way);
+            let Some(first) = rows.first() else { continue };
+            let ns = median(&rows);
+            let nodes = first["nodes"].as_f64().unwrap();
+            let ir = runs.iter().find(|r| r["puzzle"] == p && r["revise"] == way && r.get("instructions").is_some());
+            let per = ir.map_or("-".to_string(), |r| {
+                // A run under cachegrind stops at its own limit or where the timed run did (a
+                // solution), whichever comes first: the same seed walks the same tree.
+                let n =
+                    r["cachegrind_nodes"].as_str().and_then(|n| n.parse::<f64>().ok()).map_or(nodes, |n| n.min(nodes));
+                format!("{:.0}", r["instructions"].as_f64().unwrap() / n)
+            });
+            out.push_str(&format!(
+                "| {name} | {way} | {nodes:.0} | {} | {ns:.0} | {:.2} | {per} |\n",
+                first["revisions"],
+                ns / base
+            ));
+        }
+    }
+    out
+}
+
 /// The consistency ladder measured (docs/consistency.md): per puzzle, target and level, the
 /// solutions, the tree's nodes, the seconds of the count and whether it finished.
 fn consistency_table() -> String {
     let path = root().join("benches/results/consistency-2026-12-07/runs.jsonl");
     let mut out = String::from(
-        "| set 1 puzzle | target | level | solutions | nodes | seconds | nodes vs ac3 | revisions / node | checks / node | removals / node |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| puzzle | target | level | solutions | nodes | seconds | nodes vs ac3 | revisions / node | checks / node | removals / node |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let runs: Vec<serde_json::Value> =
         read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
     let key =
         |r: &serde_json::Value| (r["size"].as_str().unwrap().to_string(), r["target"].as_str().unwrap().to_string());
-    let levels =
-        ["fc", "fc+regin", "ac3", "ac2001", "ac4", "ac3+regin", "ac3+sac", "ac3+sac+regin", "ac3+pc", "ac3+pc+regin"];
+    let levels = [
+        "fc",
+        "fc+regin",
+        "ac3",
+        "ac2001",
+        "ac4",
+        "ac3+regin",
+        "ac3+sac",
+        "ac3+sac+regin",
+        "ac3+pc",
+        "ac3+pc+regin",
+        "ac3+blocks",
+        "ac3+blocks+regin",
+    ];
+    // Set 1's puzzles by size ("06x06"), the generated ones as "gen-06x06-SEED-iCOLOURS".
+    let label = |size: &str| {
+        let dims = |d: &str| d.split('x').map(|t| t.trim_start_matches('0')).collect::<Vec<_>>().join("x");
+        match size.strip_prefix("gen-").map(|g| g.split('-').collect::<Vec<_>>()).as_deref() {
+            Some([d, seed, inner]) => {
+                format!("generated {} (seed {seed}, {} inner colours)", dims(d), inner.trim_start_matches('i'))
+            }
+            _ => format!("set 1 {}", dims(size)),
+        }
+    };
     let groups: BTreeSet<(String, String)> = runs.iter().map(key).collect();
     for g in groups {
         // The newest run of each level (the file appends; a rerun replaces an older one).
@@ -789,7 +903,7 @@ fn consistency_table() -> String {
             };
             out.push_str(&format!(
                 "| {} | {target} | {level} | {}{done} | {nodes:.0} | {:.3} | {ratio} | {} | {} | {} |\n",
-                g.0.split('x').map(|t| t.trim_start_matches('0')).collect::<Vec<_>>().join("x"),
+                label(&g.0),
                 r["solutions"],
                 r["wall_s"].as_f64().unwrap(),
                 per("revisions"),

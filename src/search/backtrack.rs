@@ -54,6 +54,9 @@ pub struct BacktrackConfig {
     /// ([`verify::block`]: the maintained form of the partial path consistency; not with
     /// AC-4).
     pub blocks: bool,
+    /// How AC-3 and forward checking revise a domain (a lab switch: the rotation-table
+    /// measurement; every way keeps the same candidates).
+    pub revise: verify::Revise,
 }
 
 crate::options::one_value!(Consistency, CellOrder, AllDiff);
@@ -138,6 +141,7 @@ impl BacktrackOptions {
             sac: self.sac,
             pc: self.pc,
             blocks: self.blocks,
+            revise: verify::Revise::Masks,
         }
     }
 }
@@ -520,7 +524,11 @@ impl<'a> Backtracker<'a> {
                 _ => Engine::Copy {
                     doms: vec![0; words * (n + 1)],
                     level: 0,
-                    prop: Propagator::new(&net),
+                    prop: {
+                        let mut prop = Propagator::new(&net);
+                        prop.revise = cfg.revise;
+                        prop
+                    },
                     marks: vec![0; n + 1],
                     pieces: (cfg.alldiff == AllDiff::Regin)
                         .then(|| Box::new(Pieces { filter: PieceFilter::new(), changed: Vec::new() })),

@@ -9,7 +9,7 @@ pub mod sac;
 pub mod work;
 
 pub use alldiff::AllDiff;
-pub use network::{Ac1Work, Consistency, Network, Propagator, SupportCounts, ac1, ac1_counted};
+pub use network::{Ac1Work, Consistency, Network, Propagator, Revise, SupportCounts, ac1, ac1_counted};
 
 use crate::puzzle::{Board, Puzzle, rotated};
 

@@ -20,6 +20,9 @@
 
 use crate::puzzle::{Candidates, Puzzle, opposite};
 
+pub mod rotation;
+pub use rotation::Revise;
+
 const NONE: u32 = u32::MAX;
 /// Flag on a trail entry's cell: a whole-cell snapshot, not one removal.
 const SNAPSHOT: u32 = 1 << 31;
@@ -54,6 +57,10 @@ pub struct Network {
     /// For piece p, `piece_ent[piece_off[p]..piece_off[p + 1]]` = (cell, first candidate, count).
     piece_off: Vec<u32>,
     piece_ent: Vec<(u32, u32, u32)>,
+    /// The pieces as given, and their rotation table ([`rotation`]), for the revisions that
+    /// derive colours candidate by candidate.
+    pieces: Vec<crate::puzzle::Piece>,
+    rot_class: Vec<[[u8; 4]; 4]>,
 }
 
 impl Network {
@@ -117,6 +124,8 @@ impl Network {
             masks,
             piece_off,
             piece_ent,
+            pieces: puzzle.pieces().to_vec(),
+            rot_class: rotation::rotation_table(puzzle.pieces()),
         }
     }
 
@@ -280,6 +289,9 @@ pub struct Propagator {
     pub checks: u64,
     /// Candidates removed by revisions (placements' own removals not counted).
     pub removals: u64,
+    /// How AC-3 (and forward checking) revise: the engine's masks unless a measurement asks
+    /// for another way ([`Revise`]).
+    pub revise: Revise,
 }
 
 impl Propagator {
@@ -295,6 +307,7 @@ impl Propagator {
             revisions: 0,
             checks: 0,
             removals: 0,
+            revise: Revise::Masks,
         }
     }
 
@@ -415,7 +428,7 @@ impl Propagator {
                 Consistency::Fc => (0..4).all(|s| match net.neighbour(c, s) {
                     Some(m) => {
                         self.revisions += 1;
-                        !self.revise_ac3(net, d, m, opposite(s)) || net.size(d, m) > 0
+                        !self.revise3(net, d, m, opposite(s)) || net.size(d, m) > 0
                     }
                     None => true,
                 }),
@@ -462,7 +475,7 @@ impl Propagator {
             let shrank = if residues {
                 self.revise_ac2001(net, d, m, opposite(s))
             } else {
-                self.revise_ac3(net, d, m, opposite(s))
+                self.revise3(net, d, m, opposite(s))
             };
             if shrank {
                 if net.size(d, m) == 0 {
@@ -472,6 +485,16 @@ impl Propagator {
             }
         }
         true
+    }
+
+    /// AC-3's revision, the way [`Propagator::revise`] asks.
+    #[inline]
+    fn revise3(&mut self, net: &Network, d: &mut [u64], c: usize, s: usize) -> bool {
+        match self.revise {
+            Revise::Masks => self.revise_ac3(net, d, c, s),
+            Revise::Derive => self.revise_by_candidate(net, d, c, s, false),
+            Revise::RotationTable => self.revise_by_candidate(net, d, c, s, true),
+        }
     }
 
     /// AC-3 revision of `c` against its neighbour across side `s`: recompute the colours the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The consistency ladder measured rung by rung on set 1 (Brendan Owen's): complete counts of
-# the 5x5, 6x5 and 6x6, the first solution of the 7x7, per level (capped at CAP seconds); one JSON line a run, appended to
+# the 5x5, 6x5, 6x6 and 7x7, the first solution of the 6x6, 7x7 and 8x8, per level (capped at CAP seconds); one JSON line a run, appended to
 # runs.jsonl with the level and the command. One run a core at a time (CORES).
 #   CONCUR=target/release/concur P=../shared/puzzles/brendan_owen/pieces_set_1 bash run.sh
 # GEN="06x06:1:7 07x07:1:9" adds generated puzzles with few solutions, WxH, seed and inner
@@ -28,6 +28,7 @@ one() {  # core size limit level flags [puzzle file] [what made it]
 jobs=()
 for size in 05x05 06x05 06x06; do for lv in "${LEVELS[@]}"; do jobs+=("$size|all|$lv"); done; done
 for lv in "${LEVELS[@]}"; do jobs+=("07x07|1|$lv"); done
+for lv in "${LEVELS[@]}"; do jobs+=("08x08|1|$lv" "06x06|1|$lv" "07x07|all|$lv"); done
 GENDIR=${TMPDIR:-/tmp}/concur-ladder-gen; mkdir -p "$GENDIR"
 for g in ${GEN:-}; do
   IFS=: read -r size seed inner <<< "$g"; w=$((10#${size%%x*})); h=$((10#${size##*x}))

@@ -1150,3 +1150,20 @@ fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu() {
     }
     sigint_storm(&["--backend", "gpu"], crate::common::sample(100, 12), "gpu");
 }
+
+/// `concur --version` names the crate's version and the commit it was built from: the
+/// clone's HEAD where the source is a git clone, else `unknown`.
+#[test]
+fn version_names_the_commit() {
+    let out = concur(&["--version"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or("unknown".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    assert_eq!(text, format!("concur {} (commit {head})", env!("CARGO_PKG_VERSION")));
+}

@@ -28,7 +28,11 @@ pub use solve::SolveArgs;
 
 /// The command line: one subcommand.
 #[derive(Parser)]
-#[command(name = "concur", version, about = "Iterated maps (RRR, divide and concur) for edge-matching puzzles")]
+#[command(
+    name = "concur",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CONCUR_COMMIT"), ")"),
+    about = "Iterated maps (RRR, divide and concur) for edge-matching puzzles"
+)]
 pub struct Cli {
     /// The subcommand and its flags.
     #[command(subcommand)]

@@ -854,7 +854,7 @@ fn rotation_table() -> String {
 fn consistency_table() -> String {
     let path = root().join("benches/results/consistency-2026-12-07/runs.jsonl");
     let mut out = String::from(
-        "| puzzle | target | level | solutions | nodes | seconds | nodes vs ac3 | revisions / node | checks / node | removals / node |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| puzzle | target | level | solutions | nodes | seconds | root seconds | nodes vs ac3 | revisions / node | checks / node | removals / node |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let runs: Vec<serde_json::Value> =
         read(&path).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -902,10 +902,12 @@ fn consistency_table() -> String {
                 _ => "-".to_string(),
             };
             out.push_str(&format!(
-                "| {} | {target} | {level} | {}{done} | {nodes:.0} | {:.3} | {ratio} | {} | {} | {} |\n",
+                "| {} | {target} | {level} | {}{done} | {nodes:.0} | {:.3} | {} | {ratio} | {} | {} | {} |\n",
                 label(&g.0),
                 r["solutions"],
                 r["wall_s"].as_f64().unwrap(),
+                // The preprocessing's part of the seconds (runs before it was recorded: -).
+                r["root_s"].as_f64().map_or("-".to_string(), |s| format!("{s:.3}")),
                 per("revisions"),
                 per("checks"),
                 per("removals"),

@@ -6,7 +6,7 @@ seconds per solution, per board size, from a `concur report` summary.json:
         [--scan LABEL] [--min-cells C] [--max-cells C] [--fill docs/crossing.md]
 
 The figures come from the report's "work per solution by machine" (`devices` in
-summary.json, src/ladder/report/devices.rs): per method and size, the work per solution pooled over
+summary.json, lab/src/ladder/report/devices.rs): per method and size, the work per solution pooled over
 every machine that agrees (trial-iterations for the map, nodes for the scan), divided by each
 machine's measured rate, with the exact 95% interval carried through. Then:
 

@@ -189,7 +189,7 @@ impl Real for f32 {
 /// The precision a map's host assignments run in (`--reduced-costs`): the solver's
 /// potentials, distances and reduced costs in `f64` (the reference) or `f32` (see [`Real`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
     /// `f64` throughout: the reference.

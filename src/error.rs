@@ -165,13 +165,16 @@ impl Error {
     pub(crate) fn certificate(reason: impl Into<String>) -> Self {
         Error::Certificate { reason: reason.into() }
     }
-    pub(crate) fn config(reason: impl Into<String>) -> Self {
+    /// A ladder config or request that cannot run ([`Error::Config`]).
+    pub fn config(reason: impl Into<String>) -> Self {
         Error::Config { reason: reason.into() }
     }
-    pub(crate) fn results(reason: impl Into<String>) -> Self {
+    /// Results on file that cannot be read back ([`Error::Results`]).
+    pub fn results(reason: impl Into<String>) -> Self {
         Error::Results { reason: reason.into() }
     }
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, reason: impl std::fmt::Display) -> Self {
+    /// A file that could not be read or written ([`Error::Io`]).
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, reason: impl std::fmt::Display) -> Self {
         Error::Io { action, path: path.into(), reason: reason.to_string() }
     }
 }

@@ -1,11 +1,12 @@
 //! concur: Elser's iterated maps (difference map / RRR, divide and concur) for edge-matching
 //! puzzles of the Eternity II family, with exact verification and search controls.
 //!
-//! See `ARCHITECTURE.md` at the repository root for the maths and conventions; module
-//! layout follows its §1. The library has no command-line dependency: the `application`
-//! feature (on by default) adds the `concur` binary and its flag definitions (`cli`); a
-//! crate that embeds the library depends on it with `default-features = false` (and
-//! `features = ["gpu"]` for the GPU backend).
+//! This crate is the engine: the puzzle, verification, propagation, the searches, the maps,
+//! the backends, assignment and `solve`. The lab (`concur-lab`: the ladder, its statistics,
+//! `bench`, `diagnose`) and the command line (`concur-cli`, the `concur` binary) are crates
+//! built on it; see `ARCHITECTURE.md` at the repository root for the maths and conventions.
+//! Its features: `gpu` (on by default), the wgpu backend; `clap`, the flags' parsers for a
+//! command line. A crate that embeds the engine compiles no command-line or lab crate.
 //!
 //! # A run
 //!
@@ -90,18 +91,13 @@
 pub mod assign;
 pub mod backend;
 pub mod batch;
-pub mod bench;
 pub mod cancel;
 pub mod certify;
-#[cfg(feature = "application")]
-pub mod cli;
 pub mod dc;
-pub mod diagnose;
 pub mod error;
 pub mod f1;
 pub mod guided;
 pub mod hash;
-pub mod ladder;
 pub mod limits;
 pub mod meter;
 pub mod method;

@@ -66,7 +66,7 @@ macro_rules! method_types {
         /// what a ladder's records carry (serialised as the same lowercase name). The default
         /// is RRR, as a run's is.
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+        #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
         #[serde(rename_all = "lowercase")]
         pub enum MethodName {
             #[default]

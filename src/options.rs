@@ -156,11 +156,11 @@ pub struct Row {
     pub kind: Kind,
     /// The type of Python's keyword argument ([`Flag::python`]).
     pub python: fn() -> String,
-    /// The flag's parser and action (with the `application` feature).
-    #[cfg(feature = "application")]
+    /// The flag's parser and action (with the `clap` feature).
+    #[cfg(feature = "clap")]
     pub arg: fn(clap::Arg) -> clap::Arg,
     /// The flag's value as the key's JSON value, where the matches hold one.
-    #[cfg(feature = "application")]
+    #[cfg(feature = "clap")]
     pub read: fn(&clap::ArgMatches, &str) -> Option<serde_json::Value>,
 }
 
@@ -183,7 +183,7 @@ impl std::fmt::Debug for Row {
 }
 
 /// The flag's action and parser for an option of type `T` (its value parser already set).
-#[cfg(feature = "application")]
+#[cfg(feature = "clap")]
 pub fn flag_arg<T: Flag>(a: clap::Arg) -> clap::Arg {
     match T::KIND {
         Kind::Switch => a.action(clap::ArgAction::SetTrue),
@@ -193,7 +193,7 @@ pub fn flag_arg<T: Flag>(a: clap::Arg) -> clap::Arg {
 }
 
 /// The value the matches hold for the flag `id` of type `T`, as JSON.
-#[cfg(feature = "application")]
+#[cfg(feature = "clap")]
 pub fn flag_read<T: Flag>(m: &clap::ArgMatches, id: &str) -> Option<serde_json::Value> {
     match T::KIND {
         Kind::Switch => m.get_flag(id).then_some(serde_json::Value::Bool(true)),
@@ -295,7 +295,7 @@ macro_rules! options_table {
                     methods: $crate::__concur_some!($(&[$($m),+])?),
                     kind: <$ty as $crate::options::Flag>::KIND,
                     python: <$ty as $crate::options::Flag>::python,
-                    #[cfg(feature = "application")]
+                    #[cfg(feature = "clap")]
                     arg: |a: clap::Arg| {
                         let a = $crate::options::flag_arg::<$ty>(
                             a.value_parser(clap::value_parser!(<$ty as $crate::options::Flag>::Value)),
@@ -303,7 +303,7 @@ macro_rules! options_table {
                         $(let a = ($arg)(a);)?
                         a
                     },
-                    #[cfg(feature = "application")]
+                    #[cfg(feature = "clap")]
                     read: $crate::options::flag_read::<$ty>,
                 });)*
                 rows

@@ -601,7 +601,7 @@ fn headless_adapter_probe_prints_no_error() {
 
 #[test]
 fn the_default_bench_is_short_and_follows_the_adapter() {
-    use concur::bench::{BenchOptions, Plan, estimated_seconds, steps};
+    use concur_lab::bench::{BenchOptions, Plan, estimated_seconds, steps};
     let opts = |plan: &Plan| BenchOptions {
         sizes: plan.sizes.clone(),
         batches: plan.batches.clone(),
@@ -645,7 +645,7 @@ fn the_default_bench_is_short_and_follows_the_adapter() {
 #[test]
 fn a_bench_request_is_checked_before_any_step() {
     use concur::backend::BackendChoice;
-    use concur::bench::{BenchOptions, BenchRequest};
+    use concur_lab::bench::{BenchOptions, BenchRequest};
     let request = BenchRequest {
         sizes: Some(vec!["3x3".into(), "4x5".into()]),
         batches: Some(vec![1, 4]),
@@ -1160,7 +1160,7 @@ fn version_names_the_commit() {
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let head = std::process::Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .output()
         .ok()
         .filter(|o| o.status.success())

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub fn puzzles(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("CONCUR_PUZZLES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/puzzles"));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/puzzles"));
     if dir.join("brendan_owen").is_dir() {
         return Some(dir);
     }
@@ -45,12 +45,9 @@ pub fn sample(full: usize, fast: usize) -> usize {
 /// The `concur` binary the CLI tests run: `$CONCUR_BIN` where set (a staged binary on a
 /// machine without the build tree, as on a device machine), else the one cargo built.
 pub fn concur_bin() -> std::path::PathBuf {
-    std::env::var_os("CONCUR_BIN").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        #[cfg(feature = "application")]
-        return std::path::PathBuf::from(env!("CARGO_BIN_EXE_concur"));
-        #[cfg(not(feature = "application"))]
-        panic!("the command-line tests run the binary, which needs the `application` feature (or $CONCUR_BIN)")
-    })
+    std::env::var_os("CONCUR_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_BIN_EXE_concur")))
 }
 
 /// Runs the `concur` binary with `args` and extra environment variables.
@@ -81,12 +78,10 @@ pub fn assert_refused(out: &std::process::Output, needle: &str, what: &str) {
 }
 
 /// A small tmpfs mounted at a fresh folder (which needs root), unmounted when dropped.
-#[cfg_attr(not(feature = "application"), allow(dead_code, reason = "the tests that fill disks run the binary"))]
 pub struct Tmpfs {
     pub dir: PathBuf,
 }
 
-#[cfg_attr(not(feature = "application"), allow(dead_code, reason = "the tests that fill disks run the binary"))]
 impl Tmpfs {
     /// Mounts `size` (e.g. "64k"), read-only with `ro`; `None`, with a SKIPPED line, where
     /// mounting is not allowed.

@@ -109,7 +109,6 @@ fn two_gpu_runs_are_cancelled_apart_and_a_cancelled_one_leaves_the_next_alone() 
 
 /// Mesa's GL llvmpipe adapter through the binary, where this machine has one (CI installs
 /// Mesa's GL driver beside lavapipe): `Some(())` when `WGPU_BACKEND=gl` opens it.
-#[cfg(feature = "application")]
 fn gl_llvmpipe(test: &str, p: &std::path::Path) -> bool {
     let out = std::process::Command::new(crate::common::concur_bin())
         .args(["solve", p.to_str().unwrap(), "--backend", "gpu", "--adapter", "llvmpipe", "--max-iters", "1"])
@@ -128,7 +127,6 @@ fn gl_llvmpipe(test: &str, p: &std::path::Path) -> bool {
 /// The command line that ran past its limit and ignored Ctrl-C on a machine with Mesa's GL
 /// driver and no Vulkan (`--adapter ''` matched the GL llvmpipe adapter): it is refused now,
 /// and the run it meant, on that adapter, keeps its time limit and answers Ctrl-C.
-#[cfg(feature = "application")]
 #[test]
 fn the_gl_llvmpipe_regression_keeps_its_time_limit_and_answers_ctrl_c() {
     use std::process::{Command, Stdio};

@@ -2,14 +2,14 @@
 //! section of ARCHITECTURE.md, every repository path in backticks exists, every folder under
 //! `benches/results` is in its index with a README, every shader file is named in
 //! ARCHITECTURE.md, every `concur ...` command in the docs parses with the real command
-//! line (`concur::cli::Cli`; module `commands`), and every table the code generates (what runs
+//! line (`concur_cli::Cli`; module `commands`), and every table the code generates (what runs
 //! where, `solve`'s options, ALNS's operators) is the one the code writes now.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 fn read(p: &Path) -> String {
@@ -327,17 +327,16 @@ fn the_checkers_read_what_they_should() {
 }
 
 /// The docs' commands against the real command line: every `concur ...` line in the code
-/// blocks of README.md and docs/*.md parses with [`Cli`](concur::cli::Cli) (clap's `try_parse_from`, which runs
+/// blocks of README.md and docs/*.md parses with [`Cli`](concur_cli::Cli) (clap's `try_parse_from`, which runs
 /// nothing), so a command copied from the docs runs as written.
-#[cfg(feature = "application")]
 mod commands {
     use clap::Parser;
-    use concur::cli::Cli;
+    use concur_cli::Cli;
     use std::path::{Path, PathBuf};
 
     /// README.md and every Markdown page under docs/.
     fn pages() -> Vec<PathBuf> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
         let mut v = vec![root.join("README.md")];
         let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
             .map(|d| {
@@ -505,7 +504,8 @@ mod commands {
 
     #[test]
     fn the_front_page_gives_the_two_commands() {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        let text =
+            std::fs::read_to_string(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("README.md")).unwrap();
         let lines: Vec<String> = code_lines(&text).into_iter().map(|l| l.1).collect();
         for want in ["cargo run --release -- demo", "cargo test --release"] {
             assert!(
@@ -539,8 +539,7 @@ mod commands {
 fn generated(name: &str) -> Option<String> {
     match name {
         "what-runs-where" => Some(concur::backend::capability::markdown()),
-        #[cfg(feature = "application")]
-        "solve-options" => Some(concur::cli::solve::options_markdown()),
+        "solve-options" => Some(concur_cli::solve::options_markdown()),
         "e2-side-by-side" => Some(side_by_side_table()),
         "e2-curve" => Some(curve_table()),
         "e2-breaks" => Some(breaks_table()),
@@ -969,8 +968,7 @@ fn every_generated_block_in_the_docs_is_current() {
                     }
                     out.push_str(&want);
                 }
-                None if cfg!(feature = "application") => panic!("{}: no generator named {name}", page.display()),
-                None => out.push_str(body),
+                None => panic!("{}: no generator named {name}", page.display()),
             }
             rest = &rest[body_start + close_at..];
         }
@@ -988,6 +986,5 @@ fn every_generated_block_in_the_docs_is_current() {
     for name in ["what-runs-where", "alns-operators"] {
         assert!(seen.contains(name), "no page holds the generated block {name}");
     }
-    #[cfg(feature = "application")]
     assert!(seen.contains("solve-options"), "no page holds the generated block solve-options");
 }

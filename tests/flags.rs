@@ -4,7 +4,7 @@
 //! own for every flag of every subcommand.
 use concur::MethodName;
 use concur::backend::CpuBackend;
-use concur::cli::{self, Cmd};
+use concur_cli::{self as cli, Cmd};
 
 /// A value for each of `solve`'s run flags that differs from every default (None: a switch),
 /// and the flags that must come with it for it to have an effect.

@@ -5,10 +5,10 @@
 //! refuses.
 use crate::common::generated;
 use concur::certify::{self, Certificate};
-use concur::ladder;
 use concur::puzzle::format;
 use concur::search::journal;
 use concur::search::scan::{self, NoJournal, ScanOptions};
+use concur_lab::ladder;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -155,7 +155,6 @@ fn count_journal(puzzle: &Path) -> Vec<u8> {
 }
 
 #[test]
-#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn mutated_inputs_never_panic_a_parser() {
     let (p4, b4) = generated(4, 4, 11);
     let (p3, _) = generated(3, 3, 2);
@@ -173,7 +172,7 @@ fn mutated_inputs_never_panic_a_parser() {
     std::fs::write(&p3_path, format::write_puzzle(&p3)).unwrap();
     let cert = certificate(&p3_path);
     let journal_bytes = count_journal(&p3_path);
-    let ladder_cfg = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/ladder-small.toml")).unwrap();
+    let ladder_cfg = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/..", "/examples/ladder-small.toml")).unwrap();
     // The bases must parse, or the mutations say little.
     assert!(format::read_puzzle(text.as_bytes()).is_ok());
     assert!(format::read_puzzle(json.as_bytes()).is_ok());
@@ -235,7 +234,6 @@ fn assert_refused(args: &[&str], what: &str) {
 }
 
 #[test]
-#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn the_command_line_refuses_a_sample_of_mutated_files_with_exit_2() {
     let (p4, b4) = generated(4, 4, 12);
     let good = tmp("cli-good.txt");
@@ -521,7 +519,7 @@ impl Ground {
             let cfg = dir.join(format!("ladder-{i}.toml"));
             std::fs::write(&cfg, format!("{top}{instances}{tables}")).unwrap();
             if i == 0 {
-                assert!(concur::ladder::parse_config(&format!("{top}{instances}{tables}")).is_ok());
+                assert!(concur_lab::ladder::parse_config(&format!("{top}{instances}{tables}")).is_ok());
             }
             ladder_configs.push(cfg);
         }
@@ -736,7 +734,6 @@ fn fault(e: &Ending) -> Option<String> {
 /// by itself with 0, 1 or 2 (one line of reason for 2), or with 130 after a SIGINT sent at 3 s;
 /// none may panic, abort, die by a signal or outlast 20 s.
 #[test]
-#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn fuzzed_command_lines_exit_cleanly() {
     // The fast tier runs the first 120 lines of the same sample (`CONCUR_TESTS=full`: all).
     let runs = crate::common::sample(800, 120);

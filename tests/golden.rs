@@ -46,7 +46,7 @@ const CASES: &[(&str, &str, &str, bool)] = &[
 ];
 
 fn golden_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/runs.json")
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/golden/runs.json")
 }
 
 /// The JSON of a run without its timings and with the backend reduced to its kind.

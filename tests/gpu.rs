@@ -953,7 +953,7 @@ fn gpu_copy_kernel_copies_exactly_count_words() {
 /// carried on the F2 rows (a 5-trial batch in chunks of 2 runs as three chunks).
 #[test]
 fn gpu_bench_rows_carry_the_copies_and_the_chunk_cap() {
-    use concur::bench::{BenchOptions, run};
+    use concur_lab::bench::{BenchOptions, run};
     let Some(_ctx) = gpu("gpu_bench_rows_carry_the_copies_and_the_chunk_cap") else { return };
     let opts = BenchOptions {
         sizes: vec![(3, 3)],

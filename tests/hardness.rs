@@ -1,11 +1,11 @@
 //! The map against instance hardness: synthetic campaigns with a known exponent, fitted from
-//! their records as the report does (`concur::ladder::hardness`).
-use concur::ladder::choice::{self, ChoiceOptions, Family};
-use concur::ladder::curve::Shape;
-use concur::ladder::fit;
-use concur::ladder::hardness::{self, Inputs, Options};
-use concur::ladder::poisson_lognormal::{self as pln, Count};
-use concur::ladder::{Record, report};
+//! their records as the report does (`concur_lab::ladder::hardness`).
+use concur_lab::ladder::choice::{self, ChoiceOptions, Family};
+use concur_lab::ladder::curve::Shape;
+use concur_lab::ladder::fit;
+use concur_lab::ladder::hardness::{self, Inputs, Options};
+use concur_lab::ladder::poisson_lognormal::{self as pln, Count};
+use concur_lab::ladder::{Record, report};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::path::PathBuf;
@@ -532,7 +532,7 @@ fn the_poisson_lognormal_slope_above_the_knot_is_covered() {
 fn coverage_study() {
     use std::io::Write;
     let t = Stick::default();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/results/hardness-coverage");
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("benches/results/hardness-coverage");
     std::fs::create_dir_all(&dir).unwrap();
     for (name, family) in
         [("poisson-lognormal", Family::PoissonLognormal), ("censored", Family::Censored { factor: fit::CENSOR_FACTOR })]

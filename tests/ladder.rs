@@ -1,6 +1,6 @@
 //! The ladder: lines written, resume after a crash, shards, and the report reading its own output.
 use concur::cancel::Cancel;
-use concur::ladder::{self, Record, Shard, report};
+use concur_lab::ladder::{self, Record, Shard, report};
 use std::path::{Path, PathBuf};
 
 const CONFIG: &str = r#"
@@ -297,14 +297,14 @@ fn the_report_reads_its_own_output() {
 #[test]
 fn the_example_ladders_use_scan_and_ac4_as_controls() {
     // Every example config parses.
-    for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")).unwrap() {
+    for e in std::fs::read_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("examples")).unwrap() {
         let path = e.unwrap().path();
         if path.extension().is_some_and(|x| x == "toml") {
             ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{path:?}: {e}"));
         }
     }
     for name in ["ladder-small.toml", "ladder-set1.toml", "ladder-answer.toml", "campaign-8x8.toml"] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("examples").join(name);
         let cfg = ladder::parse_config(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let methods: Vec<_> = cfg.methods.iter().map(|m| &m.spec.method).collect();
         assert!(methods.iter().any(|m| m.name() == concur::MethodName::Scan), "{name}: {methods:?}");
@@ -577,7 +577,6 @@ max_nodes = 1000
 /// One spec, two doors: a ladder entry and the same options on `concur solve`'s command line
 /// run the same run for the same seed (the library's one entry point, one set of defaults).
 #[test]
-#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn the_command_line_and_the_ladder_give_the_same_run_for_the_same_spec() {
     let dir = tmp("same-run");
     std::fs::create_dir_all(&dir).unwrap();
@@ -705,8 +704,8 @@ max_iters = 2000
 }
 
 mod devices {
-    use concur::ladder::devices;
-    use concur::ladder::{Record, report};
+    use concur_lab::ladder::devices;
+    use concur_lab::ladder::{Record, report};
     use rand::{RngExt, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -980,7 +979,7 @@ fn every_committed_ladder_record_reads_back_typed() {
         }
     }
     let mut files = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results"), &mut files);
+    walk(&Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("benches/results"), &mut files);
     let (mut ladder_files, mut records) = (0, 0);
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();

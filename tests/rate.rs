@@ -9,12 +9,12 @@ use concur::batch::MapRun;
 use concur::batch::{Found, MapResult, turn_class_key};
 use concur::cancel::Cancel;
 use concur::dc::{self, DcConfig, DcLayout};
-use concur::diagnose::turned;
 use concur::f1::map::{self, MapConfig};
 use concur::limits::Estimate;
 use concur::puzzle::{Board, Puzzle, format};
 use concur::solve::{self, SolveSpec};
 use concur::verify;
+use concur_lab::diagnose::turned;
 
 fn f1_rate(kind: concur::batch::MapKind, seed: u64, iters: u64) -> MapConfig {
     MapConfig {
@@ -216,7 +216,6 @@ fn a_gpu_backend_refuses_rate_mode_outside_its_device_loop_before_any_work() {
 }
 
 #[test]
-#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn the_command_line_appends_a_line_per_solution_and_prints_them_all() {
     let dir = scratch("rate-cli");
     let (p, _) = generated(4, 4, 2);
@@ -289,7 +288,6 @@ fn the_command_line_appends_a_line_per_solution_and_prints_them_all() {
 }
 
 #[test]
-#[cfg_attr(not(feature = "application"), ignore = "runs the binary: needs the application feature")]
 fn a_killed_run_keeps_every_solution_it_found() {
     let Some(dir) = crate::common::puzzles("a_killed_run_keeps_every_solution_it_found") else { return };
     let puzzle = dir.join("brendan_owen/pieces_set_1/pieces_05x05.txt");

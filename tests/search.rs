@@ -353,7 +353,8 @@ fn brendan_set_1_8x8_journal_holds_the_13_known_solutions() {
     use concur::search::scan::{NoJournal, ScanOptions, count_journaled};
     let Some(dir) = puzzles("brendan_set_1_8x8_journal_holds_the_13_known_solutions") else { return };
     let p = brendan(&dir, 1, 8, 8);
-    let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results/count/count-set1-8x8.jsonl.gz");
+    let gz = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .join("benches/results/count/count-set1-8x8.jsonl.gz");
     let out = std::process::Command::new("gzip").arg("-dc").arg(&gz).output().expect("gzip runs");
     assert!(out.status.success(), "gzip -dc {}", gz.display());
     let path = std::env::temp_dir().join(format!("concur-count8-{}.jsonl", std::process::id()));

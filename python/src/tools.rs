@@ -114,7 +114,7 @@ pub fn render_svg(puzzle: PyRef<'_, PyPuzzle>, board: &Bound<'_, PyAny>) -> PyRe
             p.cells()
         )));
     }
-    Ok(concur::ladder::svg::board(p, &b))
+    Ok(concur_lab::ladder::svg::board(p, &b))
 }
 
 /// Reads a solution of ``puzzle``: Brendan Owen's solution format (a file, as ``path``) or a
@@ -163,9 +163,9 @@ pub fn adapters(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 #[pyfunction]
 pub fn _read_results(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
     let records = if path.is_dir() {
-        concur::ladder::read_folder(&path)
+        concur_lab::ladder::read_folder(&path)
     } else if path.is_file() {
-        concur::ladder::read_records(&path)
+        concur_lab::ladder::read_records(&path)
     } else {
         return Err(PyErr::from(std::io::Error::new(
             std::io::ErrorKind::NotFound,

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 /// Which backend the user asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum BackendChoice {
     /// A hardware GPU adapter when there is one, else the CPU.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// Which iterated map, in either formulation: RRR or the general-beta difference map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum MapKind {
     /// RRR (reflect-reflect-relax): `x += beta (P_A(2 P_B x - x) - P_B x)`.

@@ -22,19 +22,23 @@ pub fn fingerprint(x: &[f32], h: u64) -> u64 {
 }
 
 /// The bookkeeping of one trial of a batch (not its float state); `E` is the driver's own
-/// per-trial state.
+/// per-trial state. Public for the lab's instruments (`concur-lab`'s `diagnose`), which
+/// replay one trial step by step; the engine's drivers own theirs.
 #[derive(Clone, Debug)]
-pub(crate) struct Trial<E> {
+pub struct Trial<E> {
+    /// Iterations run.
     pub iterations: u64,
+    /// The best board score seen.
     pub best_score: usize,
     /// Iteration at which the trial solved, and how.
     pub solved_at: Option<u64>,
+    /// See `solved_at`.
     pub solved_by: Option<Mechanism>,
     /// Restarts after exact limit cycles (and non-finite states).
     pub restarts: u64,
     /// Arc-consistent completion (with `--complete`): the iteration of the last best-score
     /// improvement, the searches run and their nodes.
-    pub trig: CompletionTrigger,
+    pub(crate) trig: CompletionTrigger,
     pub(super) hashes: [u64; CYCLE_MEMORY],
     pub(super) hash_pos: usize,
     /// The trial's random stream (`rng::trial_seed`): starts, restarts, kicks.
@@ -44,12 +48,15 @@ pub(crate) struct Trial<E> {
     /// Best score and its iteration since the last (re)start, for stall restarts.
     pub(super) start_best: usize,
     pub(super) start_improved_at: u64,
+    /// Restarts after a stall (no improvement within the stall limit).
     pub stall_restarts: u64,
     /// Rate mode (`Rounds::keep_going`): the iteration at which the trial's current
     /// segment began (0, or where it resumed after its last solution), and the verified
     /// solutions it has found.
     pub segment_start: u64,
+    /// See `segment_start`.
     pub solutions: u64,
+    /// The driver's own per-trial state.
     pub extra: E,
 }
 
@@ -100,7 +107,7 @@ impl<E> Trial<E> {
         self.solved_by = Some(how);
     }
 
-    /// Runs the completion trigger after an iteration (see [`CompletionTrigger::due`]);
+    /// Runs the completion trigger after an iteration (see `CompletionTrigger::due`);
     /// a completed board lands in `best` (through `id`, placement to candidate id) and the
     /// trial is solved by `map+ac`.
     #[allow(clippy::too_many_arguments, reason = "one trial's iteration outcome")]
@@ -242,7 +249,7 @@ impl<E> Trial<E> {
 /// batch core's per-trial record, its random stream included, but not the driver's own
 /// state.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct TrialRecord {
+pub struct TrialRecord {
     pub(super) iterations: u64,
     pub(super) best_score: usize,
     pub(super) solved_at: Option<u64>,

@@ -117,7 +117,7 @@ struct ClassTable {
 /// The constraint layout of divide and concur (`--layout`): which constraints hold the
 /// pieces to one cell each and each cell to one piece.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum DcLayout {
     /// A constraint per cell, per piece and per join (the layout the GPU backend runs).

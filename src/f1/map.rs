@@ -164,7 +164,7 @@ impl AdaptiveWeights {
 
 /// Where the GPU backend's F1 assignments run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum AssignOn {
     /// The backend's fastest measured placement that the run can use
@@ -180,18 +180,18 @@ pub enum AssignOn {
     /// exact in f32, one 64-thread workgroup per (trial, class) problem. The F1 loop then runs
     /// blocks of K iterations with no host wait; only a few bytes per trial come up.
     /// `gpu` is accepted for it.
-    #[cfg_attr(feature = "application", value(name = "gpu-jv", alias = "gpu"))]
+    #[cfg_attr(feature = "clap", value(name = "gpu-jv", alias = "gpu"))]
     #[serde(alias = "gpu")]
     GpuJv,
     /// The same solver with one subgroup per problem for the classes up to 64 cells
     /// (`shaders/jv_sg.wgsl`: columns in registers, no workgroup barrier), the workgroup
     /// kernel for larger ones; the same assignments bit for bit. Without subgroup operations
     /// on the device it runs the workgroup kernel.
-    #[cfg_attr(feature = "application", value(name = "gpu-jv-sg"))]
+    #[cfg_attr(feature = "clap", value(name = "gpu-jv-sg"))]
     GpuJvSg,
     /// `gpu-jv-sg` with each problem's cost block staged once in workgroup memory where it
     /// fits (fewer problems per workgroup at 8x8); the same assignments bit for bit.
-    #[cfg_attr(feature = "application", value(name = "gpu-jv-sg-staged"))]
+    #[cfg_attr(feature = "clap", value(name = "gpu-jv-sg-staged"))]
     GpuJvSgStaged,
     /// The device auction (Bertsekas, `shaders/assign.wgsl`), exact for weights quantised to
     /// within n quanta, in the same device loop; a trial whose auction does not finish in a

@@ -20,7 +20,7 @@ use crate::puzzle::{Class, DOWN, Placement, Puzzle, RIGHT, cell_class, opposite,
 
 /// Which edge projection the map uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum EdgeProjection {
     /// P_E: average the two sides of each join (convex).

@@ -148,7 +148,7 @@ impl BacktrackOptions {
 
 /// Which open cell to branch on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum CellOrder {
     /// Row-major scan (cells with one candidate left first).

@@ -21,7 +21,7 @@
 
 /// The all-different on pieces a search keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum AllDiff {
     /// A placed piece leaves every other domain (value removal).

@@ -29,7 +29,7 @@ const SNAPSHOT: u32 = 1 << 31;
 
 /// Propagation strength for search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Consistency {
     /// Forward checking: revise only the neighbours of the placed cell.

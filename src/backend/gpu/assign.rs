@@ -385,7 +385,7 @@ impl AssignBatch {
 
     /// The weights buffer (trials x the classes' blocks), for a caller that fills it on the
     /// device.
-    pub(crate) fn weights_buffer(&self) -> &wgpu::Buffer {
+    pub fn weights_buffer(&self) -> &wgpu::Buffer {
         &self.weights
     }
 

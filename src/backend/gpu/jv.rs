@@ -428,7 +428,7 @@ impl JvBatch {
     }
 
     /// The weights buffer (trials x the classes' blocks).
-    pub(crate) fn weights_buffer(&self) -> &wgpu::Buffer {
+    pub fn weights_buffer(&self) -> &wgpu::Buffer {
         &self.weights
     }
 

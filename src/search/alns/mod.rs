@@ -75,7 +75,7 @@ impl ArgMax {
 
 /// Destroy operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Destroy {
     /// k random cells (the baseline).
@@ -132,7 +132,7 @@ impl Destroy {
 
 /// How the first board (and every restart) is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Init {
     /// Pieces shuffled within their class, turned to fit the rim.

@@ -12,7 +12,7 @@ use crate::puzzle::{Puzzle, opposite};
 
 /// The order the beam fills the cells in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum BeamOrder {
     /// Row by row from the top-left, each row left to right.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// Which search `concur count` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum CountEngine {
     /// The arc-consistent backtracker (`--ac`, `--order` apply).

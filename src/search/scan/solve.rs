@@ -93,7 +93,7 @@ impl Orientation {
 
 /// How `solve` picks the tree of each restart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum TreeChoice {
     /// The smallest tree by Knuth's estimate, for every restart.
@@ -106,7 +106,7 @@ pub enum TreeChoice {
 /// Which walker [`super::solve`] runs. Both walk the same trees node for node (same seeds, same
 /// node counts and boards); the table walker is the plain one, kept as the oracle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "application", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ScanWalker {
     /// The walker specialised for speed where it applies (no row-chain cut, at most 256

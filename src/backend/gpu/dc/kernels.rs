@@ -58,7 +58,7 @@ impl DcGpu<'_> {
     }
 
     /// Bytes of per-trial state one kernel moves (tables, shared by all trials, excluded).
-    pub(crate) fn kernel_bytes(&self, k: Kernel) -> u64 {
+    pub fn kernel_bytes(&self, k: Kernel) -> u64 {
         let l = &self.layout;
         let (s, v, c, nc, n) =
             (l.slots() as u64, l.vars() as u64, l.constraints() as u64, l.choices() as u64, l.cells() as u64);

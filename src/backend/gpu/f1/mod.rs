@@ -343,7 +343,7 @@ impl<'a> F1Gpu<'a> {
 
     /// Bytes of state one kernel reads and writes per trial (the traffic the throughput
     /// figures are measured in; tables, which stay in cache, are not counted).
-    pub(crate) fn kernel_bytes(&self, k: Kernel) -> u64 {
+    pub fn kernel_bytes(&self, k: Kernel) -> u64 {
         let (d, w, n) = (self.dim as u64, self.wtot as u64, self.puzzle.cells() as u64);
         match k {
             Kernel::Edges => 4 * (2 * d),
@@ -412,7 +412,7 @@ impl<'a> F1Gpu<'a> {
 
 /// Whether a batch of `cfg` on `ctx` would run the fused pass (`--fused-passes` where it
 /// fits), without building the batch.
-pub(crate) fn fuses(ctx: &GpuContext, puzzle: &Puzzle, cfg: &MapConfig) -> Result<bool, EngineError> {
+pub fn fuses(ctx: &GpuContext, puzzle: &Puzzle, cfg: &MapConfig) -> Result<bool, EngineError> {
     Ok(buffers::step_sizes(ctx, &F1::new(puzzle)?, cfg).is_some())
 }
 

@@ -1,4 +1,4 @@
-//! Running a ladder: one job through [`crate::solve::solve`] into its record, the request of
+//! Running a ladder: one job through [`concur::solve::solve`] into its record, the request of
 //! `concur ladder` checked into a [`Ladder`], and [`run`], the workers that take the planned
 //! runs in order, append each finished record and honour the stopping rules and a deadline.
 //!
@@ -12,14 +12,14 @@ use super::plan::{Instance, Job, Part, Shard, load_instances, plan};
 use super::provenance::Machine;
 use super::records::{FoundAt, Record, read_folder, read_records, results_path, tally};
 use super::shard_file::ShardFile;
-use crate::cancel::Cancel;
-use crate::error::{Error, Result};
-use crate::verify;
+use concur::cancel::Cancel;
+use concur::error::{Error, Result};
+use concur::verify;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Runs one job (single-threaded) through [`crate::solve::solve`] on the CPU backend and
+/// Runs one job (single-threaded) through [`concur::solve::solve`] on the CPU backend and
 /// returns its record. Every claimed solution has passed the exact verifier. A method with
 /// `backend = "gpu"` runs on the GPU backend (an error without a usable adapter, or for a
 /// spec the GPU backend refuses); its `trials` (default 1) make the batch. `cancel` ends the
@@ -32,12 +32,12 @@ pub fn run_job(inst: &Instance, spec: &MethodSpec, run: u64, base_seed: u64, can
 /// Where a map's batch saved at a stop waits for its run's next part: `out/state/`, one JSON
 /// file per (run key, part that saved it).
 pub fn state_path(out: &Path, key: &(String, String, u64), part: u32) -> PathBuf {
-    let h = crate::hash::Fnv1a::new().bytes(key.0.as_bytes()).word(0).bytes(key.1.as_bytes()).word(key.2).finish();
+    let h = concur::hash::Fnv1a::new().bytes(key.0.as_bytes()).word(0).bytes(key.1.as_bytes()).word(key.2).finish();
     out.join("state").join(format!("{h:016x}-run{}-part{part}.json", key.2))
 }
 
 /// Writes a saved batch whole or not at all (a temporary file synced, then renamed).
-fn save_state(path: &Path, snapshot: &crate::backend::MapSnapshot) -> std::io::Result<()> {
+fn save_state(path: &Path, snapshot: &concur::backend::MapSnapshot) -> std::io::Result<()> {
     use std::io::Write;
     let text = snapshot.to_json().map_err(std::io::Error::other)?;
     if let Some(dir) = path.parent() {
@@ -63,14 +63,14 @@ impl Continuation {
     /// The seed of a fresh part: the run's own seed for part 1, else one derived from
     /// (seed, run, part), so that no part repeats another's draws.
     pub fn seed(run_seed: u64, part: u32) -> u64 {
-        if part <= 1 { run_seed } else { crate::rng::trial_seed(run_seed, u64::from(part)) }
+        if part <= 1 { run_seed } else { concur::rng::trial_seed(run_seed, u64::from(part)) }
     }
 
     /// The spec of the part: `one`'s budget less what the parts on file spent (seconds
     /// under a time limit; iterations per trial of a map, nodes of a tree search, moves or
     /// iterations of a local search, where capped), and its seed. None when nothing is
     /// left of the budget.
-    pub fn budget(&self, one: &mut crate::solve::SolveSpec) -> Option<()> {
+    pub fn budget(&self, one: &mut concur::solve::SolveSpec) -> Option<()> {
         let spent = &self.spent;
         if let Some(t) = one.run.time_limit {
             let left = t - spent.wall_s;
@@ -113,10 +113,10 @@ fn run_part(
     out: Option<&Path>,
 ) -> Result<(Record, Option<f64>)> {
     let p = &inst.puzzle;
-    let seed = crate::rng::trial_seed(base_seed, run);
+    let seed = concur::rng::trial_seed(base_seed, run);
     let mut one = spec.spec.clone();
     one.run.seed = seed;
-    if crate::solve::run_key_methods("threads").is_some_and(|m| m.contains(&one.name())) {
+    if concur::solve::run_key_methods("threads").is_some_and(|m| m.contains(&one.name())) {
         one.run.threads = Some(1);
     }
     if one.is_map() && !spec.given.contains_key("trials") {
@@ -124,7 +124,7 @@ fn run_part(
     }
     let fail = |e: &dyn std::fmt::Display| Error::Run { instance: inst.name.clone(), reason: e.to_string() };
     let key = (inst.name.clone(), spec.label(), run);
-    let selected = crate::solve::pick_backend(&one).map_err(|e| fail(&e))?;
+    let selected = concur::solve::pick_backend(&one).map_err(|e| fail(&e))?;
     let backend = selected.backend;
     // A map on the CPU saves its batch at a stop, and its next part goes on from it.
     let saves = one.is_map() && !backend.is_gpu() && out.is_some();
@@ -132,7 +132,7 @@ fn run_part(
     let restored = match (cont, out) {
         (Some(c), Some(out)) if saves => std::fs::read_to_string(state_path(out, &key, c.part - 1))
             .ok()
-            .and_then(|t| crate::backend::MapSnapshot::from_json(&t).ok()),
+            .and_then(|t| concur::backend::MapSnapshot::from_json(&t).ok()),
         _ => None,
     };
     let continued = match (cont, &restored) {
@@ -154,7 +154,7 @@ fn run_part(
         }
     };
     let device = if backend.is_gpu() { Some(backend.name()) } else { machine.map(String::from) };
-    let s = crate::solve::solve(p, &one, backend.as_ref(), cancel, &mut |_| {}).map_err(|e| fail(&e))?;
+    let s = concur::solve::solve(p, &one, backend.as_ref(), cancel, &mut |_| {}).map_err(|e| fail(&e))?;
     let cpu_s = s.cpu_s;
     if let (Some(snapshot), Some(out)) = (&s.snapshot, out) {
         // Saved before the part's line is written: a part on file whose state is missing (a
@@ -214,50 +214,50 @@ fn run_part(
 /// What `concur ladder` was asked for, as given on the command line; [`Request::check`]
 /// turns it into a [`Ladder`] ready to run.
 #[derive(Debug, Clone, Default, PartialEq)]
-#[cfg_attr(feature = "application", derive(clap::Args))]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct Request {
     /// The ladder's config (TOML or JSON, detected from the content).
     pub config: PathBuf,
     /// The folder its results go to: one JSON line per finished run.
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub out: PathBuf,
     /// Run only shard K of N (1-based): disjoint shares whose union is the whole ladder.
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub shard: Option<Shard>,
     /// Skip runs already on file in DIR (the unsharded results or any shard's).
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub resume: bool,
     /// Run only the instances of at most this many cells (a part of the ladder).
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub max_cells: Option<usize>,
     /// Run only the methods of these labels, comma-separated (a part of the ladder).
-    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub methods: Vec<String>,
     /// Run only the first N runs of each method and instance (a shallow pass; a later
     /// --resume deepens it).
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub runs: Option<u64>,
     /// Folder that relative instance paths start from (default: $CONCUR_PUZZLES or
     /// ../shared/puzzles).
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub puzzles: Option<PathBuf>,
     /// Worker threads (default: every core this process may use: the scheduler's
     /// SLURM_CPUS_PER_TASK where set, else the affinity mask and cgroup quota).
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub threads: Option<usize>,
     /// When another process holds this shard's results file, wait up to SECS seconds for it
     /// to let go (a replacement pod starting while the old one stops) instead of exiting 2.
-    #[cfg_attr(feature = "application", arg(long, value_name = "SECS"))]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "SECS"))]
     pub wait_lock: Option<f64>,
     /// Under Slurm, when a signal stops the ladder with runs left, requeue this job
     /// (`scontrol requeue $SLURM_JOB_ID`) after writing, so that it comes back and resumes
     /// without anyone's help. Needs the job's `--requeue`.
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub requeue: bool,
     /// Start no run after SECS seconds from now, and cut each run's time limit to end by
     /// then (the run records the limit it ran under), so a stop at a known time loses
     /// nothing.
-    #[cfg_attr(feature = "application", arg(long, value_name = "SECS"))]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "SECS"))]
     pub deadline: Option<f64>,
 }
 
@@ -311,7 +311,7 @@ pub enum RequestError {
     },
     /// The results folder takes no files.
     #[error(transparent)]
-    Output(#[from] crate::limits::LimitError),
+    Output(#[from] concur::limits::LimitError),
     /// The worker pool could not be built.
     #[error(transparent)]
     Pool(#[from] rayon::ThreadPoolBuildError),
@@ -345,7 +345,7 @@ pub struct Ladder {
     pub part: Part,
     /// Worker threads, within the cores.
     pub threads: usize,
-    /// What decided the worker threads: `--threads`, or [`crate::limits::cores_decided`]'s
+    /// What decided the worker threads: `--threads`, or [`concur::limits::cores_decided`]'s
     /// reading.
     pub threads_from: &'static str,
     /// How long to wait for another writer of the shard to let go (None: not at all).
@@ -387,7 +387,7 @@ impl Request {
         if self.threads == Some(0) {
             return Err(RequestError::NoThreads);
         }
-        let (cores, decided) = crate::limits::cores_decided();
+        let (cores, decided) = concur::limits::cores_decided();
         if let Some(threads) = self.threads.filter(|&t| t > cores) {
             return Err(RequestError::Threads { threads, cores });
         }
@@ -395,7 +395,7 @@ impl Request {
             Some(t) => (t, "--threads"),
             None => (cores, decided),
         };
-        crate::limits::output_dir(&self.out)?;
+        concur::limits::output_dir(&self.out)?;
         let part = Part { max_cells: self.max_cells, methods: self.methods, runs: self.runs, deadline };
         Ok(Ladder {
             config,

@@ -490,7 +490,7 @@ pub fn exp_fit(obs: &[(f64, bool)], censor_at: &[f64], resamples: usize, seed: u
 
 /// A stable 64-bit FNV-1a hash, to derive bootstrap seeds from cell names.
 pub fn stable_hash(s: &str) -> u64 {
-    crate::hash::Fnv1a::new().bytes(s.as_bytes()).finish()
+    concur::hash::Fnv1a::new().bytes(s.as_bytes()).finish()
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! nearest known solution, and an RRR trial that can be watched step by step.
 //!
 //! Nothing here is on the engine's path. [`Tracer`] re-runs one RRR trial of
-//! [`crate::f1::map::F1Map`] through the public projections of [`F1`], step for step and bit for
+//! [`concur::f1::map::F1Map`] through the public projections of [`F1`], step for step and bit for
 //! bit (a test checks that against the batch driver), and reports per iteration what the
 //! batch driver keeps to itself: the board chosen by `P_P`, its score, and the gap
 //! `|P_P(2 P_E x - x) - P_E x|` (the step is `beta` times that vector).
@@ -16,12 +16,12 @@
 //!   the right piece in the wrong rotation, that is `m - k + r` (a cycle of length `L` needs
 //!   `L - 1` exchanges; a turned piece needs one turn).
 
-use crate::assign::AssignError;
-use crate::batch::{self, MapKind, ROUND, Trial};
-use crate::f1::map::MapConfig;
-use crate::f1::project::{Assigners, F1, PieceScratch};
-use crate::puzzle::{Board, Placement, Puzzle};
-use crate::verify;
+use concur::assign::AssignError;
+use concur::batch::{self, MapKind, ROUND, Trial};
+use concur::f1::map::MapConfig;
+use concur::f1::project::{Assigners, F1, PieceScratch};
+use concur::puzzle::{Board, Placement, Puzzle};
+use concur::verify;
 use rand::RngExt;
 
 /// Placement code `piece * 4 + rot`.
@@ -221,13 +221,13 @@ pub struct Step {
     pub restarted: bool,
 }
 
-/// One RRR trial of [`crate::f1::map::F1Map`] (cycle restarts included), stepped in the open.
+/// One RRR trial of [`concur::f1::map::F1Map`] (cycle restarts included), stepped in the open.
 /// `F1Map::new(puzzle, cfg)` trial `t` and `Tracer::new(puzzle, &cfg, t)` follow the same
 /// trajectory bit for bit.
 pub struct Tracer {
     f1: F1,
     beta: f32,
-    edge: crate::f1::project::EdgeProjection,
+    edge: concur::f1::project::EdgeProjection,
     cold_assign: bool,
     no_cycle_restart: bool,
     x: Vec<f32>,
@@ -245,7 +245,7 @@ pub struct Tracer {
 
 /// FNV-1a of a board of candidate ids (for cycle detection in board space).
 pub fn board_hash(board: &[u32]) -> u64 {
-    crate::hash::Fnv1a::new().u32s(board).finish()
+    concur::hash::Fnv1a::new().u32s(board).finish()
 }
 
 impl Tracer {
@@ -276,7 +276,7 @@ impl Tracer {
             x,
             tr,
             max_score: puzzle.max_score(),
-            slot_w: cfg.join_weights.map(|w| crate::f1::project::join_slot_weights(puzzle, w)),
+            slot_w: cfg.join_weights.map(|w| concur::f1::project::join_slot_weights(puzzle, w)),
             f1,
         })
     }
@@ -371,7 +371,7 @@ impl Tracer {
         if self.no_cycle_restart || !self.tr.iterations.is_multiple_of(ROUND) {
             return false;
         }
-        let cycled = self.tr.in_cycle(batch::fingerprint(&self.x, crate::hash::OFFSET));
+        let cycled = self.tr.in_cycle(batch::fingerprint(&self.x, concur::hash::OFFSET));
         if cycled {
             self.restart();
         }
@@ -402,8 +402,8 @@ pub fn restart_curve(solved: &[u64], unsolved: usize) -> Vec<(u64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::f1::map::F1Map;
-    use crate::puzzle::generate::{GenerateOptions, generate};
+    use concur::f1::map::F1Map;
+    use concur::puzzle::generate::{GenerateOptions, generate};
 
     fn puzzle(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {
         generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap()
@@ -453,7 +453,7 @@ mod tests {
         let cfg = MapConfig {
             all_trials: true,
             restart_stall: None,
-            run: crate::batch::MapRun { trials: 3, max_iters: 700, seed: 9, ..Default::default() },
+            run: concur::batch::MapRun { trials: 3, max_iters: 700, seed: 9, ..Default::default() },
             ..Default::default()
         };
         let mut m = F1Map::new(&p, cfg.clone()).unwrap();
@@ -479,7 +479,7 @@ mod tests {
         let (p, sol) = puzzle(4, 3, 2);
         let cfg = MapConfig {
             restart_stall: None,
-            run: crate::batch::MapRun { trials: 1, ..Default::default() },
+            run: concur::batch::MapRun { trials: 1, ..Default::default() },
             ..Default::default()
         };
         let mut tr = Tracer::new(&p, &cfg, 0).unwrap();

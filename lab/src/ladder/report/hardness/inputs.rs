@@ -3,7 +3,7 @@
 
 use crate::ladder::report::stats::{self, Pooled};
 use crate::ladder::run::Record;
-use crate::method::MethodName;
+use concur::method::MethodName;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

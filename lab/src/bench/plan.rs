@@ -3,11 +3,11 @@
 //! a run will take with their least time.
 
 use super::{BenchOptions, SCAN_SIZES};
-use crate::backend::{BackendChoice, GpuError, select};
-use crate::dc::Layout;
-use crate::f1::project::F1;
-use crate::limits::{LimitError, MemoryBudget, human};
-use crate::puzzle::generate::{GenerateOptions, generate};
+use concur::backend::{BackendChoice, GpuError, select};
+use concur::dc::Layout;
+use concur::f1::project::F1;
+use concur::limits::{LimitError, MemoryBudget, human};
+use concur::puzzle::generate::{GenerateOptions, generate};
 
 /// What a plain `concur bench` measures: sizes, batches and backends chosen from the adapter
 /// found, so that it ends within about a minute on any machine. The full sweep is
@@ -65,40 +65,40 @@ impl Plan {
 /// What `concur bench` was asked for, as given on the command line: the lists left out
 /// (`None`) come from the [`Plan`].
 #[derive(Clone, Debug)]
-#[cfg_attr(feature = "application", derive(clap::Args))]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct BenchRequest {
     /// Board sizes, comma separated (default: from the plan).
-    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub sizes: Option<Vec<String>>,
     /// Batch sizes (trials), comma separated (default: from the plan).
-    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub batches: Option<Vec<usize>>,
     /// Formulations: f1 (RRR in edge-colour space), dc (divide and concur); `scan` adds the
     /// row scan's rows (placements per second on one core at 7x7, 8x8 and 16x16, in the
     /// rate column), e.g. `--formulations f1,dc,scan` for both in one table.
-    #[cfg_attr(feature = "application", arg(long, value_delimiter = ',', default_value = "f1,dc"))]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ',', default_value = "f1,dc"))]
     pub formulations: Vec<String>,
     /// Which backends to measure: cpu, gpu or both (default: from the plan).
-    #[cfg_attr(feature = "application", arg(long, value_delimiter = ','))]
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub backends: Option<Vec<BackendChoice>>,
     /// The full sweep: 5x5, 8x8 and 16x16 at 1 to 16,384 trials on the CPU and the GPU
     /// (tens of minutes); explicit lists still override it.
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub full: bool,
     /// Time budget per measurement, seconds.
-    #[cfg_attr(feature = "application", arg(long, default_value_t = 0.5))]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.5))]
     pub budget: f64,
     /// Skip a size and batch whose state exceeds this many GiB.
-    #[cfg_attr(feature = "application", arg(long, default_value_t = 8.0))]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 8.0))]
     pub max_gib: f64,
     /// Cap the trials per device chunk of the F2 GPU rows (default: as many as fit).
-    #[cfg_attr(feature = "application", arg(long, value_parser = clap::value_parser!(u64).range(1..)))]
+    #[cfg_attr(feature = "clap", arg(long, value_parser = clap::value_parser!(u64).range(1..)))]
     pub dc_chunk_trials: Option<u64>,
     /// The GPU adapter: the first whose name contains this (case-insensitive).
-    #[cfg_attr(feature = "application", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long))]
     pub adapter: Option<String>,
     /// The seed of the generated puzzles and of the trials' starts.
-    #[cfg_attr(feature = "application", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
 }
 
@@ -112,7 +112,7 @@ pub enum BenchError {
     #[error("--sizes: {0}")]
     SizeNumber(std::num::ParseIntError),
     /// A size whose side is outside `2..=MAX_SIDE`.
-    #[error("--sizes: {w}x{h} is out of range: each side must be 2..={}", crate::puzzle::MAX_SIDE)]
+    #[error("--sizes: {w}x{h} is out of range: each side must be 2..={}", concur::puzzle::MAX_SIDE)]
     SizeRange {
         /// The width given.
         w: usize,
@@ -175,7 +175,7 @@ impl BenchOptions {
             None => plan.sizes.clone(),
         };
         let batches = r.batches.unwrap_or_else(|| plan.batches.clone());
-        let side = 2..=crate::puzzle::MAX_SIDE;
+        let side = 2..=concur::puzzle::MAX_SIDE;
         if let Some(&(w, h)) = sizes.iter().find(|(w, h)| !side.contains(w) || !side.contains(h)) {
             return Err(BenchError::SizeRange { w, h });
         }
@@ -188,7 +188,7 @@ impl BenchOptions {
         if backends.contains(&BackendChoice::Gpu) {
             select(BackendChoice::Gpu, r.adapter.as_deref())?;
         }
-        let budget = crate::limits::seconds("--budget", r.budget)?;
+        let budget = concur::limits::seconds("--budget", r.budget)?;
         if budget.is_zero() {
             return Err(BenchError::ZeroBudget);
         }
@@ -212,7 +212,7 @@ impl BenchOptions {
             seed: r.seed,
             adapter: r.adapter,
             dc_chunk_trials: r.dc_chunk_trials.map(|c| c as usize),
-            cancel: crate::cancel::Cancel::new(),
+            cancel: concur::cancel::Cancel::new(),
         };
         if !explicit {
             notes.push(format!("concur bench: {}", plan.why));
@@ -266,7 +266,7 @@ fn state_bytes(form: &str, w: usize, h: usize) -> Option<u64> {
     match form {
         "f1" => F1::new(&p).ok().map(|f1| (3 * f1.dim() + 2 * f1.weight_len()) as u64 * 4),
         "dc" => {
-            let l = Layout::new(&p, crate::dc::DcLayout::Plain);
+            let l = Layout::new(&p, concur::dc::DcLayout::Plain);
             Some((2 * l.slots() + 2 * l.vars()) as u64 * 4)
         }
         _ => None,

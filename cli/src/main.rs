@@ -1,15 +1,12 @@
-//! The `concur` binary: parses the command line ([`concur::cli`]), hands each subcommand to
+//! The `concur` binary: parses the command line ([`concur_cli`]), hands each subcommand to
 //! the library, and prints what comes back. The checks and plans behind the flags are library
 //! constructors; what is here is wiring, progress bars, the Ctrl-C handler and printing.
 
 use anyhow::{Context, Result};
 use concur::backend::Certify;
 use concur::batch;
-use concur::bench;
 use concur::cancel::Cancel;
 use concur::certify;
-use concur::cli::{BenchArgs, Cli, Cmd, CountArgs, DemoArgs, GenerateArgs, ReportArgs, SolveArgs, VerifyArgs};
-use concur::ladder;
 use concur::limits::{self, MemoryBudget, OutputFile};
 use concur::meter::{Meter, Watch};
 use concur::puzzle::format;
@@ -21,6 +18,9 @@ use concur::search::journal::{CountRequest, ScanCountRun};
 use concur::search::scan::CountEngine;
 use concur::solve::{Event, SolveSpec};
 use concur::verify;
+use concur_cli::{BenchArgs, Cli, Cmd, CountArgs, DemoArgs, GenerateArgs, ReportArgs, SolveArgs, VerifyArgs};
+use concur_lab::bench;
+use concur_lab::ladder;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
@@ -460,7 +460,7 @@ fn generate_cmd(a: GenerateArgs, cancel: &Cancel) -> Result<ExitCode> {
 /// `--version` print as usual and end the process there (Err: the exit code).
 fn parse() -> Result<std::result::Result<(Cli, clap::ArgMatches), ExitCode>> {
     use clap::error::ErrorKind;
-    match concur::cli::parse_from(std::env::args_os()) {
+    match concur_cli::parse_from(std::env::args_os()) {
         Ok(parsed) => Ok(Ok(parsed)),
         Err(e) if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();

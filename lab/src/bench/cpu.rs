@@ -2,14 +2,14 @@
 //! the CPU backend's engines, the host assignment per class, and the row scan's rate.
 
 use super::{BenchOptions, BenchRow, Measured, iteration_rows, measure, random, row, whole_iterations};
-use crate::assign::{Assigner, Precision, Real};
-use crate::backend::EngineError;
-use crate::batch::MapRun;
-use crate::dc::{self, DcConfig, DivideScratch, Layout, project};
-use crate::f1::map::{self, MapConfig};
-use crate::f1::project::{F1, LANES};
-use crate::puzzle::Puzzle;
-use crate::puzzle::generate::{GenerateOptions, generate};
+use concur::assign::{Assigner, Precision, Real};
+use concur::backend::EngineError;
+use concur::batch::MapRun;
+use concur::dc::{self, DcConfig, DivideScratch, Layout, project};
+use concur::f1::map::{self, MapConfig};
+use concur::f1::project::{F1, LANES};
+use concur::puzzle::Puzzle;
+use concur::puzzle::generate::{GenerateOptions, generate};
 use rayon::prelude::*;
 use std::time::Duration;
 
@@ -20,12 +20,12 @@ pub const SCAN_SIZES: [(usize, usize); 3] = [(7, 7), (8, 8), (16, 16)];
 /// placements per second on one core (a node is one piece placed, as the other tree searches
 /// count it), in the rate column, at each of [`SCAN_SIZES`], on generated puzzles, so that
 /// the control's rate sits beside the map's in one table. Each row runs the first-solution
-/// search ([`crate::search::scan::solve`], one thread, restarts on) for about `budget` of
+/// search ([`concur::search::scan::solve`], one thread, restarts on) for about `budget` of
 /// search time: run after run (seeds `seed`, `seed + 1`, ...; a run that solves early ends
 /// early), counting the search time only (the tables and the tree estimates apart). `reps`
 /// is the runs, `seconds` the search seconds per run.
-pub fn scan_rows(budget: Duration, seed: u64, cancel: &crate::cancel::Cancel) -> Vec<BenchRow> {
-    use crate::search::scan::{ScanSolveConfig, solve};
+pub fn scan_rows(budget: Duration, seed: u64, cancel: &concur::cancel::Cancel) -> Vec<BenchRow> {
+    use concur::search::scan::{ScanSolveConfig, solve};
     let mut out = Vec::new();
     for (w, h) in SCAN_SIZES {
         let Ok((p, _)) =
@@ -87,9 +87,9 @@ pub(super) fn dc_run(batch: usize, iters: usize, seed: u64) -> DcConfig {
     DcConfig {
         all_trials: true,
         no_cycle_restart: true, // The plain layout, the one both backends run, so that the CPU and GPU rows compare.
-        layout: crate::dc::DcLayout::Plain,
+        layout: concur::dc::DcLayout::Plain,
         run: MapRun { trials: batch, max_iters: iters as u64, seed, ..Default::default() },
-        ..crate::dc::DcOptions::default().config(crate::batch::MapRun::default())
+        ..concur::dc::DcOptions::default().config(concur::batch::MapRun::default())
     }
 }
 
@@ -110,7 +110,7 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
     f1.piece_weights(&pe[..d], &mut wts[..wl], &mut best[..wl]);
     let m = measure(o.budget, || {
         wts.par_chunks_mut(wl).zip(pe.par_chunks(d)).for_each_init(
-            crate::f1::project::SideTable::default,
+            concur::f1::project::SideTable::default,
             |t, (w, z)| {
                 f1.piece_weights_into(z, w, t);
             },
@@ -122,14 +122,16 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
     // runs it: the states laid out trial-minor beforehand, once a round there), where the
     // batch is whole groups of lanes.
     if batch.is_multiple_of(LANES) {
-        let mut minor = vec![crate::f1::project::LaneVec::ZERO; batch / LANES * d];
+        let mut minor = vec![concur::f1::project::LaneVec::ZERO; batch / LANES * d];
         for (zl, z) in minor.chunks_mut(d).zip(pe.chunks(LANES * d)) {
             f1.to_lanes(std::array::from_fn(|l| &z[l * d..(l + 1) * d]), zl);
         }
         let m = measure(o.budget, || {
             wts.par_chunks_mut(LANES * wl)
                 .zip(minor.par_chunks(d))
-                .for_each_init(crate::f1::project::LaneSideTable::default, |t, (w, z)| f1.piece_weights_minor(z, w, t));
+                .for_each_init(concur::f1::project::LaneSideTable::default, |t, (w, z)| {
+                    f1.piece_weights_minor(z, w, t)
+                });
             Ok(())
         })?;
         out.push(lanes_of(row("f1", p, batch, "weights", "cpu", m, 4 * (2 * d + wl) as u64, 1), LANES));
@@ -165,7 +167,7 @@ pub(super) fn f1_cpu(p: &Puzzle, f1: &F1, batch: usize, o: &BenchOptions) -> Res
         let mut r = row("f1", p, batch, "assign", "cpu", m, 4 * (n * n) as u64, 1);
         r.class_n = Some(n);
         out.push(r);
-        if n > crate::assign::ENUMERATE_MAX {
+        if n > concur::assign::ENUMERATE_MAX {
             let m = assign_warm::<f32>(o.budget, n, batch, &ak, &bk)?;
             out.extend(f32_rows(vec![row("f1", p, batch, "assign", "cpu", m, 4 * (n * n) as u64, 1)]));
             out.last_mut().expect("one row").class_n = Some(n);
@@ -200,7 +202,7 @@ fn assign_warm<R: Real>(
         flip = !flip;
         let w = if flip { bk } else { ak };
         solvers.par_iter_mut().zip(w.par_chunks(n * n)).try_for_each(|(s, w)| {
-            if n <= crate::assign::ENUMERATE_MAX { s.solve_enumerate(w) } else { s.solve_warm(w) }.map(|_| ())
+            if n <= concur::assign::ENUMERATE_MAX { s.solve_enumerate(w) } else { s.solve_warm(w) }.map(|_| ())
         })?;
         Ok(())
     })
@@ -284,7 +286,7 @@ mod scan_row_tests {
     /// One scan row per size, each with nodes searched in the budget and their rate.
     #[test]
     fn scan_rows_measure_nodes_per_second_at_each_size() {
-        let rows = scan_rows(Duration::from_millis(100), 3, &crate::cancel::Cancel::new());
+        let rows = scan_rows(Duration::from_millis(100), 3, &concur::cancel::Cancel::new());
         let sizes: Vec<&str> = rows.iter().map(|r| r.size.as_str()).collect();
         assert_eq!(sizes, ["7x7", "8x8", "16x16"]);
         for r in &rows {

@@ -16,11 +16,11 @@ mod plan;
 pub use cpu::{SCAN_SIZES, scan_rows};
 pub use plan::{BenchError, BenchRequest, Plan, estimated_seconds, steps};
 
-use crate::backend::{EngineError, GpuError};
-use crate::dc::Layout;
-use crate::f1::project::F1;
-use crate::puzzle::Puzzle;
-use crate::puzzle::generate::{GenerateOptions, generate};
+use concur::backend::{EngineError, GpuError};
+use concur::dc::Layout;
+use concur::f1::project::F1;
+use concur::puzzle::Puzzle;
+use concur::puzzle::generate::{GenerateOptions, generate};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::{Duration, Instant};
@@ -51,7 +51,7 @@ pub struct BenchOptions {
     /// binding limits allow). Smaller chunks keep each chunk's trial-minor arrays small.
     pub dc_chunk_trials: Option<usize>,
     /// Ends the bench with the rows measured so far when tripped.
-    pub cancel: crate::cancel::Cancel,
+    pub cancel: concur::cancel::Cancel,
 }
 
 /// One measured line.
@@ -273,7 +273,7 @@ pub fn run_with_steps(
     let total = steps(opts).len();
     let mut done = 0;
     #[cfg(feature = "gpu")]
-    let ctx = if opts.gpu { Some(crate::backend::gpu::GpuContext::open(opts.adapter.as_deref())?) } else { None };
+    let ctx = if opts.gpu { Some(concur::backend::gpu::GpuContext::open(opts.adapter.as_deref())?) } else { None };
     #[cfg(not(feature = "gpu"))]
     if opts.gpu {
         return Err(GpuError::NotBuilt.into());
@@ -307,7 +307,7 @@ pub fn run_with_steps(
                 // The formulation's tables, built once for both backends' rows.
                 let built = match form.as_str() {
                     "f1" => Formulation::F1(F1::new(&p)?),
-                    "dc" => Formulation::Dc(Layout::new(&p, crate::dc::DcLayout::Plain)),
+                    "dc" => Formulation::Dc(Layout::new(&p, concur::dc::DcLayout::Plain)),
                     // Measured once, after the sizes ([`scan_rows`]).
                     "scan" => continue,
                     other => {

@@ -1,9 +1,9 @@
 //! A ladder's configuration: instances, methods, runs, budgets and stopping rules (with the
 //! tally they count against), read from TOML or JSON and checked by [`parse_config`].
 
-use crate::backend::BackendChoice;
-use crate::error::{Error, Result};
-use crate::solve::SolveSpec;
+use concur::backend::BackendChoice;
+use concur::error::{Error, Result};
+use concur::solve::SolveSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -181,7 +181,7 @@ pub enum InstanceSpec {
 }
 
 /// A generated instance: a puzzle of Brendan Owen's kind with a planted solution
-/// ([`crate::puzzle::generate::generate`]).
+/// ([`concur::puzzle::generate::generate`]).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenSpec {
@@ -264,7 +264,7 @@ impl TryFrom<serde_json::Map<String, serde_json::Value>> for MethodSpec {
             spec.run.backend = BackendChoice::Cpu;
         }
         if spec.run.backend == BackendChoice::Cpu {
-            spec.supported_by(&crate::backend::CpuBackend).map_err(|e| format!("method {label_text:?}: {e}"))?;
+            spec.supported_by(&concur::backend::CpuBackend).map_err(|e| format!("method {label_text:?}: {e}"))?;
         }
         Ok(MethodSpec { label, max_cells, spec, given: given.into_iter().filter(|(k, _)| k != "max_cells").collect() })
     }
@@ -321,7 +321,7 @@ pub fn parse_config(text: &str) -> Result<Config> {
     if cfg.instances.is_empty() || cfg.methods.is_empty() || cfg.runs == 0 {
         return Err(Error::config("a ladder needs at least one instance, one method and one run"));
     }
-    let seconds = |t: f64| t > 0.0 && t <= crate::limits::MAX_SECONDS;
+    let seconds = |t: f64| t > 0.0 && t <= concur::limits::MAX_SECONDS;
     if cfg.budgets.iter().any(|b| !seconds(b.time_limit)) {
         return Err(Error::config("every budget needs a positive time_limit of at most 1e9 seconds"));
     }

@@ -20,8 +20,8 @@ pub use self::stats::RESAMPLES;
 use self::stats::{KaplanMeier, LineFit};
 use self::svg::{Curve, Series, log_plot, rtd_plot};
 use self::svg::{Panel, PooledPoint, PooledSeries, pooled_plot, sparse_from};
-use crate::error::{Error, Result};
 use crate::ladder::run::{Record, join_parts, read_records};
+use concur::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -1027,7 +1027,7 @@ mod tests {
             width: w,
             height: h,
             colors: 4,
-            method: crate::method::MethodName::Rrr,
+            method: concur::method::MethodName::Rrr,
             label: label.into(),
             params: serde_json::json!({"time_limit": 10.0, "max_iters": 1000000}),
             run,

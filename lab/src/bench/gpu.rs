@@ -4,12 +4,12 @@
 
 use super::cpu::{assign_weights, class_block, dc_run, f1_run};
 use super::{BenchOptions, BenchRow, Measured, iteration_rows, measure, random, row, whole_iterations};
-use crate::backend::EngineError;
-use crate::backend::gpu::GpuContext;
-use crate::batch::MapRun;
-use crate::dc::{DcConfig, DivideScratch, project};
-use crate::f1::map::MapConfig;
-use crate::puzzle::Puzzle;
+use concur::backend::EngineError;
+use concur::backend::gpu::GpuContext;
+use concur::batch::MapRun;
+use concur::dc::{DcConfig, DivideScratch, project};
+use concur::f1::map::MapConfig;
+use concur::puzzle::Puzzle;
 use std::time::Duration;
 
 /// Copies per submission when measuring the device's copy bandwidth.
@@ -22,8 +22,8 @@ const COPIES: usize = 8;
 /// per submission, so that the submission and the wait (about 0.6 ms on an H200 through
 /// Vulkan, as long as one 256 MiB copy) do not count as copy time.
 pub(super) fn copy_rows(ctx: &GpuContext, budget: Duration) -> Result<Vec<BenchRow>, EngineError> {
-    use crate::backend::gpu::LAYOUT_WGSL;
-    use crate::backend::gpu::context::{dispatch, grid};
+    use concur::backend::gpu::LAYOUT_WGSL;
+    use concur::backend::gpu::context::{dispatch, grid};
     // Within one binding, so that the kernel copies the same bytes as the transfer.
     let bytes = (256u64 << 20).min(ctx.max_buffer.min(ctx.max_binding) / 4 * 4);
     let (a, b) = (ctx.zeroed("copy a", bytes), ctx.zeroed("copy b", bytes));
@@ -67,8 +67,8 @@ pub(super) fn copy_rows(ctx: &GpuContext, budget: Duration) -> Result<Vec<BenchR
 
 /// The F1 assignment placements the GPU rows compare: the host JV, then the device kernels,
 /// each with the separate passes and with the fused one (`--fused-passes`).
-const DEVICE_PLACEMENTS: [(crate::f1::map::AssignOn, bool, &str); 7] = {
-    use crate::f1::map::AssignOn;
+const DEVICE_PLACEMENTS: [(concur::f1::map::AssignOn, bool, &str); 7] = {
+    use concur::f1::map::AssignOn;
     [
         (AssignOn::Cpu, false, "cpu"),
         (AssignOn::GpuJv, false, "gpu-jv"),
@@ -110,7 +110,7 @@ fn profile_rows(
     p: &Puzzle,
     batch: usize,
     assign: &'static str,
-    prof: Result<crate::backend::gpu::timing::Timings, EngineError>,
+    prof: Result<concur::backend::gpu::timing::Timings, EngineError>,
 ) -> Vec<BenchRow> {
     let mk = |kernel: &'static str, ns: f64, note: Option<String>| {
         let per_iter_s = ns * 1e-9 / PROFILE_ITERS as f64;
@@ -142,7 +142,7 @@ pub(super) fn f1_gpu(
     batch: usize,
     o: &BenchOptions,
 ) -> Result<Vec<BenchRow>, EngineError> {
-    use crate::backend::gpu::f1::{F1Gpu, Kernel};
+    use concur::backend::gpu::f1::{F1Gpu, Kernel};
     let cfg = MapConfig { run: MapRun { trials: batch, seed: o.seed, ..Default::default() }, ..Default::default() };
     let g = F1Gpu::new(ctx.clone(), p, cfg.clone())?;
     g.write_state(0, &random(batch * g.f1().dim(), o.seed));
@@ -164,7 +164,7 @@ pub(super) fn f1_gpu(
     };
     for (on, fused, name) in DEVICE_PLACEMENTS {
         let cfg = |iters| MapConfig { assign: on, fused_passes: fused, ..f1_run(batch, iters, o.seed) };
-        let note = unfused(fused, crate::backend::gpu::f1::fuses(ctx, p, &cfg(1))?);
+        let note = unfused(fused, concur::backend::gpu::f1::fuses(ctx, p, &cfg(1))?);
         let m = whole_iterations(o.budget, |iters| {
             F1Gpu::new(ctx.clone(), p, cfg(iters))?.run(&mut |_| {})?;
             Ok(())
@@ -187,7 +187,7 @@ pub(super) fn f1_gpu(
     }
     // The device assignment, one class at a time, alternating two weight sets already on the
     // device (a device copy into the batch's weights, then the warm solve).
-    use crate::backend::gpu::assign::AssignGpu;
+    use concur::backend::gpu::assign::AssignGpu;
     let dev = AssignGpu::new(ctx.clone());
     let f1 = g.f1();
     let (a, b) = assign_weights(f1, batch, o.seed);
@@ -205,7 +205,7 @@ pub(super) fn f1_gpu(
         out.push(r);
         // The device JVs (the workgroup and the subgroup kernel) on the same two weight sets,
         // warm.
-        use crate::backend::gpu::jv::{JvGpu, JvKind};
+        use concur::backend::gpu::jv::{JvGpu, JvKind};
         for (kind, name) in [
             (JvKind::Workgroup, "gpu-jv"),
             (JvKind::Subgroup, "gpu-jv-sg"),
@@ -233,11 +233,11 @@ pub(super) fn dc_gpu(
     batch: usize,
     o: &BenchOptions,
 ) -> Result<Vec<BenchRow>, EngineError> {
-    use crate::backend::gpu::dc::{DcGpu, Kernel};
+    use concur::backend::gpu::dc::{DcGpu, Kernel};
     let cfg = DcConfig {
         run: MapRun { trials: batch, seed: o.seed, ..Default::default() },
-        ..crate::dc::DcOptions { layout: crate::dc::DcLayout::Plain, ..Default::default() }
-            .config(crate::batch::MapRun::default())
+        ..concur::dc::DcOptions { layout: concur::dc::DcLayout::Plain, ..Default::default() }
+            .config(concur::batch::MapRun::default())
     };
     let chunk = o.dc_chunk_trials.unwrap_or(usize::MAX);
     let g = DcGpu::with_chunk_trials(ctx.clone(), p, cfg.clone(), chunk)?;

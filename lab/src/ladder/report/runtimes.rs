@@ -464,7 +464,7 @@ mod tests {
     fn rec(label: &str, run: u64, work: u64, solved: bool) -> Record {
         Record {
             instance: "i".into(),
-            method: crate::method::MethodName::Rrr,
+            method: concur::method::MethodName::Rrr,
             label: label.into(),
             run,
             solved,

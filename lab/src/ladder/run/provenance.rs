@@ -142,7 +142,7 @@ pub struct RunClock<'m> {
 
 impl RunClock<'_> {
     /// The run's provenance when it ends, with the CPU seconds of the thread that ran it
-    /// ([`crate::solve::Solved::cpu_s`]).
+    /// ([`concur::solve::Solved::cpu_s`]).
     pub fn finish(self, cpu_s: Option<f64>) -> Provenance {
         Provenance {
             host: self.machine.host.clone(),
@@ -252,14 +252,14 @@ mod tests {
         // Spin until the thread's own clock has counted 20 ms (on a loaded machine that takes
         // longer than 20 ms of wall time), then check it against the wall clock: one thread's
         // CPU time cannot run ahead of the time that passed.
-        let before = crate::meter::thread_cpu_seconds();
+        let before = concur::meter::thread_cpu_seconds();
         let t = std::time::Instant::now();
         let mut x = 0u64;
         let used = loop {
             for _ in 0..100_000 {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
             }
-            let (Some(a), Some(b)) = (before, crate::meter::thread_cpu_seconds()) else { break None };
+            let (Some(a), Some(b)) = (before, concur::meter::thread_cpu_seconds()) else { break None };
             if b - a >= 0.02 || t.elapsed().as_secs_f64() > 10.0 {
                 break Some(b - a);
             }

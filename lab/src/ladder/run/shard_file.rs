@@ -17,7 +17,7 @@
 //! is closed; a crash of the machine loses at most the lines of that interval, never a line
 //! in part. The cost is measured in BENCHMARKS.md.
 
-use crate::error::{Error, Result};
+use concur::error::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};

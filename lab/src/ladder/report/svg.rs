@@ -1,7 +1,7 @@
 //! A small SVG writer: line plots with quartile bands, the pooled figure, run-time
 //! distributions, and boards.
 
-use crate::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
+use concur::puzzle::{Board, DOWN, LEFT, Puzzle, RIGHT, UP};
 use std::fmt::Write;
 
 /// An SVG document under construction.

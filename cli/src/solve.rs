@@ -1,6 +1,6 @@
 //! `concur solve`'s flags, grouped under headings, and the one way they become a run. The run
 //! flags are not written here: they are the rows of the options tables (the run's own,
-//! [`RunOptions`], and each method's: [`crate::options::Table`]), each declared once with its
+//! [`RunOptions`], and each method's: [`concur::options::Table`]), each declared once with its
 //! key, type, default, doc and heading, and turned into clap arguments by [`RunFlags`]. The
 //! flags given on the command line (clap's value source tells them from defaults; none of
 //! them has a clap default) are read as the same keys a ladder entry has, by
@@ -9,12 +9,12 @@
 //! use it, read from the library ([`annotate`], for the help only), so that neither is
 //! written twice.
 
-use crate::error::SpecError;
-use crate::method::MethodName;
-use crate::options::{Heading, Row, Table};
-use crate::solve::{RunOptions, SolveSpec, run_key_methods};
 use clap::Args;
 use clap::parser::ValueSource;
+use concur::error::SpecError;
+use concur::method::MethodName;
+use concur::options::{Heading, Row, Table};
+use concur::solve::{RunOptions, SolveSpec, run_key_methods};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -234,7 +234,7 @@ fn plain(v: &Value) -> String {
 }
 
 /// `concur solve`'s command with each run flag's help ending in its default and the methods
-/// that use it, from the library's tables. Built only to print the help ([`crate::cli::command`]):
+/// that use it, from the library's tables. Built only to print the help ([`crate::command`]):
 /// parsing uses the plain command, which costs a run nothing.
 pub fn annotate(cmd: clap::Command) -> clap::Command {
     let (keys, defaults) = (key_methods(), Defaults::new());

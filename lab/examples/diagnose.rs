@@ -29,10 +29,10 @@
 
 use anyhow::{Context, Result, bail};
 use concur::batch::MapRun;
-use concur::diagnose::{SolutionSet, Tracer, board_hash, restart_curve};
 use concur::f1::map::{F1Map, MapConfig};
 use concur::puzzle::{Board, Placement, Puzzle, format};
 use concur::search::journal;
+use concur_lab::diagnose::{SolutionSet, Tracer, board_hash, restart_curve};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -2,9 +2,9 @@
 //! them, and the part of a ladder one call does.
 
 use super::config::{Config, InstanceSpec};
-use crate::error::{Error, Result};
-use crate::puzzle::generate::{GenerateOptions, generate};
-use crate::puzzle::{Puzzle, format};
+use concur::error::{Error, Result};
+use concur::puzzle::generate::{GenerateOptions, generate};
+use concur::puzzle::{Puzzle, format};
 use std::path::{Path, PathBuf};
 
 /// A shard `K/N` (1-based K).

@@ -3,7 +3,7 @@
 
 use super::config::{Scope, Tally};
 use super::plan::Shard;
-use crate::error::{Error, Result};
+use concur::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -20,7 +20,7 @@ pub struct Record {
     /// Colours, grey excluded.
     pub colors: usize,
     /// The method (serialised as its name: `rrr`, `scan`, ...).
-    pub method: crate::method::MethodName,
+    pub method: concur::method::MethodName,
     /// The method entry's label ([`MethodSpec::label`](super::MethodSpec::label)).
     pub label: String,
     /// The entry's parameters as the config gave them, with the time limit the run ran under.

@@ -8,7 +8,7 @@
 
 use super::config::Tally;
 use super::records::{Record, tally};
-use crate::error::{Error, Result};
+use concur::error::{Error, Result};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};

@@ -1,13 +1,13 @@
-//! The command-line definition (with the `application` feature): the `concur` subcommands
-//! and their flags, as clap parses them. It is shared by the binary (`src/bin/concur.rs`,
+//! The command-line crate's definition of the command line: the `concur` subcommands
+//! and their flags, as clap parses them. It is shared by the binary (`cli/src/main.rs`,
 //! which parses, dispatches and prints) and the docs test (`tests/docs.rs`, which parses every
 //! `concur ...` command in the docs with it).
 //!
 //! `concur solve`'s flags ([`solve::SolveArgs`], its run flags made from the options tables)
 //! become the library's typed run through the
-//! same keys as a ladder entry ([`crate::solve::SolveSpec::from_given`]); the flags of `bench`
+//! same keys as a ladder entry ([`concur::solve::SolveSpec::from_given`]); the flags of `bench`
 //! and `ladder` are the library's requests ([`BenchRequest`], [`Request`]), which the
-//! library's constructors check ([`crate::bench::BenchOptions::from_request`],
+//! library's constructors check ([`concur_lab::bench::BenchOptions::from_request`],
 //! [`Request::check`]). Parse with [`parse_from`] (or [`command`]); each of `solve`'s run
 //! flags ends its help with its default and the methods that use it, read from the library.
 //!
@@ -16,12 +16,12 @@
 
 pub mod solve;
 
-use crate::bench::BenchRequest;
-use crate::ladder::Request;
-use crate::search::backtrack::CellOrder;
-use crate::search::scan::CountEngine;
-use crate::verify::{AllDiff, Consistency};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use concur::search::backtrack::CellOrder;
+use concur::search::scan::CountEngine;
+use concur::verify::{AllDiff, Consistency};
+use concur_lab::bench::BenchRequest;
+use concur_lab::ladder::Request;
 use std::path::PathBuf;
 
 pub use solve::SolveArgs;
@@ -127,7 +127,7 @@ pub struct DemoArgs {
 #[derive(Args)]
 pub struct BenchArgs {
     /// The plan's lists and limits, checked by
-    /// [`BenchOptions::from_request`](crate::bench::BenchOptions::from_request).
+    /// [`BenchOptions::from_request`](concur_lab::bench::BenchOptions::from_request).
     #[command(flatten)]
     pub request: BenchRequest,
     /// One JSON object per line instead of a table (and an error as one).

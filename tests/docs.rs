@@ -178,7 +178,7 @@ fn citing_files() -> Vec<PathBuf> {
             }
         }
     }
-    for d in ["src", "tests", "benches", "examples", "shaders"] {
+    for d in ["src", "lab", "cli", "tests", "benches", "examples", "shaders"] {
         rs_under(&root().join(d), &mut v);
     }
     v
@@ -287,15 +287,66 @@ fn every_results_folder_is_in_the_index_with_a_readme() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// Every shader file is named in ARCHITECTURE.md, in the module map's list of kernel families
-/// and again where its engine is described.
+/// scripts/README.md has a row for every script under scripts/ (`slurm/up.sh` for the
+/// folder's), and every row names a script that exists: under scripts/, or, for a one-off
+/// kept beside its results, at the path its usage gives.
 #[test]
-fn every_shader_file_is_named_in_the_architecture() {
-    let arch = read(&root().join("ARCHITECTURE.md"));
+fn every_script_has_a_row_and_every_row_a_script() {
+    let readme = read(&root().join("scripts/README.md"));
+    let rows: Vec<(String, String)> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let name = l.split('`').nth(1).unwrap_or("").to_string();
+            (name, l.to_string())
+        })
+        .collect();
+    let mut scripts = Vec::new();
+    for dir in ["", "slurm/"] {
+        for e in std::fs::read_dir(root().join("scripts").join(dir)).unwrap().filter_map(|e| e.ok()) {
+            let name = e.file_name().to_string_lossy().to_string();
+            if e.path().is_file() && name != "README.md" {
+                scripts.push(format!("{dir}{name}"));
+            }
+        }
+    }
+    assert!(scripts.len() >= 10, "{scripts:?}");
+    let mut bad = Vec::new();
+    for s in &scripts {
+        if !rows.iter().any(|(n, _)| n == s) {
+            bad.push(format!("scripts/{s}: no row in scripts/README.md"));
+        }
+    }
+    for (name, line) in &rows {
+        let here = root().join("scripts").join(name).is_file();
+        let beside = line.split('`').skip(1).step_by(2).any(|t| {
+            let path = t.split_whitespace().find(|w| w.ends_with(name.as_str())).unwrap_or("");
+            !path.is_empty() && root().join(path).is_file()
+        });
+        if !here && !beside {
+            bad.push(format!("scripts/README.md: {name} is neither under scripts/ nor where its usage says"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// ARCHITECTURE.md stays the design, the maths and the conventions, in at most 4,000 words;
+/// the detail lives in docs/internals.md.
+#[test]
+fn the_architecture_stays_short() {
+    let words = read(&root().join("ARCHITECTURE.md")).split_whitespace().count();
+    assert!((1000..=4000).contains(&words), "ARCHITECTURE.md has {words} words (at most 4,000)");
+}
+
+/// Every shader file is named in the module map (docs/internals.md), in its list of kernel
+/// families, and again where its engine is described.
+#[test]
+fn every_shader_file_is_named_in_the_internals() {
+    let arch = read(&root().join("docs/internals.md"));
     let families = arch
         .lines()
         .find(|l| l.starts_with("| `shaders/*.wgsl` |"))
-        .expect("ARCHITECTURE.md's module map has a `shaders/*.wgsl` row");
+        .expect("docs/internals.md's module map has a `shaders/*.wgsl` row");
     let mut shaders: Vec<String> = std::fs::read_dir(root().join("shaders"))
         .unwrap()
         .filter_map(|e| e.ok())
@@ -311,10 +362,85 @@ fn every_shader_file_is_named_in_the_architecture() {
             bad.push(format!("{s}: not in the module map's families: {families}"));
         }
         if !arch.contains(&format!("`{s}`")) && !arch.contains(&format!("shaders/{s}")) {
-            bad.push(format!("{s}: ARCHITECTURE.md never names the file"));
+            bad.push(format!("{s}: docs/internals.md never names the file"));
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The module map names what exists: each row's module is the file it gives (`a::b` is
+/// `a/b.rs` or `a/b/mod.rs` under its crate's `src/`), and every identifier in backticks
+/// (a name or a path, its last segment taken) occurs as a word in the crates' code.
+#[test]
+fn the_module_map_names_modules_and_identifiers_that_exist() {
+    let text = read(&root().join("docs/internals.md"));
+    let map = &text[text.find("## Module map").expect("docs/internals.md has a module map")..];
+    let map = &map[..map[3..].find("\n## ").map_or(map.len(), |i| i + 3)];
+    // Every word of the crates' code (the Rust sources, the shaders, the Python package).
+    let mut words = BTreeSet::new();
+    fn walk(dir: &Path, words: &mut BTreeSet<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for p in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if p.is_dir() {
+                walk(&p, words);
+            } else if p.extension().is_some_and(|e| e == "rs" || e == "wgsl" || e == "py" || e == "pyi") {
+                let t = std::fs::read_to_string(&p).unwrap_or_default();
+                for w in t.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    if !w.is_empty() {
+                        words.insert(w.to_string());
+                    }
+                }
+            }
+        }
+    }
+    for d in ["src", "lab/src", "cli/src", "python/src", "python/concur", "shaders"] {
+        walk(&root().join(d), &mut words);
+    }
+    let ident = |t: &str| {
+        let t = t.trim_end_matches("()").split('<').next().unwrap_or("");
+        let ok = !t.is_empty()
+            && t.split("::").all(|seg| {
+                seg.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && seg.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+        ok.then(|| t.rsplit("::").next().unwrap().to_string())
+    };
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    let mut rows = 0;
+    for line in map.lines().filter(|l| l.starts_with("| `")) {
+        rows += 1;
+        let cells: Vec<&str> = line.split(" | ").collect();
+        // The module and its file: `a::b` (`src/a/b.rs`).
+        let first = cells[0].trim_start_matches("| ");
+        let ticked: Vec<&str> = first.split('`').skip(1).step_by(2).collect();
+        if let [module, file, ..] = ticked[..]
+            && file.ends_with(".rs")
+            && !module.contains('/')
+        {
+            let segs: Vec<&str> = module.split("::").skip_while(|s| s.starts_with("concur")).collect();
+            let tail = segs.join("/");
+            let rel = file.rsplit_once("src/").map_or(file.trim_start_matches(".../"), |(_, t)| t);
+            let rel = rel.trim_end_matches(".rs");
+            let rel = rel.strip_suffix("/mod").unwrap_or(rel);
+            let rel = if rel == "lib" || rel == "mod" { "" } else { rel };
+            if !(tail == rel || file.starts_with("...") && tail.ends_with(rel)) {
+                bad.push(format!("{module}: not the module of {file}"));
+            }
+        }
+        for cell in &cells {
+            for t in cell.split('`').skip(1).step_by(2) {
+                if let Some(w) = ident(t) {
+                    checked += 1;
+                    if !words.contains(&w) {
+                        bad.push(format!("`{t}`: no such name in the crates"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(rows >= 80 && checked >= 300, "the map's rows were not read: {rows} rows, {checked} names");
+    assert!(bad.is_empty(), "the module map names what does not exist:\n{}", bad.join("\n"));
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! `nwords(c)` u64 words at `word_off[c]` of one flat slice. `mask(c, s, k)` is the set of
 //! candidates of `c` that show colour `k` on side `s`. Revising `c` against its neighbour
 //! `m` across side `s` keeps exactly the candidates whose colour on `s` is still offered by
-//! `m` on the facing side. Three algorithms reach that fixed point:
+//! `m` on the facing side. Forward checking (`Consistency::Fc`) revises only
+//! the placed cell's neighbours; four algorithms reach the arc-consistent fixed point:
 //! - AC-3 (Mackworth 1977): a queue of cells whose domain shrank; every arc pointing at a
 //!   popped cell is revised by recomputing the offered colours from scratch;
 //! - AC-2001 (Bessière & Régin 2001; Zhang & Yap's AC-3.1): the same queue, but each
@@ -13,6 +14,8 @@
 //!   the same colour on a side share their supports, so the residue is kept per colour
 //!   instead of per candidate: the same algorithm on the quotient, with fewer residues.
 //!   Residues are trailed so that search can restore them on backtrack;
+//! - AC-4 (after Mohr & Henderson 1986): support counts per (cell, side, colour), decremented
+//!   as candidates leave and trailed, so a revision never scans a domain;
 //! - AC-1 ([`ac1`]): the naive reference, candidate pair by candidate pair, sweeping every
 //!   arc until a sweep removes nothing.
 //!

@@ -9,11 +9,13 @@
 //! appended and flushed as one line, so an interrupted ladder loses nothing it finished, and
 //! `--resume` skips every run already on file.
 //!
-//! Split by concept, every item re-exported here: `config.rs` (the config, its budgets,
-//! instances, methods and stopping rules, [`parse_config`]), `plan.rs` (the instances loaded,
-//! the planned runs, shards and parts), `records.rs` (the JSONL records, reading them back,
-//! the results files, the stops' tally), `run.rs` (running one job, the ladder request and
-//! its checks, the ladder run).
+//! Two folders, every public item re-exported here: `run/` runs a ladder (`config.rs`: the
+//! config, its budgets, instances, methods and stopping rules, [`parse_config`]; `plan.rs`:
+//! the instances loaded, the planned runs, shards and parts; `records.rs`: the JSONL records
+//! and reading them back; `on_file.rs` and `shard_file.rs`: what the folder holds and the one
+//! writer of a results file; `provenance.rs`: where and how a run ran; `workers.rs`: the
+//! request, its checks, the workers and the ladder run), and `report/` reads the records
+//! back (`concur report`: statistics, fits, curves, figures).
 
 pub mod report;
 pub mod run;

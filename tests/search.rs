@@ -127,7 +127,8 @@ fn brendan_set_1_6x6_has_65_solutions_up_to_rotation() {
 #[test]
 fn generate_unique_gives_a_puzzle_with_one_solution() {
     use concur::puzzle::generate::GenerateOptions;
-    use concur::search::backtrack::{CellOrder, count, generate_unique};
+    use concur::search::backtrack::{CellOrder, count};
+    use concur::search::unique::generate_unique;
     let opts = GenerateOptions { width: 5, height: 5, frame_colors: None, inner_colors: None, seed: 1 };
     let u = generate_unique(&opts, 50, 2_000_000, &Watch::default()).unwrap().expect("a unique 5x5 within 50 draws");
     let c = count(&u.puzzle, Consistency::Ac3, CellOrder::Mrv, None, None, &Watch::default());

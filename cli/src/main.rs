@@ -431,7 +431,7 @@ fn generate_cmd(a: GenerateArgs, cancel: &Cancel) -> Result<ExitCode> {
         let meter = Meter::new();
         let watch = Watch { cancel: cancel.clone(), meter: Some(meter.clone()) };
         let drawn = metered("draws", "proven", &meter, || {
-            backtrack::generate_unique_checked(&opts, a.unique_attempts, a.unique_nodes, &watch)
+            concur::search::unique::generate_unique_checked(&opts, a.unique_attempts, a.unique_nodes, &watch)
         })?;
         let Some(u) = drawn else {
             if cancel.is_cancelled() {

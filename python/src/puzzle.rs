@@ -8,7 +8,7 @@ use concur::meter::Watch;
 use concur::puzzle::format;
 use concur::puzzle::generate::{GenerateOptions, generate};
 use concur::puzzle::{Board, Hint, Piece, Puzzle, piece_class};
-use concur::search::backtrack::{UniqueError, generate_unique_checked};
+use concur::search::unique::{UniqueError, generate_unique_checked};
 use numpy::PyArray2;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};

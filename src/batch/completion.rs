@@ -1,8 +1,9 @@
 //! The arc-consistent completion of a near-solution ([`Completion`]): when to try, and the
 //! backtracker that tries.
 
+use crate::puzzle::mismatch_region;
 use crate::puzzle::{Board, Placement, Puzzle};
-use crate::search::backtrack::{BacktrackConfig, Backtracker, mismatch_region};
+use crate::search::backtrack::{BacktrackConfig, Backtracker};
 use crate::verify::{self, Consistency, Network};
 use std::sync::Arc;
 

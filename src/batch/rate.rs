@@ -157,12 +157,12 @@ impl KeepGoing {
 /// turn (other boards). Two boards share a key exactly when one is a turn of the other.
 pub fn turn_class_key(board: &Board) -> Vec<u16> {
     let code = |b: &Board| -> Vec<u16> { b.cells.iter().map(|p| p.piece * 4 + u16::from(p.rot)).collect() };
-    let quarter = crate::search::backtrack::rotate_board(board);
-    let half = crate::search::backtrack::rotate_board(&quarter);
+    let quarter = crate::puzzle::rotate_board(board);
+    let half = crate::puzzle::rotate_board(&quarter);
     let mut keys = vec![code(board), code(&half)];
     if board.width == board.height {
         keys.push(code(&quarter));
-        keys.push(code(&crate::search::backtrack::rotate_board(&half)));
+        keys.push(code(&crate::puzzle::rotate_board(&half)));
     }
     keys.into_iter().min().expect("at least one turn")
 }

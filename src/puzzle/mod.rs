@@ -417,6 +417,48 @@ impl Candidates {
     }
 }
 
+/// The board turned clockwise by a quarter turn as a whole (square boards): the piece at
+/// (row, col) moves to (col, W - 1 - row) and turns once.
+pub fn rotate_board(b: &Board) -> Board {
+    let (w, h) = (b.width, b.height);
+    let mut cells = vec![Placement::default(); w * h];
+    for row in 0..h {
+        for col in 0..w {
+            let pl = b.cells[row * w + col];
+            let (nr, nc) = (col, h - 1 - row);
+            cells[nr * h + nc] = Placement { piece: pl.piece, rot: (pl.rot + 1) % 4 };
+        }
+    }
+    Board { width: h, height: w, cells }
+}
+
+/// The cells to free around the mismatches of a near-solution: both cells of every
+/// mismatched join, plus every cell within Chebyshev distance `radius` of one of them.
+pub fn mismatch_region(puzzle: &Puzzle, board: &Board, radius: usize) -> Vec<bool> {
+    let (w, h) = (puzzle.width(), puzzle.height());
+    let mut core = vec![false; w * h];
+    for c in 0..w * h {
+        for s in [RIGHT, DOWN] {
+            if let Some(m) = puzzle.neighbour(c, s)
+                && puzzle.color(board.cells[c], s) != puzzle.color(board.cells[m], opposite(s))
+            {
+                core[c] = true;
+                core[m] = true;
+            }
+        }
+    }
+    let mut free = vec![false; w * h];
+    for c in (0..w * h).filter(|&c| core[c]) {
+        let (r0, c0) = (c / w, c % w);
+        for r in r0.saturating_sub(radius)..=(r0 + radius).min(h - 1) {
+            for x in c0.saturating_sub(radius)..=(c0 + radius).min(w - 1) {
+                free[r * w + x] = true;
+            }
+        }
+    }
+    free
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

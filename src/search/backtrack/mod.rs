@@ -2,13 +2,16 @@
 //!
 //! Depth-first search over cells. At each node it picks the unplaced cell with the smallest
 //! domain, tries its candidates in a random order, and maintains the chosen consistency
-//! (forward checking, AC-3 or AC-2001) after every placement. Randomised runs restart on a
+//! (forward checking, AC-3, AC-2001 or AC-4, with Régin's all-different filter or the 2x2
+//! blocks beside it where asked) after every placement. Randomised runs restart on a
 //! Luby schedule (Luby, Sinclair & Zuckerman 1993) scaled by `restart_base` nodes; with
 //! restarts off the search is complete and can enumerate solutions.
 
+mod count;
+pub use count::{Count, count, count_with, estimate};
+
 use crate::cancel::Cancel;
-use crate::meter::{Meter, Watch};
-use crate::puzzle::generate::{GenerateOptions, generate};
+use crate::meter::Meter;
 use crate::puzzle::{Board, Placement, Puzzle};
 use crate::verify::alldiff::PieceFilter;
 use crate::verify::block::BlockFilter;
@@ -912,6 +915,9 @@ pub fn solve(puzzle: &Puzzle, cfg: BacktrackConfig) -> BacktrackSolve {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meter::Watch;
+    use crate::puzzle::generate::{GenerateOptions, generate};
+    use crate::puzzle::rotate_board;
 
     /// Unsolved within its nodes, the backtracker's best board is its deepest partial board
     /// completed greedily: a full board of the puzzle's pieces that keeps the hints and
@@ -1096,263 +1102,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The board turned clockwise by a quarter turn as a whole (square boards): the piece at
-/// (row, col) moves to (col, W - 1 - row) and turns once.
-pub fn rotate_board(b: &Board) -> Board {
-    let (w, h) = (b.width, b.height);
-    let mut cells = vec![Placement::default(); w * h];
-    for row in 0..h {
-        for col in 0..w {
-            let pl = b.cells[row * w + col];
-            let (nr, nc) = (col, h - 1 - row);
-            cells[nr * h + nc] = Placement { piece: pl.piece, rot: (pl.rot + 1) % 4 };
-        }
-    }
-    Board { width: h, height: w, cells }
-}
-
-/// The cells to free around the mismatches of a near-solution: both cells of every
-/// mismatched join, plus every cell within Chebyshev distance `radius` of one of them.
-pub fn mismatch_region(puzzle: &Puzzle, board: &Board, radius: usize) -> Vec<bool> {
-    let (w, h) = (puzzle.width(), puzzle.height());
-    let mut core = vec![false; w * h];
-    for c in 0..w * h {
-        for s in [crate::puzzle::RIGHT, crate::puzzle::DOWN] {
-            if let Some(m) = puzzle.neighbour(c, s)
-                && puzzle.color(board.cells[c], s) != puzzle.color(board.cells[m], crate::puzzle::opposite(s))
-            {
-                core[c] = true;
-                core[m] = true;
-            }
-        }
-    }
-    let mut free = vec![false; w * h];
-    for c in (0..w * h).filter(|&c| core[c]) {
-        let (r0, c0) = (c / w, c % w);
-        for r in r0.saturating_sub(radius)..=(r0 + radius).min(h - 1) {
-            for x in c0.saturating_sub(radius)..=(c0 + radius).min(w - 1) {
-                free[r * w + x] = true;
-            }
-        }
-    }
-    free
-}
-
-/// Solution counts of a complete search.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Count {
-    /// Solutions found (every one verified exactly); also in `stats`, where JSON shows it.
-    #[serde(skip)]
-    pub solutions: u64,
-    /// Distinct solutions up to turning the whole board, on square boards without hints
-    /// (where every turned solution is again a solution).
-    pub up_to_rotation: Option<u64>,
-    /// True when the search finished (the count is exact), false when a limit stopped it.
-    pub complete: bool,
-    /// The search's work counters.
-    #[serde(flatten)]
-    pub stats: BacktrackStats,
-}
-
-impl Count {
-    /// The one line `concur count` prints: the solutions (up to turning the board where that
-    /// applies, marked a lower bound when a limit stopped the search), the nodes and the rate.
-    pub fn summary(&self) -> String {
-        let rot = self.up_to_rotation.map_or(String::new(), |r| format!(" ({r} up to rotation)"));
-        let exact = if self.complete { "" } else { " (stopped early: a lower bound)" };
-        format!(
-            "{} solutions{rot}{exact}; {} nodes in {:.3} s ({:.0} nodes/s)",
-            self.solutions,
-            self.stats.nodes,
-            self.stats.wall_s,
-            self.stats.nodes_per_s()
-        )
-    }
-
-    /// What `concur count --json` prints: the fields, and whether a stop request ended the
-    /// search (`interrupted`).
-    pub fn json(&self, interrupted: bool) -> serde_json::Value {
-        let mut v = serde_json::to_value(self).expect("plain data");
-        if let serde_json::Value::Object(m) = &mut v {
-            m.insert("interrupted".into(), interrupted.into());
-        }
-        v
-    }
-}
-
-/// Counts solutions by complete search (no restarts), stopping after `limit` solutions.
-///
-/// `watch` carries the count's token (it ends the count as the time limit does, with the
-/// solutions found so far) and its meter (nodes and solutions while it runs).
-pub fn count(
-    puzzle: &Puzzle,
-    consistency: Consistency,
-    order: CellOrder,
-    limit: Option<u64>,
-    time_limit: Option<Duration>,
-    watch: &Watch,
-) -> Count {
-    count_with(puzzle, consistency, AllDiff::Values, Rungs::default(), order, limit, time_limit, watch)
-}
-
-/// [`count`] with the all-different on pieces `alldiff` kept beside the propagation, and
-/// with the `rungs` above arc consistency (singleton arc consistency and partial path
-/// consistency at the root, the block filter at every node); each needs forward checking,
-/// AC-3 or AC-2001 (with AC-4 none is kept).
-#[allow(clippy::too_many_arguments)]
-pub fn count_with(
-    puzzle: &Puzzle,
-    consistency: Consistency,
-    alldiff: AllDiff,
-    rungs: Rungs,
-    order: CellOrder,
-    limit: Option<u64>,
-    time_limit: Option<Duration>,
-    watch: &Watch,
-) -> Count {
-    let cfg = BacktrackConfig {
-        consistency,
-        alldiff,
-        sac: rungs.sac,
-        pc: rungs.pc,
-        blocks: rungs.blocks,
-        order,
-        restarts: false,
-        randomize: false,
-        time_limit,
-        cancel: watch.cancel.clone(),
-        meter: watch.meter.clone(),
-        ..Default::default()
-    };
-    let symmetric = puzzle.width() == puzzle.height() && puzzle.hints().is_empty();
-    let mut classes = std::collections::HashSet::new();
-    let mut bt = Backtracker::new(puzzle, cfg);
-    let mut n = 0u64;
-    let (ending, stats) = bt.run(|b| {
-        n += 1;
-        if symmetric {
-            let mut best = b.cells.clone();
-            let mut r = b.clone();
-            for _ in 0..3 {
-                r = rotate_board(&r);
-                if r.cells < best {
-                    best = r.cells.clone();
-                }
-            }
-            classes.insert(best);
-        }
-        if limit.is_some_and(|l| n >= l) { Next::Stop } else { Next::Continue }
-    });
-    Count {
-        solutions: stats.solutions,
-        up_to_rotation: symmetric.then_some(classes.len() as u64),
-        complete: ending == Ending::Exhausted,
-        stats,
-    }
-}
-
-/// Estimates the complete counting tree of `count` with the same settings from `probes`
-/// random probes (see [`Backtracker::estimate`]); `watch`'s token ends it with the probes
-/// made so far, and its meter shows the probes made.
-pub fn estimate(
-    puzzle: &Puzzle,
-    consistency: Consistency,
-    order: CellOrder,
-    probes: u64,
-    seed: u64,
-    watch: &Watch,
-) -> TreeEstimate {
-    let cfg = BacktrackConfig {
-        consistency,
-        order,
-        restarts: false,
-        randomize: false,
-        seed,
-        cancel: watch.cancel.clone(),
-        meter: watch.meter.clone(),
-        ..Default::default()
-    };
-    Backtracker::new(puzzle, cfg).estimate(probes)
-}
-
-/// Outcome of [`generate_unique`].
-#[derive(Clone, Debug)]
-pub struct Unique {
-    /// The puzzle drawn, with exactly one solution up to turning the board.
-    pub puzzle: Puzzle,
-    /// Its planted solution.
-    pub solution: Board,
-    /// Draws made (1 = the first was unique).
-    pub attempts: u64,
-}
-
-/// Draws puzzles (seeds derived from `opts.seed` and the attempt) until one has exactly one
-/// solution up to turning the whole board (square boards: four turned copies; otherwise two,
-/// the half turn), proven by a complete count within `max_nodes` per draw. `None` if no draw
-/// within `max_attempts` could be proven unique, or `watch`'s token ended the draws. Its
-/// meter shows the draws made.
-pub fn generate_unique(
-    opts: &GenerateOptions,
-    max_attempts: u64,
-    max_nodes: u64,
-    watch: &Watch,
-) -> crate::Result<Option<Unique>> {
-    for attempt in 0..max_attempts {
-        // A stop request ends the draws (a count it cut short proves nothing).
-        if watch.cancel.is_cancelled() {
-            break;
-        }
-        if let Some(m) = &watch.meter {
-            m.show(attempt, 0);
-        }
-        let o = GenerateOptions { seed: crate::rng::trial_seed(opts.seed, attempt), ..opts.clone() };
-        let (puzzle, solution) = generate(&o)?;
-        // Every whole-board turn that maps the board onto itself gives another solution.
-        let turns = if puzzle.width() == puzzle.height() { 4 } else { 2 };
-        let cfg = BacktrackConfig {
-            consistency: Consistency::Ac4,
-            restarts: false,
-            randomize: false,
-            max_nodes: Some(max_nodes),
-            cancel: watch.cancel.clone(),
-            ..Default::default()
-        };
-        let mut bt = Backtracker::new(&puzzle, cfg);
-        let mut n = 0u64;
-        let (ending, _) = bt.run(|_| {
-            n += 1;
-            if n > turns { Next::Stop } else { Next::Continue }
-        });
-        if ending == Ending::Exhausted && n == turns {
-            return Ok(Some(Unique { puzzle, solution, attempts: attempt + 1 }));
-        }
-    }
-    Ok(None)
-}
-
-/// Why [`generate_unique_checked`] drew nothing.
-#[derive(Debug, thiserror::Error)]
-pub enum UniqueError {
-    /// Options the generator refuses.
-    #[error(transparent)]
-    Generate(#[from] crate::Error),
-    /// The counting search's tables do not fit the memory here.
-    #[error(transparent)]
-    Memory(#[from] crate::limits::LimitError),
-}
-
-/// `concur generate --unique`: [`generate_unique`] after checking that the counting search's
-/// tables fit the memory here (sized from a first draw: the draws of one size are alike).
-pub fn generate_unique_checked(
-    opts: &GenerateOptions,
-    max_attempts: u64,
-    max_nodes: u64,
-    watch: &Watch,
-) -> Result<Option<Unique>, UniqueError> {
-    let (first, _) = generate(opts)?;
-    let what = format!("generate --unique of a {}x{} board", opts.width, opts.height);
-    crate::limits::MemoryBudget::here()?.check_tables(&what, crate::limits::tables(&first, true))?;
-    Ok(generate_unique(opts, max_attempts, max_nodes, watch)?)
 }

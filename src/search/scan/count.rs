@@ -4,8 +4,8 @@
 use super::tables::{Tables, symmetry_piece, symmetry_piece_ok};
 use super::walk::{Leaf, Walker, estimate_tree};
 use crate::cancel::{Cancel, Deadline};
+use crate::puzzle::rotate_board;
 use crate::puzzle::{Board, Placement, Puzzle};
-use crate::search::backtrack::rotate_board;
 use crate::verify;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

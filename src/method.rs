@@ -49,6 +49,34 @@ macro_rules! methods {
 }
 pub(crate) use methods;
 
+/// The maps' names, in the command line's order: the methods whose column in `methods!` says
+/// `map` (rrr, dm, dc), for the options that only the maps use and the refusals that name them.
+pub const MAP_NAMES: [&str; map_count()] = map_names();
+
+const fn map_count() -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < MethodName::ALL.len() {
+        if MethodName::ALL[i].is_map() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+const fn map_names() -> [&'static str; map_count()] {
+    let mut out = [""; map_count()];
+    let (mut k, mut i) = (0, 0);
+    while i < MethodName::ALL.len() {
+        if MethodName::ALL[i].is_map() {
+            out[k] = MethodName::ALL[i].name();
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// `true` for a map, `false` for a search (a column of `methods!`).
 macro_rules! is_map {
     (map) => {
@@ -78,14 +106,14 @@ macro_rules! method_types {
             pub const ALL: [MethodName; [$($name),*].len()] = [$(MethodName::$v),*];
 
             /// The name the command line, the JSON and a ladder's records use.
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self {
                     $(MethodName::$v => $name,)*
                 }
             }
 
-            /// Whether it is one of the maps, which run on a backend (rrr, dm, dc).
-            pub fn is_map(self) -> bool {
+            /// Whether it is one of the maps, which run on a backend ([`MAP_NAMES`]).
+            pub const fn is_map(self) -> bool {
                 match self {
                     $(MethodName::$v => is_map!($kind),)*
                 }

@@ -240,7 +240,8 @@ macro_rules! __concur_some {
 /// Declares an options type as one table. Each row is an option: its doc comment (the help),
 /// `[Heading, value_name = "V", methods = ["rrr"], arg = |a| ...]` (the heading, then any of
 /// the others, in that order: the value's placeholder, the methods of the type that use it
-/// where not all do, and changes to the flag), and `pub key: Type = default,`. A first row
+/// where not all do, an array of names or a constant such as [`crate::method::MAP_NAMES`],
+/// and changes to the flag), and `pub key: Type = default,`. A first row
 /// `flatten pub name: Type,` takes another table's options in under the same keys. The
 /// `idle(o) { key if condition => "the end of 'has no effect ...'"; }` block after the struct
 /// gives the rules under which an option has no effect.
@@ -251,7 +252,7 @@ macro_rules! options_table {
             $(flatten pub $flat:ident: $fty:ty,)?
             $(
                 $(#[doc = $doc:literal])*
-                [$heading:ident $(, value_name = $vn:literal)? $(, methods = [$($m:literal),+])? $(, arg = $arg:expr)?]
+                [$heading:ident $(, value_name = $vn:literal)? $(, methods = $ms:expr)? $(, arg = $arg:expr)?]
                 pub $key:ident: $ty:ty = $default:expr,
             )*
         }
@@ -292,7 +293,7 @@ macro_rules! options_table {
                     doc: concat!($($doc, "\n"),*),
                     heading: $crate::options::Heading::$heading,
                     value_name: $crate::__concur_some!($($vn)?),
-                    methods: $crate::__concur_some!($(&[$($m),+])?),
+                    methods: $crate::__concur_some!($(&$ms)?),
                     kind: <$ty as $crate::options::Flag>::KIND,
                     python: <$ty as $crate::options::Flag>::python,
                     #[cfg(feature = "clap")]

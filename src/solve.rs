@@ -22,7 +22,7 @@ use crate::dc::DcConfig;
 use crate::error::SpecError;
 use crate::f1::map::{self, MapConfig};
 use crate::limits::{self, LimitError, MemoryBudget, OutputFile};
-use crate::method::{Method, MethodName};
+use crate::method::{MAP_NAMES, Method, MethodName};
 use crate::options::{Row, Table};
 use crate::puzzle::Puzzle;
 use crate::report::SolveReport;
@@ -60,19 +60,19 @@ crate::options::options_table! {
         [Common, methods = ["rrr", "dm", "dc", "scan", "beam"]]
         pub threads: Option<usize> = None,
         /// Independent trials of the map, run as one batch.
-        [Common, methods = ["rrr", "dm", "dc"]]
+        [Common, methods = MAP_NAMES]
         pub trials: usize = MapRun::default().trials,
         /// Where the map runs: auto takes a hardware GPU when there is one and falls back to the
         /// CPU, saying which on stderr; gpu fails without a usable adapter.
-        [Gpu, methods = ["rrr", "dm", "dc"]]
+        [Gpu, methods = MAP_NAMES]
         pub backend: BackendChoice = BackendChoice::Auto,
         /// The GPU adapter: the first whose name contains this (case-insensitive); `all`: every
         /// hardware adapter, a batch's trials split over them.
-        [Gpu, methods = ["rrr", "dm", "dc"]]
+        [Gpu, methods = MAP_NAMES]
         pub adapter: Option<String> = None,
         /// With --keep-going: append every solution to this file as one JSON line when it is
         /// found (flushed, so a killed run keeps every solution found).
-        [Output, value_name = "FILE", methods = ["rrr", "dm", "dc"]]
+        [Output, value_name = "FILE", methods = MAP_NAMES]
         pub solutions: Option<PathBuf> = None,
     }
     idle(o) {
@@ -282,7 +282,7 @@ impl SolveSpec {
             return Err(SpecError::no_effect("solutions", "without --keep-going (it records a rate-mode run)"));
         }
         if self.certify != Certify::None && !self.is_map() {
-            let methods = vec!["rrr", "dm", "dc"];
+            let methods = MAP_NAMES.to_vec();
             return Err(SpecError::NotForMethod { key: "dump_state".into(), method: self.name().name(), methods });
         }
         if self.certify != Certify::None {

@@ -188,7 +188,10 @@ impl<'p> Beam<'p> {
         }
     }
 
-    /// Runs the beam to the last cell, or to its deadline or stop.
+    /// Runs the beam to the last cell, or to its deadline or stop. (Inlined into its one
+    /// caller, the pipeline, as it was before the crate split moved the codegen units' lines:
+    /// 2.8 % more instructions out of line.)
+    #[inline]
     pub fn run(&mut self, run: &BeamRun<'_>) -> Built {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(run.seed);
         let (ns, nw) = (self.plan.slots, self.words);

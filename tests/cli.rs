@@ -1167,3 +1167,54 @@ fn version_names_the_commit() {
         .map_or("unknown".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     assert_eq!(text, format!("concur {} (commit {head})", env!("CARGO_PKG_VERSION")));
 }
+
+/// The README's tour of the commands, line by line as written, in a fresh folder with the
+/// example config beside it: every command exits 0 and writes its files there, and none
+/// touches the repository. `bench` runs its default plan, which takes minutes on a software
+/// adapter, so the whole tour is the full tier's (`CONCUR_TESTS=full`); the fast tier runs
+/// every line but `bench`.
+#[test]
+fn the_readme_tour_runs_in_a_fresh_folder() {
+    let Some(puzzles) = crate::common::puzzles("the_readme_tour_runs_in_a_fresh_folder") else { return };
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let tour = &readme[readme.find("## A tour of the commands").expect("the README has a tour")..];
+    let block = &tour[tour.find("```sh\n").unwrap() + 6..];
+    let block = &block[..block.find("```").unwrap()];
+    let dir = crate::common::scratch("readme-tour");
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    std::fs::copy(root.join("examples/ladder-small.toml"), dir.join("examples/ladder-small.toml")).unwrap();
+    let mut ran = 0;
+    for line in block.lines().filter(|l| l.starts_with("concur ")) {
+        let command = line.split(" # ").next().unwrap().trim();
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        if args[0] == "bench" && !crate::common::full_tier() {
+            continue;
+        }
+        let out = Command::new(crate::common::concur_bin())
+            .args(&args)
+            .current_dir(&dir)
+            .env("CONCUR_PUZZLES", &puzzles)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "`{command}` exited {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 10, "the tour's commands were not found: {ran}");
+    for f in [
+        "p.txt",
+        "planted.txt",
+        "sol.txt",
+        "board.svg",
+        "results/small/results.jsonl",
+        "results/small/report/report.md",
+    ] {
+        assert!(dir.join(f).is_file(), "the tour wrote no {f}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-stage}
 mkdir -p "$dir/puzzles"
+# The full test tier (cli/build.rs): the device check runs the long device tests too.
+export CONCUR_TESTS=full
 cargo build --release
 tests=$(cargo test --release --test main --no-run 2>&1 | sed -n 's/.*(\(target[^)]*main-[0-9a-f]*\)).*/\1/p' | tail -1)
 [ -n "$tests" ] || { echo "stage-binaries: no test binary was built" >&2; exit 2; }

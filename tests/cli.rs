@@ -1144,6 +1144,7 @@ fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_cpu() {
 
 #[cfg(all(target_os = "linux", feature = "gpu"))]
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu() {
     if !have_gpu("a_sigint_at_any_moment_of_the_first_second_leaves_the_report_on_the_gpu") {
         return;

@@ -30,11 +30,13 @@ pub fn generated(w: usize, h: usize, seed: u64) -> (Puzzle, Board) {
     generate(&GenerateOptions { width: w, height: h, frame_colors: None, inner_colors: None, seed }).unwrap()
 }
 
-/// Whether the full tier runs (`CONCUR_TESTS=full`, as CI sets it): the long samples (the
-/// SIGINT storms, the fuzzed command lines) run whole. Without it the fast tier runs a slice
-/// of each, the same code on fewer draws.
+/// Whether this build is the full tier (`CONCUR_TESTS=full` when it was built, as CI sets
+/// it; `cli/build.rs` turns it into the cfg `full_tier`): the long samples (the SIGINT
+/// storm, the fuzzed command lines) run whole, and the tests marked
+/// `#[cfg_attr(not(full_tier), ignore = ...)]` run. Without it the fast tier runs a slice of
+/// each sample, the same code on fewer draws, and ignores the marked tests.
 pub fn full_tier() -> bool {
-    std::env::var("CONCUR_TESTS").as_deref() == Ok("full")
+    cfg!(full_tier)
 }
 
 /// `full` draws in the full tier, `fast` in the fast one.

@@ -325,6 +325,7 @@ fn gpu_stall_restarts_fire_and_are_counted_as_on_the_cpu() {
 /// runs the device's f32 duals and the host's f64 ones can part on a near-tie of two
 /// assignments, after which the trajectories differ (both stay exact solvers).
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
     use concur::f1::map::AssignOn;
     let Some(ctx) = gpu("gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations") else { return };
@@ -375,6 +376,7 @@ fn gpu_device_loop_gives_the_cpu_backends_solved_trials_and_iterations() {
 /// The device loop with any K gives the same run (K only sets how often the host looks), for
 /// both device JV kernels, which give the same run as each other.
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_device_loop_does_not_depend_on_k() {
     use concur::backend::gpu::f1::F1Gpu;
     use concur::f1::map::AssignOn;
@@ -413,6 +415,7 @@ fn gpu_device_loop_does_not_depend_on_k() {
 /// projections, stall restarts that fire, and both device JV kernels; and against the CPU
 /// backend on the same seeds (its CPU twin).
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_fused_pass_gives_the_separate_passes_run() {
     use concur::backend::gpu::f1::F1Gpu;
     use concur::f1::map::AssignOn;
@@ -473,6 +476,7 @@ fn gpu_fused_pass_gives_the_separate_passes_run() {
 /// whole batch on one device, for the device loop and the host loop; the result names each
 /// device's share and rate; and a run that stops at the first solution stops both shares.
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_batch_split_over_two_devices_gives_the_one_device_run() {
     use concur::backend::gpu::GpuBackend;
     use concur::backend::{Backend, Certify, MapJob};

@@ -128,6 +128,7 @@ fn problems<'a>(sizes: &'a [usize], w: &'a [f32], s: &'a Solved, trials: usize) 
 }
 
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_auction_is_exactly_optimal_for_its_quantised_weights() {
     let Some(ctx) = gpu("gpu_auction_is_exactly_optimal_for_its_quantised_weights") else { return };
     let dev = AssignGpu::new(ctx.clone());
@@ -213,6 +214,7 @@ fn gpu_auction_reports_what_it_cannot_solve() {
 /// difference map, every claimed solution verified exactly, iterations against the host
 /// assignment's run of the same seeds.
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_f1_with_the_device_assignment_solves_generated_5x5_and_6x6() {
     use concur::batch::MapKind;
     use concur::f1::map::{AssignOn, MapConfig};
@@ -416,6 +418,7 @@ fn gpu_jv_reports_what_it_cannot_solve_per_trial() {
 /// inside the subgroup batch), for weights with ties and forbidden entries; and frozen trials
 /// (cold word 2) left as they were.
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_jv_subgroup_kernel_gives_the_workgroup_kernels_answers_bit_for_bit() {
     let Some(ctx) = gpu("gpu_jv_subgroup_kernel_gives_the_workgroup_kernels_answers_bit_for_bit") else { return };
     let wg = JvGpu::new(ctx.clone());

@@ -96,6 +96,7 @@ fn gpu_stepper_follows_the_cpu_stepper() {
 }
 
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn gpu_stepper_k_then_k_is_2k_and_the_run() {
     let Some(ctx) = gpu("gpu_stepper_k_then_k_is_2k_and_the_run") else { return };
     let cancel = Cancel::new();

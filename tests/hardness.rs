@@ -232,6 +232,7 @@ fn coverage(t: &Truth, campaigns: u64, resamples: usize, censor_factor: f64) -> 
 }
 
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn the_exponents_interval_covers_the_truth_about_95_percent_of_the_time() {
     let (rate, mean, censored) = coverage(&Truth::default(), 200, 200, fit::CENSOR_FACTOR);
     println!("coverage {rate:.3}, mean b {mean:.4}, censored {censored:.3}");
@@ -513,6 +514,7 @@ fn stick_coverage(t: &Stick, family: Family, campaigns: u64, resamples: usize) -
 /// censored one below (its fits cost more); the full study of both, 200 campaigns each, is
 /// `coverage_study` (results in `benches/results/hardness-coverage/`).
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn the_poisson_lognormal_slope_above_the_knot_is_covered() {
     let t = Stick::default();
     let started = std::time::Instant::now();
@@ -559,6 +561,7 @@ fn coverage_study() {
 }
 
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn the_slope_above_the_knot_is_covered_about_95_percent_of_the_time() {
     let t = Stick::default();
     let started = std::time::Instant::now();

@@ -322,6 +322,7 @@ fn a_killed_run_keeps_every_solution_it_found() {
 /// segment, every board verified; and the runs the GPU still refuses say why.
 #[cfg(feature = "gpu")]
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn the_gpu_device_loop_records_the_cpu_backends_solutions_in_rate_mode() {
     use concur::backend::gpu::GpuBackend;
     use concur::f1::map::AssignOn;

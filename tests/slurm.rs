@@ -257,6 +257,7 @@ max_iters = 400000
 "#;
 
 #[test]
+#[cfg_attr(not(full_tier), ignore = "full tier (CONCUR_TESTS=full)")]
 fn under_slurm_the_recipe_runs_and_a_term_and_a_requeue_lose_no_work() {
     let Some(c) = Cluster::up() else { return };
     let logs = c.dir.join("logs");

@@ -628,6 +628,89 @@ mod commands {
         assert!(parsed >= 30, "only {parsed} concur commands found in README.md and docs/");
     }
 
+    /// Where a command of the docs writes: the target of a redirection (`>`, `>>`), the
+    /// destination of `cp` or `mv`, and a `concur` command's `--out` or `-o`.
+    fn writes(cmd: &[String]) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, w) in cmd.iter().enumerate() {
+            if w == ">" || w == ">>" {
+                out.extend(cmd.get(i + 1).cloned());
+            } else if let Some(t) = w.strip_prefix(">>").or_else(|| w.strip_prefix('>')) {
+                if !t.is_empty() && !t.starts_with('&') {
+                    out.push(t.to_string());
+                }
+            }
+        }
+        if matches!(cmd.first().map(String::as_str), Some("cp" | "mv")) {
+            out.extend(cmd.iter().filter(|w| !w.starts_with('>')).take_while(|w| *w != ">").last().cloned());
+        }
+        if let Some(args) = concur_args(cmd) {
+            for (i, a) in args.iter().enumerate() {
+                if a == "--out" || a == "-o" {
+                    out.extend(args.get(i + 1).cloned());
+                } else if let Some(v) = a.strip_prefix("--out=") {
+                    out.push(v.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Every rerun command is safe to run: nothing a command in README.md or docs/ writes
+    /// (a redirection, a copy, a `concur` command's `--out` or `-o`) is a file or folder
+    /// committed here, so a reader who copies it neither overwrites a committed result nor
+    /// resumes into a finished one (which would run nothing). Paths are taken from the
+    /// repository's root, or from the folder of a `cd` earlier in the same block.
+    #[test]
+    fn no_command_in_the_docs_writes_into_a_committed_path() {
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        let mut failures = Vec::new();
+        let mut checked = 0;
+        for page in pages() {
+            let text = std::fs::read_to_string(&page).expect("readable page");
+            let mut cwd = root.to_path_buf();
+            let mut last_block_line = 0;
+            for (n, line) in code_lines(&text) {
+                // A new block starts again from the root.
+                if n > last_block_line + 1 && text.lines().nth(n - 2).is_some_and(|l| l.trim_start().starts_with("```"))
+                {
+                    cwd = root.to_path_buf();
+                }
+                last_block_line = n;
+                for cmd in commands(&line) {
+                    if cmd.first().map(String::as_str) == Some("cd") {
+                        if let Some(d) = cmd.get(1) {
+                            cwd = cwd.join(d);
+                        }
+                        continue;
+                    }
+                    for target in writes(&cmd) {
+                        checked += 1;
+                        let t = target.trim_end_matches('/');
+                        if t.starts_with('/') || t.starts_with('1') || t.starts_with('~') || t.is_empty() {
+                            continue;
+                        }
+                        if cwd.join(t).exists() {
+                            failures
+                                .push(format!("{}:{n}: writes into `{target}`, which is committed", page.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "commands in the docs that write into committed paths:\n{}", failures.join("\n"));
+        assert!(checked >= 20, "only {checked} written paths found in README.md and docs/");
+    }
+
+    #[test]
+    fn the_writes_reader_finds_redirections_copies_and_outputs() {
+        let w = |line: &str| commands(line).iter().flat_map(|c| writes(c)).collect::<Vec<_>>();
+        assert_eq!(w("concur ladder a.toml --out runs/x --resume > log.txt 2>&1"), ["log.txt", "runs/x"]);
+        assert_eq!(w("cp /tmp/a b/c.jsonl && concur report r -o rep"), ["b/c.jsonl", "rep"]);
+        assert_eq!(w("scripts/x.py a >>all.jsonl"), ["all.jsonl"]);
+        assert!(w("concur verify p.txt board.sol").is_empty());
+    }
+
     #[test]
     fn the_front_page_gives_the_two_commands() {
         let text =

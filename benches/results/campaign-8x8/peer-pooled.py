@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The record backtracker beside our methods on one instance: pooled core-seconds per solution.
 
-    scripts/peer-pooled.py INSTANCE PEER.jsonl [PEER.jsonl ...] -- LADDER_DIR [LADDER_DIR ...]
+    benches/results/campaign-8x8/peer-pooled.py INSTANCE PEER.jsonl [PEER.jsonl ...] -- LADDER_DIR [LADDER_DIR ...]
 
 INSTANCE is the ladder's instance name (for example
 brendan_owen/pieces_set_1/pieces_08x08.txt). The peer's lines are those of

@@ -5,7 +5,7 @@ solution (all iterations spent / solutions, exponential run lengths as measured 
 6x6) with its exact 95% interval (chi-square with 2d degrees of freedom, Wilson-Hilferty),
 and the ratio to the uniform metric of the same puzzle.
 
-    scripts/join-weights-table.py benches/results/join-weights/*.jsonl
+    benches/results/join-weights/join-weights-table.py benches/results/join-weights/*.jsonl
 """
 import json, math, os, sys
 

@@ -383,3 +383,47 @@ fn circles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
     }
     wrong
 }
+
+/// The README's two commands share their build: `cargo run --release` (the binary's build)
+/// and `cargo test --release` (the workspace's test build) resolve every crate they share with
+/// the same features, so the tests reuse the binary's build of the engine and the GPU stack
+/// instead of compiling them again (`cli/Cargo.toml` turns on what the dev-dependencies would
+/// otherwise add). Read from cargo's unit graphs, which build nothing. Where the test binary
+/// runs without cargo (a staged binary on a device machine) it says SKIPPED.
+#[test]
+fn the_binary_and_the_tests_build_the_shared_crates_alike() {
+    let Some(cargo) = std::env::var_os("CARGO") else {
+        eprintln!("SKIPPED the_binary_and_the_tests_build_the_shared_crates_alike: not run by cargo");
+        return;
+    };
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let scratch = std::env::temp_dir().join(format!("concur-unit-graph-{}", std::process::id()));
+    let graph = |args: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
+        let out = std::process::Command::new(&cargo)
+            .args(args)
+            .args(["--release", "--offline", "-Z", "unstable-options", "--unit-graph"])
+            .current_dir(root)
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("CARGO_TARGET_DIR", &scratch)
+            .output()
+            .expect("run cargo");
+        assert!(out.status.success(), "cargo {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let g: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a unit graph");
+        let mut by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for u in g["units"].as_array().expect("units") {
+            let features = u["features"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string());
+            by.entry(u["pkg_id"].as_str().unwrap().to_string()).or_default().extend(features);
+        }
+        by
+    };
+    let run = graph(&["build", "-p", "concur-cli", "--bin", "concur"]);
+    let test = graph(&["test", "--no-run"]);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let differ: Vec<String> = run
+        .iter()
+        .filter(|(pkg, f)| test.get(*pkg).is_some_and(|g| g != *f))
+        .map(|(pkg, f)| format!("{pkg}: {f:?} in the binary's build, {:?} in the tests'", test[pkg]))
+        .collect();
+    assert!(run.len() > 50 && test.len() > run.len(), "unit graphs of {} and {} crates", run.len(), test.len());
+    assert!(differ.is_empty(), "crates the two builds compile apart:\n{}", differ.join("\n"));
+}

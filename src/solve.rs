@@ -865,21 +865,36 @@ mod tests {
         use crate::f1::F1Options;
         use crate::search::scan::ScanSolveOptions;
         use crate::search::{alns::AlnsOptions, backtrack::BacktrackOptions, hill::HillOptions};
+        /// What is wrong with a table: a rule's key that is no option, a row's method that is
+        /// no method, a key declared twice.
+        fn problems(what: &str, keys: &[&str], rule_keys: &[&str], methods: &[(&str, &[&str])]) -> Vec<String> {
+            let mut out = Vec::new();
+            for k in rule_keys {
+                if !keys.contains(k) {
+                    out.push(format!("{what}: the rule's key {k} is not an option"));
+                }
+            }
+            for (key, ms) in methods {
+                for m in *ms {
+                    if m.parse::<MethodName>().is_err() {
+                        out.push(format!("{what}.{key}: {m} is not a method"));
+                    }
+                }
+            }
+            let mut unique = keys.to_vec();
+            unique.sort_unstable();
+            unique.dedup();
+            if unique.len() != keys.len() {
+                out.push(format!("{what}: a key declared twice"));
+            }
+            out
+        }
         fn check<T: Table>(what: &str) -> usize {
             let rows = T::rows();
             let keys: Vec<&str> = rows.iter().map(|r| r.key).collect();
-            for k in T::rule_keys() {
-                assert!(keys.contains(&k), "{what}: the rule's key {k} is not an option");
-            }
-            for r in &rows {
-                for m in r.methods.unwrap_or_default() {
-                    assert!(m.parse::<MethodName>().is_ok(), "{what}.{}: {m} is not a method", r.key);
-                }
-            }
-            let mut unique = keys.clone();
-            unique.sort_unstable();
-            unique.dedup();
-            assert_eq!(unique.len(), keys.len(), "{what}: a key declared twice");
+            let methods: Vec<(&str, &[&str])> = rows.iter().map(|r| (r.key, r.methods.unwrap_or_default())).collect();
+            let wrong = problems(what, &keys, &T::rule_keys(), &methods);
+            assert!(wrong.is_empty(), "{}", wrong.join("\n"));
             rows.len()
         }
         let n = check::<RunOptions>("RunOptions")
@@ -890,8 +905,10 @@ mod tests {
             + check::<HillOptions>("HillOptions")
             + check::<AlnsOptions>("AlnsOptions");
         assert!(n > 50, "{n} rows");
-        // The check can fail: a rule naming a key no table has is caught.
-        assert!(!RunOptions::rows().iter().any(|r| r.key == "not_an_option"));
+        // The check can fail: each kind of fault, planted in a table's lists, is caught.
+        let keys = ["beta", "kick", "beta"];
+        let wrong = problems("planted", &keys, &["not_an_option"], &[("kick", &["rrr", "no-such-method"])]);
+        assert_eq!(wrong.len(), 3, "{wrong:?}");
         assert!(F1Options::rule_keys().contains(&"kick") && RunOptions::rule_keys() == ["adapter"]);
     }
 

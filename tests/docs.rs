@@ -793,22 +793,9 @@ fn generated(name: &str) -> Option<String> {
 /// 8x8 table, docs/scaling.md), and the two strongest engines' means on the official puzzle
 /// (the side-by-side runs).
 fn finding() -> String {
-    let json = |rel: &str| -> serde_json::Value { serde_json::from_str(&read(&root().join(rel))).expect("a summary") };
-    let hard = json("benches/results/hardness-new/report/summary.json");
-    let curve = &hard["hardness_fit"]["curve"];
-    assert_eq!(curve["chosen"], "broken_stick", "the finding's sentence reads the broken stick's slope");
-    let coef: Vec<f64> = curve["fit"]["coef"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-    let ci = &curve["intervals"]["slope_above"];
-    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
-    let pooled = json("benches/results/cpu-speed/summary-fused-2026-12-06.json");
-    let mean = |label: &str, area: u64| -> Option<f64> {
-        pooled["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["label"] == label && r["area"] == area)
-            .and_then(|r| r["pooled_seconds"]["mean"].as_f64())
-    };
+    let (slope, lo, hi) = slope_above_knot(&summary(HARDNESS));
+    let pooled = summary(POOLED);
+    let mean = |label: &str, area: u64| pooled_row(&pooled, label, area)["pooled_seconds"]["mean"].as_f64();
     let mut ratios = Vec::new();
     let mut unsolved = None;
     for area in [49, 56, 63, 64] {
@@ -819,12 +806,12 @@ fn finding() -> String {
         }
     }
     let (first, last) = (ratios.first().unwrap(), ratios.last().unwrap());
-    let (lo_r, hi_r) = ratios.iter().fold((f64::MAX, 0.0f64), |(a, b), r| (a.min(r.1), b.max(r.1)));
+    let (lo_r, hi_r) = span(ratios.iter().map(|r| r.1));
     let scores = e2_means();
     let (ours, theirs) = (scores["concur"], scores["producer"]);
     format!(
         "**The finding, in short.** As instances get harder, the map's work per solution grows about\n\
-         as the best tree search's nodes do: as their power {:.2} [{lo:.2}, {hi:.2}] (95 %) above a knot\n\
+         as the best tree search's nodes do: as their power {slope:.2} [{lo:.2}, {hi:.2}] (95 %) above a knot\n\
          ([docs/scaling.md](docs/scaling.md#against-instance-hardness)). So on one core the map stays\n\
          behind the row scan, {lo_r:.0}-{hi_r:.0}x its core-seconds per solution from {} to {} cells, and\n\
          found nothing at {} cells\n\
@@ -832,7 +819,6 @@ fn finding() -> String {
          On the official 16x16 puzzle, concur's beam builder with ALNS polish averages {ours:.1} of 480\n\
          joins at 60 s on one core, and eternity2.dev's beam producer, the strongest engine of its\n\
          single-core benchmark, {theirs:.1}, run beside it here ([docs/real-puzzle.md](docs/real-puzzle.md)).\n",
-        coef[1] + coef[2],
         first.0,
         last.0,
         unsolved.expect("an area where the scan solved and the map did not"),
@@ -843,23 +829,19 @@ fn finding() -> String {
 /// [`finding`], and the per-core rates docs/scaling.md gives (the map's iteration against the
 /// scan's node at 7x7 to 8x8).
 fn found_map() -> String {
-    let json = |rel: &str| -> serde_json::Value { serde_json::from_str(&read(&root().join(rel))).expect("a summary") };
-    let hard = json("benches/results/hardness-new/report/summary.json");
-    let curve = &hard["hardness_fit"]["curve"];
-    let coef: Vec<f64> = curve["fit"]["coef"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-    let ci = &curve["intervals"]["slope_above"];
-    let knot = 10f64.powf(curve["fit"]["knot"].as_f64().unwrap());
+    let hard = summary(HARDNESS);
+    let (slope, lo, hi) = slope_above_knot(&hard);
+    let knot = 10f64.powf(hard["hardness_fit"]["curve"]["fit"]["knot"].as_f64().unwrap());
     let inst = hard["hardness_instances"].as_array().unwrap();
     let h: Vec<f64> = inst.iter().filter_map(|i| i["scan"]["mean"].as_f64()).collect();
-    let (hmin, hmax) = h.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    let (hmin, hmax) = span(h.iter().copied());
     let widths: Vec<u64> = inst.iter().map(|i| i["width"].as_u64().unwrap()).collect();
     let (wmin, wmax) = (widths.iter().min().unwrap(), widths.iter().max().unwrap());
-    let pooled = json("benches/results/cpu-speed/summary-fused-2026-12-06.json");
-    let rows = pooled["rows"].as_array().unwrap();
-    let row = |label: &str, area: u64| rows.iter().find(|r| r["label"] == label && r["area"] == area).unwrap();
+    let pooled = summary(POOLED);
+    let row = |label: &str, area: u64| pooled_row(&pooled, label, area);
     let mean = |label: &str, area: u64| row(label, area)["pooled_seconds"]["mean"].as_f64();
-    let ratios: Vec<f64> = [49, 56, 63].iter().map(|&a| mean("rrr", a).unwrap() / mean("scan", a).unwrap()).collect();
-    let (lo_r, hi_r) = ratios.iter().fold((f64::MAX, 0.0f64), |(a, b), &r| (a.min(r), b.max(r)));
+    let ratios = [49, 56, 63].map(|a| mean("rrr", a).unwrap() / mean("scan", a).unwrap());
+    let (lo_r, hi_r) = span(ratios.into_iter());
     let scan64 = &row("scan", 64)["pooled_seconds"];
     let map64 = &row("rrr", 64)["pooled_seconds"];
     assert_eq!(map64["solutions"], 0, "the bullet says the map solved none at 64 cells");
@@ -876,7 +858,7 @@ fn found_map() -> String {
     };
     let price: Vec<f64> =
         ["set1-07x07", "set1-08x07", "set1-08x08"].iter().map(|p| rate("scan", p) / rate("rrr", p)).collect();
-    let (lo_p, hi_p) = price.iter().fold((f64::MAX, 0.0f64), |(a, b), &r| (a.min(r), b.max(r)));
+    let (lo_p, hi_p) = span(price.iter().copied());
     let round10 = |x: f64| (x / 10.0).round() * 10.0;
     let sci = |x: f64| {
         let e = x.log10().floor();
@@ -894,9 +876,9 @@ fn found_map() -> String {
          \x20 iteration costs {:.0}-{:.0}x a scan node ([docs/scaling.md](docs/scaling.md#the-8x8-question-pooled-rates-and-the-long-budget-campaign-2026-12-03)).\n",
         sci(hmax),
         sci(knot),
-        coef[1] + coef[2],
-        ci[0].as_f64().unwrap(),
-        ci[1].as_f64().unwrap(),
+        slope,
+        lo,
+        hi,
         thousands(pooled["records"].as_u64().unwrap() as f64),
         scan64["solutions"],
         thousands(scan64["mean"].as_f64().unwrap()),
@@ -905,6 +887,35 @@ fn found_map() -> String {
         round10(hi_p),
         n = inst.len(),
     )
+}
+
+/// The pooled hardness campaign's report, and the pooled 8x8 table (docs/scaling.md).
+const HARDNESS: &str = "benches/results/hardness-new/report/summary.json";
+const POOLED: &str = "benches/results/cpu-speed/summary-fused-2026-12-06.json";
+
+/// A committed summary, read as JSON.
+fn summary(rel: &str) -> serde_json::Value {
+    serde_json::from_str(&read(&root().join(rel))).expect("a summary")
+}
+
+/// The chosen hardness curve's slope above its knot and its 95 % interval; the finding reads
+/// the broken stick's.
+fn slope_above_knot(hard: &serde_json::Value) -> (f64, f64, f64) {
+    let curve = &hard["hardness_fit"]["curve"];
+    assert_eq!(curve["chosen"], "broken_stick", "the finding's sentence reads the broken stick's slope");
+    let coef: Vec<f64> = curve["fit"]["coef"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let ci = &curve["intervals"]["slope_above"];
+    (coef[1] + coef[2], ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap())
+}
+
+/// The pooled table's row of a method and a board's cells.
+fn pooled_row<'a>(pooled: &'a serde_json::Value, label: &str, area: u64) -> &'a serde_json::Value {
+    pooled["rows"].as_array().unwrap().iter().find(|r| r["label"] == label && r["area"] == area).expect("a row")
+}
+
+/// The smallest and the largest of some values.
+fn span(v: impl Iterator<Item = f64>) -> (f64, f64) {
+    v.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)))
 }
 
 /// `x` rounded, with thousands separated by commas.
